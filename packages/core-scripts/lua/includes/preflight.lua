@@ -1,0 +1,22 @@
+--[[ include: preflight
+Checks made before a script's first write, so that a refusal changes nothing.
+
+  respire_expect_type(key, kind)  raises RESPIRE_WRONGTYPE <key> <found> unless the key is missing or of `kind`
+  respire_allow(key, cmd, ...)    raises RESPIRE_NOPERM unless the calling user may run `cmd ...`
+                                  (redis.acl_check_cmd: command and key permissions); `key` names
+                                  the key in the message
+]]
+local function respire_expect_type(key, kind)
+  local found = redis.call('TYPE', key)
+  found = found.ok or found
+  if found ~= 'none' and found ~= kind then
+    error({ err = 'RESPIRE_WRONGTYPE ' .. key .. ' holds a ' .. found .. ', expected a ' .. kind })
+  end
+end
+
+local function respire_allow(key, cmd, ...)
+  local ok, allowed = pcall(redis.acl_check_cmd, cmd, ...)
+  if not ok or allowed ~= true then
+    error({ err = 'RESPIRE_NOPERM ' .. cmd .. ' on ' .. key .. ' is not permitted for this user' })
+  end
+end

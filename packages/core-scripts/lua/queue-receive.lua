@@ -1,0 +1,130 @@
+--[[ queue-receive: recover due entries, dead-letter exhausted ones, then lease new entries.
+Seed 000 "Delivery and receipts", "Delivery limit and dead letters".
+
+Recovery is bounded: at most `max` due entries (expired leases and due NACKs, oldest deadline
+first) are examined per call. Each due entry with deliveries left is redelivered and takes a
+batch slot; an exhausted one (delivery count >= limit) is moved to the dead-letter stream and
+takes no slot; one whose body is gone is dropped from the metadata and takes no slot. Remaining
+slots are filled with new entries through the private consumer group (created at '0' with
+MKSTREAM when missing). Writes run only after every key type and every permission the call
+will use has been checked.
+
+KEYS[1]  ready stream                          (stream)
+KEYS[2]  deadlines                             (sorted set: entry ID -> deadline, ms)
+KEYS[3]  deliveries                            (hash: entry ID -> receipt or delivery count)
+KEYS[4]  dead-letter stream                    (stream)
+ARGV[1]  visibility timeout                    (ms, 1..2^31-1)
+ARGV[2]  max                                   (messages, 1..1000)
+ARGV[3]  delivery limit                        (deliveries, >= 1)
+ARGV[4]  receipt token of this call            (16 URL-safe characters, client-generated)
+ARGV[5]  consumer group and consumer name      (the queue's private group)
+
+Reply    { deadLettered, id1, payload1, count1, id2, payload2, count2, ... }
+         redelivered entries first (oldest deadline first), then new entries in stream order;
+         each receipt is "<count>.<token>".
+Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
+]]
+--@include server
+--@include preflight
+--@include leases
+
+respire_require_acl()
+local stream, deadlines, deliveries, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local visibility, max, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local token, group = ARGV[4], ARGV[5]
+respire_expect_type(stream, 'stream')
+respire_expect_type(deadlines, 'zset')
+respire_expect_type(deliveries, 'hash')
+
+local now = respire_now_ms()
+local deadline = respire_int(now + visibility)
+
+-- Plan: classify the due entries before writing anything.
+local redeliver, exhausted, vanished = {}, {}, {}
+local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', respire_int(now), 'LIMIT', 0, max)
+if #due > 0 then
+  local metas = redis.call('HMGET', deliveries, unpack(due))
+  for i, id in ipairs(due) do
+    local count = respire_delivery_count(metas[i])
+    local body = redis.call('XRANGE', stream, id, id)[1]
+    if not body then
+      vanished[#vanished + 1] = id
+    elseif count >= limit then
+      exhausted[#exhausted + 1] = { id, respire_payload(body[2]), count }
+    else
+      redeliver[#redeliver + 1] = { id, respire_payload(body[2]), count + 1 }
+    end
+  end
+end
+local slots = max - #redeliver
+
+-- Preflight: every write this call will make.
+if #exhausted > 0 then
+  respire_expect_type(dead, 'stream')
+  respire_allow(dead, 'XADD', dead, '*', 'payload', 'x', 'source_id', '0-1', 'delivery_count', '1')
+end
+local native = false
+if #exhausted > 0 or #vanished > 0 then
+  native = respire_has_xackdel(stream, group)
+  if not native then
+    respire_allow(stream, 'XACK', stream, group, '0-1')
+    respire_allow(stream, 'XDEL', stream, '0-1')
+  end
+  respire_allow(deadlines, 'ZREM', deadlines, 'x')
+  respire_allow(deliveries, 'HDEL', deliveries, 'x')
+end
+if slots > 0 then
+  respire_allow(stream, 'XREADGROUP', 'GROUP', group, group, 'COUNT', '1', 'STREAMS', stream, '>')
+end
+respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
+respire_allow(deliveries, 'HSET', deliveries, 'x', 'x')
+
+-- Writes. XREADGROUP goes first: a missing group is its only failure, and nothing has changed yet.
+local fresh = {}
+if slots > 0 then
+  local read = redis.pcall('XREADGROUP', 'GROUP', group, group, 'COUNT', slots, 'STREAMS', stream, '>')
+  if type(read) == 'table' and read.err then
+    if not string.find(read.err, 'NOGROUP', 1, true) then error(read) end
+    respire_allow(stream, 'XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
+    redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
+    read = redis.call('XREADGROUP', 'GROUP', group, group, 'COUNT', slots, 'STREAMS', stream, '>')
+  end
+  if read and read[1] then fresh = read[1][2] end
+end
+
+local drop = {}
+for _, entry in ipairs(exhausted) do
+  redis.call('XADD', dead, '*', 'payload', entry[2], 'source_id', entry[1],
+    'delivery_count', respire_int(entry[3]))
+  drop[#drop + 1] = entry[1]
+end
+for _, id in ipairs(vanished) do drop[#drop + 1] = id end
+if #drop > 0 then
+  if native then
+    redis.call('XACKDEL', stream, group, 'IDS', #drop, unpack(drop))
+  else
+    redis.call('XACK', stream, group, unpack(drop))
+    redis.call('XDEL', stream, unpack(drop))
+  end
+  redis.call('ZREM', deadlines, unpack(drop))
+  redis.call('HDEL', deliveries, unpack(drop))
+end
+
+local reply = { #exhausted }
+local scores, metas = {}, {}
+local function lease(id, payload, count)
+  scores[#scores + 1] = deadline
+  scores[#scores + 1] = id
+  metas[#metas + 1] = id
+  metas[#metas + 1] = respire_int(count) .. '.' .. token
+  reply[#reply + 1] = id
+  reply[#reply + 1] = payload
+  reply[#reply + 1] = count
+end
+for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3]) end
+for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1) end
+if #scores > 0 then
+  redis.call('ZADD', deadlines, unpack(scores))
+  redis.call('HSET', deliveries, unpack(metas))
+end
+return reply

@@ -1,0 +1,56 @@
+import { RespireValidationError } from './errors.js';
+
+/** A command argument as node-redis takes it. */
+export type RedisArg = string | Buffer;
+
+/** A node-redis v5/v6 standalone client (`createClient`), as Respire uses it. */
+export interface StandaloneClientLike {
+  sendCommand(args: readonly RedisArg[], options?: object): Promise<unknown>;
+  duplicate?(...args: never[]): unknown;
+}
+
+/** A node-redis v5/v6 Cluster client (`createCluster`), as Respire uses it. */
+export interface ClusterClientLike {
+  sendCommand(firstKey: RedisArg | undefined, isReadonly: boolean | undefined, args: readonly RedisArg[], options?: object): Promise<unknown>;
+  readonly masters: readonly unknown[];
+}
+
+/** The caller's node-redis client, standalone or Cluster. Respire never closes it. */
+export type RedisClientLike = StandaloneClientLike | ClusterClientLike;
+
+/** node-redis `RESP_TYPES.BLOB_STRING`; mapping it to Buffer keeps payload bytes intact. */
+const BLOB_STRING = 36;
+const BINARY = { typeMapping: { [BLOB_STRING]: Buffer } };
+
+/** Sends commands to the node that serves a key: the client itself, or the slot's master in a Cluster. */
+export interface CommandTarget {
+  readonly isCluster: boolean;
+  /**
+   * Sends one command. `firstKey` routes it in a Cluster; `binary` returns bulk strings as Buffers.
+   * Rejects with whatever node-redis rejects with (see `toRespireError`).
+   */
+  send(firstKey: RedisArg, args: readonly RedisArg[], binary?: boolean): Promise<unknown>;
+}
+
+/**
+ * Wraps a caller's node-redis client. Works with standalone clients and `createCluster`.
+ * @throws {RespireValidationError} when `client` is not a node-redis client.
+ */
+export function commandTarget(client: unknown, argument = 'client'): CommandTarget {
+  const candidate = client as { sendCommand?: unknown; masters?: unknown } | null;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function') {
+    throw new RespireValidationError(argument, 'must be a node-redis client from createClient() or createCluster()');
+  }
+  if ('masters' in candidate && Array.isArray(candidate.masters)) {
+    const cluster = candidate as ClusterClientLike;
+    return {
+      isCluster: true,
+      send: (firstKey, args, binary) => cluster.sendCommand(firstKey, false, args, binary ? BINARY : undefined),
+    };
+  }
+  const standalone = candidate as StandaloneClientLike;
+  return {
+    isCluster: false,
+    send: (_firstKey, args, binary) => (binary ? standalone.sendCommand(args, BINARY) : standalone.sendCommand(args)),
+  };
+}

@@ -1,0 +1,39 @@
+import { RespireValidationError } from './errors.js';
+
+/** The largest duration Respire accepts: 2^31-1 ms (about 24.8 days), as the seed's Int32.MaxValue. */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+/**
+ * Validates a duration in milliseconds and rounds fractions up to whole milliseconds.
+ * Seed 000: "Durations are rounded up to milliseconds and bounded by Int32.MaxValue milliseconds."
+ *
+ * @param name - the option or argument name, used in the error message.
+ * @param allowZero - true where the contract allows 0 (NACK delay).
+ * @throws {RespireValidationError} when `value` is not a number, NaN, infinite, negative,
+ *   zero (unless allowed) or more than 2^31-1 ms after rounding up.
+ */
+export function toDurationMs(name: string, value: unknown, allowZero = false): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || !Number.isFinite(value)) {
+    throw new RespireValidationError(name, `must be a finite number of milliseconds, got ${String(value)}`);
+  }
+  const ms = Math.ceil(value);
+  const min = allowZero ? 0 : 1;
+  if (value < 0 || ms < min || ms > MAX_DURATION_MS) {
+    throw new RespireValidationError(
+      name,
+      `must be ${allowZero ? 'at least 0' : 'positive'} and at most ${MAX_DURATION_MS} ms, got ${value}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Validates a whole number in `min..max`.
+ * @throws {RespireValidationError} when `value` is not an integer in range.
+ */
+export function toIntegerInRange(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,155 @@
+/**
+ * Every error Respire throws is a {@link RespireError} with a readonly `code`. Server error
+ * replies (key types, permissions, unsupported servers, other replies) are kept apart from
+ * client-side failures (bad input, codecs) and transport failures (outcome unknown).
+ */
+export type RespireErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'CROSS_SLOT'
+  | 'WRONG_TYPE'
+  | 'PERMISSION_DENIED'
+  | 'UNSUPPORTED_SERVER'
+  | 'SERVER_ERROR'
+  | 'TRANSPORT_FAILED'
+  | 'CODEC_FAILED';
+
+export interface RespireErrorOptions {
+  cause?: unknown;
+}
+
+/** Base class of Respire's errors: `name`, a readonly `code`, and the `cause` when there is one. */
+export class RespireError extends Error {
+  override name = 'RespireError';
+  readonly code: RespireErrorCode;
+
+  constructor(code: RespireErrorCode, message: string, options: RespireErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/** Bad input, thrown before any I/O: nothing was sent, nothing changed. Code `INVALID_ARGUMENT`. */
+export class RespireValidationError extends RespireError {
+  override name = 'RespireValidationError';
+  /** The argument or option that was wrong, e.g. `visibilityTimeoutMs`. */
+  readonly argument: string;
+
+  constructor(argument: string, message: string) {
+    super('INVALID_ARGUMENT', `${argument}: ${message}`);
+    this.argument = argument;
+  }
+}
+
+/** Resolved keys that are not all in one Cluster slot or not distinct; thrown before any I/O. Code `CROSS_SLOT`. */
+export class RespireCrossSlotError extends RespireError {
+  override name = 'RespireCrossSlotError';
+  constructor(message: string) {
+    super('CROSS_SLOT', message);
+  }
+}
+
+/** A key already holds a value of another type (server `WRONGTYPE`); nothing changed. Code `WRONG_TYPE`. */
+export class RespireKeyTypeError extends RespireError {
+  override name = 'RespireKeyTypeError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('WRONG_TYPE', message, options);
+  }
+}
+
+/** The ACL user may not run a command on a key (server `NOPERM`); nothing changed. Code `PERMISSION_DENIED`. */
+export class RespirePermissionError extends RespireError {
+  override name = 'RespirePermissionError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('PERMISSION_DENIED', message, options);
+  }
+}
+
+/** The server lacks something the operation requires (for example Redis older than 7.0). Code `UNSUPPORTED_SERVER`. */
+export class RespireUnsupportedServerError extends RespireError {
+  override name = 'RespireUnsupportedServerError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('UNSUPPORTED_SERVER', message, options);
+  }
+}
+
+/** Any other error reply from the server; `cause` is the reply. Code `SERVER_ERROR`. */
+export class RespireServerError extends RespireError {
+  override name = 'RespireServerError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('SERVER_ERROR', message, options);
+  }
+}
+
+/**
+ * The command may or may not have run: the connection failed, closed or timed out after it was
+ * written. Never retried blindly. Code `TRANSPORT_FAILED`.
+ */
+export class RespireTransportError extends RespireError {
+  override name = 'RespireTransportError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('TRANSPORT_FAILED', message, options);
+  }
+}
+
+/** A codec's encode or decode threw; `cause` is what it threw. Code `CODEC_FAILED`. */
+export class RespireCodecError extends RespireError {
+  override name = 'RespireCodecError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('CODEC_FAILED', message, options);
+  }
+}
+
+const CODES = new Set<string>([
+  'INVALID_ARGUMENT', 'CROSS_SLOT', 'WRONG_TYPE', 'PERMISSION_DENIED',
+  'UNSUPPORTED_SERVER', 'SERVER_ERROR', 'TRANSPORT_FAILED', 'CODEC_FAILED',
+]);
+
+/**
+ * True when `error` is a Respire error (optionally with `code`). Checks `name` and `code`
+ * rather than `instanceof`, so it holds across two installed copies of the package.
+ */
+export function isRespireError(error: unknown, code?: RespireErrorCode): error is RespireError {
+  if (!(error instanceof Error)) return false;
+  const found = (error as { code?: unknown }).code;
+  if (!error.name.startsWith('Respire') || typeof found !== 'string' || !CODES.has(found)) return false;
+  return code === undefined || found === code;
+}
+
+/** True for a server error reply (node-redis `ErrorReply` and subclasses, from any installed copy). */
+export function isErrorReply(error: unknown): error is Error {
+  for (let proto = error instanceof Error ? Object.getPrototypeOf(error) : null; proto; proto = Object.getPrototypeOf(proto)) {
+    if ((proto as { constructor?: { name?: string } }).constructor?.name === 'ErrorReply') return true;
+  }
+  return false;
+}
+
+/**
+ * Turns what a command rejected with into a Respire error: script codes (`RESPIRE_WRONGTYPE`,
+ * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`) and plain server replies (`WRONGTYPE`, `NOPERM`) to
+ * their classes, other replies to {@link RespireServerError}, everything else to
+ * {@link RespireTransportError}. Respire errors pass through unchanged.
+ */
+export function toRespireError(error: unknown, operation: string): RespireError {
+  if (isRespireError(error)) return error;
+  if (!isErrorReply(error)) {
+    return new RespireTransportError(`${operation}: the outcome is unknown (${describe(error)})`, { cause: error });
+  }
+  const message = error.message;
+  const code = /^(?:ERR )?(?:RESPIRE_)?([A-Z]+)/.exec(message)?.[1];
+  const text = message.replace(/^(?:ERR )?RESPIRE_[A-Z]+ /, '').replace(/ script: .*$/s, '');
+  switch (code) {
+    case 'WRONGTYPE':
+      return new RespireKeyTypeError(`${operation}: ${text}`, { cause: error });
+    case 'NOPERM':
+      return new RespirePermissionError(`${operation}: ${text}`, { cause: error });
+    case 'UNSUPPORTED':
+      return new RespireUnsupportedServerError(`${operation}: ${text}`, { cause: error });
+    default:
+      return new RespireServerError(`${operation}: ${message}`, { cause: error });
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.constructor.name === 'Error' ? error.message : `${error.constructor.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,88 @@
+import { RespireCrossSlotError, RespireValidationError } from './errors.js';
+import { keySlot } from './slots.js';
+
+/**
+ * Checks that the keys of one unit of work are distinct and share one Cluster slot (also on
+ * standalone Redis, so a move to Cluster never splits them).
+ * @throws {RespireCrossSlotError} naming the keys that differ.
+ */
+export function assertSameSlot(keys: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(keys);
+  const seen = new Map<string, string>();
+  for (const [role, key] of entries) {
+    const other = seen.get(key);
+    if (other !== undefined) throw new RespireCrossSlotError(`${role} and ${other} resolve to the same key '${key}'`);
+    seen.set(key, role);
+  }
+  const [firstRole, firstKey] = entries[0] ?? [];
+  if (firstKey === undefined) return;
+  const slot = keySlot(firstKey);
+  for (const [role, key] of entries) {
+    const found = keySlot(key);
+    if (found !== slot) {
+      throw new RespireCrossSlotError(
+        `${role} '${key}' is in Cluster slot ${found} but ${firstRole} '${firstKey}' is in slot ${slot}; ` +
+          'keys of one queue or worker must share a hash tag',
+      );
+    }
+  }
+}
+
+/**
+ * Validates a key prefix (the client key-prefixed view of the seed; node-redis has none of its own).
+ * @throws {RespireValidationError} when it is not a string.
+ */
+export function toKeyPrefix(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') throw new RespireValidationError('keyPrefix', `must be a string, got ${typeof value}`);
+  return value;
+}
+
+/** The resolved keys of one reliable queue. */
+export interface QueueKeys {
+  /** Hash tag shared by every key: `{respire-queue:<name>}`. */
+  readonly hashTag: string;
+  /** The ready stream holding every waiting and leased message. */
+  readonly stream: string;
+  /** Sorted set: entry ID → lease deadline or NACK due time (ms, server clock). */
+  readonly deadlines: string;
+  /** Hash: entry ID → receipt while leased, or delivery count after NACK. */
+  readonly deliveries: string;
+  /** The dead-letter stream. */
+  readonly deadLetter: string;
+  /** The key prefix of every deduplication key; the ID follows. */
+  readonly deduplicationPrefix: string;
+}
+
+/**
+ * Resolves and checks the keys of the queue `name` under `keyPrefix`.
+ * Seed 000: names are nonblank and contain no braces; keys share the hash tag
+ * `{respire-queue:<name>}`; resolved keys are distinct and in one slot.
+ * @throws {RespireValidationError} for a blank name or one with `{` or `}`.
+ * @throws {RespireCrossSlotError} when the prefix splits the keys across slots.
+ */
+export function queueKeys(name: unknown, keyPrefix: unknown): QueueKeys {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new RespireValidationError('name', 'a queue name must be a nonblank string');
+  }
+  if (/[{}]/.test(name)) throw new RespireValidationError('name', `a queue name must not contain '{' or '}', got '${name}'`);
+  const prefix = toKeyPrefix(keyPrefix);
+  const hashTag = `{respire-queue:${name}}`;
+  const base = `${prefix}${hashTag}`;
+  const keys: QueueKeys = {
+    hashTag,
+    stream: `${base}:stream`,
+    deadlines: `${base}:deadlines`,
+    deliveries: `${base}:deliveries`,
+    deadLetter: `${base}:dead-letter`,
+    deduplicationPrefix: `${base}:dedup:`,
+  };
+  assertSameSlot({
+    stream: keys.stream,
+    deadlines: keys.deadlines,
+    deliveries: keys.deliveries,
+    deadLetter: keys.deadLetter,
+    deduplication: `${keys.deduplicationPrefix}x`,
+  });
+  return keys;
+}

@@ -1,0 +1,11 @@
+/** One Lua operation from `lua/<name>.lua`, flattened at build time. */
+export interface ScriptDefinition {
+  /** File name without `.lua`, e.g. `queue-receive`. */
+  readonly name: string;
+  /** How many of the arguments are keys (the header's KEYS[i] count). */
+  readonly numberOfKeys: number;
+  /** SHA1 of {@link source}, as EVALSHA expects. */
+  readonly sha1: string;
+  /** The flattened source, includes inlined. */
+  readonly source: string;
+}

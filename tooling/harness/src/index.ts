@@ -1,0 +1,6 @@
+export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli } from './servers.js';
+export type { RedisServerHandle, StartOptions } from './servers.js';
+export { startRedisCluster } from './cluster.js';
+export type { RedisClusterHandle } from './cluster.js';
+export { createAclUser } from './acl.js';
+export type { AclUser } from './acl.js';
