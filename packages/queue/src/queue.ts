@@ -1,0 +1,398 @@
+import { randomBytes } from 'node:crypto';
+import {
+  RespireCodecError,
+  RespireServerError,
+  RespireValidationError,
+  commandTarget,
+  queueKeys,
+  runScript,
+  scripts,
+  toDurationMs,
+  toIntegerInRange,
+  toRespireError,
+  type CommandTarget,
+  type QueueKeys,
+  type RedisClientLike,
+} from '@respire/core-scripts';
+import { toCodec, type Codec } from './codec.js';
+import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+
+/** The queue's private consumer group and consumer (seed 000: "a private consumer group tracks initial delivery"). */
+const GROUP = 'respire';
+/** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (seed 000). */
+export const DEFAULT_RECEIVE_MAX = 10;
+/** Largest `max` of a receive and largest batch of {@link ReliableQueue.ackMany} / {@link ReliableQueue.nackMany}. */
+export const MAX_BATCH = 1000;
+/** Default delivery limit (seed 000: "default five"). */
+export const DEFAULT_DELIVERY_LIMIT = 5;
+/** Default deduplication window: one day, in ms (seed 000). */
+export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
+/** Longest deduplication ID, in UTF-8 bytes. */
+export const MAX_DEDUPLICATION_ID_BYTES = 1024;
+
+const ENTRY_ID = /^\d+-\d+$/;
+const RECEIPT = /^\d+\.[A-Za-z0-9_-]{16}$/;
+
+/** Options of a {@link ReliableQueue}. */
+export interface ReliableQueueOptions<T> {
+  /** Turns payloads into bytes and back; see `bytesCodec`, `utf8Codec`, `jsonCodec()`. Required. */
+  codec: Codec<T>;
+  /**
+   * Deliveries after which the next receive that finds the message due moves it to the
+   * dead-letter stream. Whole number, 1..2^31-1. Every instance of a queue must use the same.
+   * @defaultValue 5
+   */
+  deliveryLimit?: number;
+  /**
+   * Prepended to every key (the seed's client key-prefixed view). The queue's keys still share
+   * one hash tag; the resolved keys are checked to be in one Cluster slot.
+   * @defaultValue '' (none)
+   */
+  keyPrefix?: string;
+  /** Hooks for metrics and tracing (`@respire/otel`). */
+  instrumentation?: QueueInstrumentation;
+}
+
+/** Options of {@link ReliableQueue.send}. */
+export interface SendOptions {
+  /**
+   * Suppresses duplicate sends with this ID for the window: a repeat returns the original entry
+   * ID and keeps the first payload, also after ACK and dead-lettering. Nonempty, at most 1,024
+   * UTF-8 bytes. Reuse it when retrying a send whose outcome is unknown.
+   */
+  deduplicationId?: string;
+  /**
+   * How long the ID is remembered, in ms (1..2^31-1, fractions round up). A duplicate does not
+   * extend it; expiry removes only the deduplication key, never messages.
+   * @defaultValue 86_400_000 (one day)
+   */
+  deduplicationWindowMs?: number;
+}
+
+/** Options of {@link ReliableQueue.receive}. */
+export interface ReceiveOptions {
+  /**
+   * Most messages to return, 1..1000. It also bounds recovery: at most `max` due entries are
+   * examined per call (oldest deadline first).
+   * @defaultValue 10
+   */
+  max?: number;
+}
+
+/** One delivery of a message. Pass it back to `ack` or `nack`. */
+export interface ReceivedMessage<T> {
+  /** The stream entry ID: stable across redeliveries. */
+  readonly id: string;
+  /** The decoded payload. */
+  readonly payload: T;
+  /** How many times the message has been delivered, this delivery included; starts at 1. */
+  readonly deliveryCount: number;
+  /** Opaque receipt fencing this delivery; only it can ACK or NACK this delivery. */
+  readonly receipt: string;
+}
+
+/** What ack and nack need: the ID and receipt of one delivery. */
+export type MessageReceipt = Pick<ReceivedMessage<unknown>, 'id' | 'receipt'>;
+
+/** What happened to a send. */
+export interface SendResult {
+  /** The stream entry ID; for a duplicate, the original message's. */
+  readonly id: string;
+  /** True when the deduplication ID was seen within its window and nothing was appended. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * A reliable message queue on one Redis stream (seed 000, "Reliable message queues"): send,
+ * receive a leased batch, then ACK or NACK each delivery with its receipt.
+ *
+ * Delivery is at least once. Deadlines come from the server clock. Every state change is one
+ * atomic script that checks key types and ACL permissions before its first write.
+ *
+ * The caller owns `client` (node-redis v5 or v6, `createClient` or `createCluster`); the queue
+ * never closes it. Instances are cheap and stateless: any instance with the same name, prefix,
+ * codec and delivery limit, on any client, can ACK or NACK another's deliveries.
+ *
+ * @example
+ * ```ts
+ * const queue = new ReliableQueue(client, 'notifications', { codec: utf8Codec, deliveryLimit: 5 });
+ * await queue.send('Order shipped', { deduplicationId: 'order-42-shipped' });
+ * for (const message of await queue.receive(30_000, { max: 10 })) {
+ *   try {
+ *     console.log(message.payload);
+ *     await queue.ack(message); // false: the lease expired or the receipt was already completed
+ *   } catch {
+ *     await queue.nack(message, 10_000);
+ *   }
+ * }
+ * ```
+ */
+export class ReliableQueue<T> {
+  /** The queue name. */
+  readonly name: string;
+  /** The stream holding the queue's messages. Reserve it for the queue. */
+  readonly streamKey: string;
+  /**
+   * The dead-letter stream. Entries have the fields `payload` (bytes), `source_id` (the original
+   * entry ID) and `delivery_count` (deliveries made). Read it with XRANGE / XREAD; you own its retention.
+   */
+  readonly deadLetterStreamKey: string;
+  /** Deliveries before dead-lettering. */
+  readonly deliveryLimit: number;
+
+  readonly #keys: QueueKeys;
+  readonly #target: CommandTarget;
+  readonly #codec: Codec<T>;
+  readonly #instrumentation: QueueInstrumentation | undefined;
+
+  /**
+   * @param client - a connected node-redis client or Cluster client, owned by the caller.
+   * @param name - nonblank, without `{` or `}`.
+   * @throws {RespireValidationError} for a blank name or one with braces, a codec without
+   *   encode/decode, a delivery limit that is not a whole number from 1 to 2^31-1, a key prefix
+   *   that is not a string, or a client that is not node-redis.
+   * @throws {RespireCrossSlotError} when the resolved keys would not share one Cluster slot.
+   */
+  constructor(client: RedisClientLike, name: string, options: ReliableQueueOptions<T>) {
+    if (typeof options !== 'object' || options === null) {
+      throw new RespireValidationError('options', 'must be an object with at least a codec');
+    }
+    this.#keys = queueKeys(name, options.keyPrefix);
+    this.#codec = toCodec<T>(options.codec);
+    this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, 2_147_483_647);
+    this.#target = commandTarget(client);
+    this.#instrumentation = options.instrumentation;
+    this.name = name;
+    this.streamKey = this.#keys.stream;
+    this.deadLetterStreamKey = this.#keys.deadLetter;
+  }
+
+  /**
+   * Appends a message and returns its stream entry ID (seed 000, "Deduplication and storage").
+   * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
+   * window returns the original ID and appends nothing.
+   *
+   * @throws {RespireValidationError} for a bad deduplication ID or window (before any I/O).
+   * @throws {RespireCodecError} when the codec's encode throws (nothing is sent).
+   * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
+   *   user may not write it; nothing changed.
+   * @throws {RespireTransportError} when the outcome is unknown: retry with the same deduplication ID.
+   */
+  async send(payload: T, options: SendOptions = {}): Promise<string> {
+    return (await this.sendWithResult(payload, options)).id;
+  }
+
+  /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
+  async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
+    const { deduplicationId, deduplicationWindowMs } = options;
+    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
+    const bytes = this.#encode(payload);
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: 1 },
+      async () => {
+        if (deduplicationId === undefined) {
+          const id = await this.#command(['XADD', this.#keys.stream, '*', 'payload', bytes], 'send');
+          return { id: String(id), duplicate: false };
+        }
+        const reply = (await runScript(
+          this.#target,
+          scripts.queueSend,
+          [this.#keys.stream, this.#keys.deduplicationPrefix + deduplicationId],
+          [bytes, String(windowMs)],
+          { operation: 'ReliableQueue.send' },
+        )) as [string, number];
+        return { id: String(reply[0]), duplicate: Number(reply[1]) === 1 };
+      },
+      (result) => ({ messageId: result.id, duplicate: result.duplicate }),
+    );
+  }
+
+  /**
+   * Leases up to `max` messages for `visibilityTimeoutMs` (seed 000, "Delivery and receipts").
+   * Nonblocking: returns at once, possibly with an empty batch (also when it only moved exhausted
+   * messages to the dead-letter stream — keep polling).
+   *
+   * Each call first examines at most `max` due entries (expired leases and due NACKs, oldest
+   * deadline first): those with deliveries left are redelivered with a new receipt and come first
+   * in the batch; exhausted ones move atomically to {@link deadLetterStreamKey} without taking a
+   * batch slot. New messages fill the remaining slots. A lease is valid while the server clock is
+   * before its deadline; at the deadline itself the message is due.
+   *
+   * @param visibilityTimeoutMs - how long the batch stays invisible to other receivers, in ms
+   *   (1..2^31-1, fractions round up). Receivers may use different durations.
+   * @throws {RespireValidationError} for a bad timeout or `max` (before any I/O).
+   * @throws {RespireCodecError} when decoding a payload throws: the whole batch stays leased and
+   *   is received again after the timeout, counting toward the delivery limit.
+   * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
+   *   user may not make a write this call needs (the writes it will make are checked); nothing changed.
+   * @throws {RespireTransportError} when the reply was lost: the batch stays leased.
+   */
+  async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
+    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
+    const max = toIntegerInRange('max', options.max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    let deadLettered = 0;
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'receive', queue: this.name, messageCount: max },
+      async () => {
+        const token = randomBytes(12).toString('base64url');
+        const reply = (await runScript(
+          this.#target,
+          scripts.queueReceive,
+          [this.#keys.stream, this.#keys.deadlines, this.#keys.deliveries, this.#keys.deadLetter],
+          [String(timeoutMs), String(max), String(this.deliveryLimit), token, GROUP],
+          { binary: true, operation: 'ReliableQueue.receive' },
+        )) as unknown[];
+        deadLettered = Number(reply[0]);
+        return this.#decodeBatch(reply, token);
+      },
+      (messages) => ({ completed: messages.length, deadLettered }),
+    );
+  }
+
+  /**
+   * Acknowledges one delivery: removes the message and its delivery metadata.
+   * @returns true when acknowledged; false for an expired, revoked, superseded or already
+   *   completed receipt (nothing changed). A lost reply leaves the outcome uncertain, even if a
+   *   retry returns false.
+   * @throws {RespireValidationError} when `message` is not a received message (before any I/O).
+   * @throws {RespirePermissionError} / {RespireKeyTypeError} as for receive; nothing changed.
+   */
+  async ack(message: MessageReceipt): Promise<boolean> {
+    return (await this.ackMany([message]))[0]!;
+  }
+
+  /**
+   * Acknowledges up to 1,000 deliveries in one round trip and one atomic script (beyond the seed).
+   * Uses XACKDEL on Redis 8.2+, XACK + XDEL elsewhere.
+   * @returns one boolean per message, in order, as {@link ack}.
+   */
+  async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
+    const pairs = receiptArgs(messages);
+    if (pairs.length === 0) return [];
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'ack', queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
+      async () => {
+        const reply = (await runScript(
+          this.#target,
+          scripts.queueAck,
+          [this.#keys.stream, this.#keys.deadlines, this.#keys.deliveries],
+          [GROUP, ...pairs],
+          { operation: 'ReliableQueue.ack' },
+        )) as number[];
+        return reply.map((flag) => Number(flag) === 1);
+      },
+      (results) => ({ completed: results.filter(Boolean).length }),
+    );
+  }
+
+  /**
+   * Rejects one delivery: revokes its receipt at once and makes the message due after `delayMs`.
+   * 0 makes it receivable immediately; a positive delay replaces the remaining visibility
+   * timeout. NACK never dead-letters: the next receive that finds it due and exhausted does.
+   * @param delayMs - ms, 0..2^31-1, fractions round up. @defaultValue 0
+   * @returns as {@link ack}.
+   * @throws {RespireValidationError} for a bad delay or message (before any I/O).
+   */
+  async nack(message: MessageReceipt, delayMs = 0): Promise<boolean> {
+    return (await this.nackMany([message], delayMs))[0]!;
+  }
+
+  /** Rejects up to 1,000 deliveries in one round trip and one atomic script; as {@link nack}. */
+  async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
+    const delay = toDurationMs('delayMs', delayMs, true);
+    const pairs = receiptArgs(messages);
+    if (pairs.length === 0) return [];
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'nack', queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
+      async () => {
+        const reply = (await runScript(
+          this.#target,
+          scripts.queueNack,
+          [this.#keys.deadlines, this.#keys.deliveries],
+          [String(delay), ...pairs],
+          { operation: 'ReliableQueue.nack' },
+        )) as number[];
+        return reply.map((flag) => Number(flag) === 1);
+      },
+      (results) => ({ completed: results.filter(Boolean).length }),
+    );
+  }
+
+  #encode(payload: T): Buffer {
+    let encoded: Uint8Array | string;
+    try {
+      encoded = this.#codec.encode(payload);
+    } catch (error) {
+      throw new RespireCodecError('ReliableQueue.send: the codec could not encode the payload; nothing was sent', { cause: error });
+    }
+    if (typeof encoded === 'string') return Buffer.from(encoded, 'utf8');
+    if (encoded instanceof Uint8Array) return Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+    throw new RespireCodecError('ReliableQueue.send: the codec must return a Uint8Array or a string; nothing was sent');
+  }
+
+  #decodeBatch(reply: readonly unknown[], token: string): ReceivedMessage<T>[] {
+    const messages: ReceivedMessage<T>[] = [];
+    for (let i = 1; i + 2 < reply.length; i += 3) {
+      const id = String(reply[i]);
+      const bytes = reply[i + 1];
+      const deliveryCount = Number(reply[i + 2]);
+      if (!Buffer.isBuffer(bytes)) {
+        throw new RespireServerError(`ReliableQueue.receive: unexpected reply shape for entry ${id}`);
+      }
+      let payload: T;
+      try {
+        payload = this.#codec.decode(bytes);
+      } catch (error) {
+        throw new RespireCodecError(
+          `ReliableQueue.receive: the codec could not decode entry ${id}; the whole batch of ` +
+            `${(reply.length - 1) / 3} stays leased and is received again after the visibility timeout`,
+          { cause: error },
+        );
+      }
+      messages.push({ id, payload, deliveryCount, receipt: `${deliveryCount}.${token}` });
+    }
+    return messages;
+  }
+
+  async #command(args: (string | Buffer)[], operation: string): Promise<unknown> {
+    try {
+      return await this.#target.send(this.#keys.stream, args);
+    } catch (error) {
+      throw toRespireError(error, `ReliableQueue.${operation}`);
+    }
+  }
+}
+
+function checkDeduplicationId(id: unknown): void {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new RespireValidationError('deduplicationId', 'must be a nonempty string');
+  }
+  if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
+    throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
+  }
+}
+
+/** Validates deliveries handed to ack/nack and flattens them to `id, receipt, ...`. */
+function receiptArgs(messages: readonly MessageReceipt[]): string[] {
+  if (!Array.isArray(messages)) throw new RespireValidationError('messages', 'must be an array of received messages');
+  if (messages.length > MAX_BATCH) {
+    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${messages.length}`);
+  }
+  const args: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    const { id, receipt } = (message ?? {}) as Partial<MessageReceipt>;
+    if (typeof id !== 'string' || !ENTRY_ID.test(id) || typeof receipt !== 'string' || !RECEIPT.test(receipt)) {
+      throw new RespireValidationError(
+        messages.length === 1 ? 'message' : `messages[${index}]`,
+        'must be a message returned by receive (with its id and receipt)',
+      );
+    }
+    args.push(id, receipt);
+  }
+  return args;
+}
