@@ -1,0 +1,116 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { commandTarget, isRespireError, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('script runner', () => {
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    client = createClient({ url: inject('redisUrl') });
+    await client.connect();
+  });
+  afterAll(() => client.destroy());
+
+  const echo: ScriptDefinition = {
+    name: 'test-echo',
+    numberOfKeys: 1,
+    source: "return { KEYS[1], ARGV[1] }",
+    sha1: '',
+  };
+
+  it('registers each script under the SHA1 the server computes', async () => {
+    for (const script of Object.values(scripts.allScripts)) {
+      expect(await client.sendCommand(['SCRIPT', 'LOAD', script.source]), script.name).toBe(script.sha1);
+    }
+  });
+
+  async function commandCalls(name: string): Promise<number> {
+    const info = String(await client.sendCommand(['INFO', 'commandstats']));
+    // A NOSCRIPT reply counts in `calls` (and in failed_calls).
+    return Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  }
+
+  it('falls back to EVAL on NOSCRIPT, so SCRIPT FLUSH is invisible to the caller', async () => {
+    const sha1 = String(await client.sendCommand(['SCRIPT', 'LOAD', echo.source]));
+    await client.sendCommand(['SCRIPT', 'FLUSH']);
+    const target = commandTarget(client);
+    const [evalBefore, evalshaBefore] = [await commandCalls('eval'), await commandCalls('evalsha')];
+    expect(await runScript(target, { ...echo, sha1 }, ['k'], ['v'])).toEqual(['k', 'v']);
+    expect(await commandCalls('eval')).toBe(evalBefore + 1);
+    expect(await commandCalls('evalsha')).toBe(evalshaBefore + 1);
+    // The EVAL cached the script again: the next call is a plain EVALSHA.
+    expect(await runScript(target, { ...echo, sha1 }, ['k'], ['w'])).toEqual(['k', 'w']);
+    expect(await commandCalls('eval')).toBe(evalBefore + 1);
+    await client.sendCommand(['SCRIPT', 'FLUSH']);
+    const replies: unknown[] = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runScript(target, { ...echo, sha1 }, ['k'], [String(i)])),
+    );
+    expect(replies.map((r) => (r as string[])[1])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+  });
+
+  it('returns Buffers in binary mode', async () => {
+    const reply = (await runScript(commandTarget(client), { ...echo, sha1: 'f'.repeat(40) }, ['k'], [Buffer.from([0, 255])], { binary: true })) as Buffer[];
+    expect(Buffer.isBuffer(reply[1])).toBe(true);
+    expect([...reply[1]!]).toEqual([0, 255]);
+  });
+
+  it('maps server replies to typed errors and other failures to transport errors', async () => {
+    const failing = (source: string): ScriptDefinition => ({ name: 'test-fail', numberOfKeys: 1, source, sha1: '0'.repeat(40) });
+    const run = (source: string) => runScript(commandTarget(client), failing(source), ['k'], []).then(() => null, (e: unknown) => e);
+    expect(isRespireError(await run("error({err='RESPIRE_NOPERM XDEL on k is not permitted'})"), 'PERMISSION_DENIED')).toBe(true);
+    expect(isRespireError(await run("error({err='RESPIRE_WRONGTYPE k holds a string'})"), 'WRONG_TYPE')).toBe(true);
+    expect(isRespireError(await run("error({err='RESPIRE_UNSUPPORTED old'})"), 'UNSUPPORTED_SERVER')).toBe(true);
+    await client.set('{s}str', 'x');
+    expect(isRespireError(await run("return redis.call('XLEN', '{s}str')"), 'WRONG_TYPE')).toBe(true);
+    const other = await run("return redis.call('NOSUCHCOMMAND')");
+    expect(isRespireError(other, 'SERVER_ERROR')).toBe(true);
+    expect(isRespireError(toRespireError(new Error('Socket closed unexpectedly'), 'op'), 'TRANSPORT_FAILED')).toBe(true);
+  });
+
+  it('checks the number of keys against the script header', async () => {
+    await expect(runScript(commandTarget(client), scripts.queueAck, ['only-one'], [])).rejects.toThrow(/takes 3 keys/);
+  });
+});
+
+describe('codegen', () => {
+  it('the committed registry is up to date', () => {
+    expect(() => execFileSync('node', ['scripts/codegen.mjs', '--check'], { cwd: packageDir, stdio: 'pipe' })).not.toThrow();
+  });
+
+  function scratchPackage(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'respire-codegen-'));
+    cpSync(join(packageDir, 'scripts'), join(dir, 'scripts'), { recursive: true });
+    execFileSync('mkdir', ['-p', join(dir, 'lua', 'includes'), join(dir, 'src', 'generated')]);
+    for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, 'lua', path), text);
+    return dir;
+  }
+
+  it('fails the build on a missing include and on an include cycle', () => {
+    const missing = scratchPackage({ 'a.lua': '--[[\nKEYS[1] k\n]]\n--@include nope\nreturn 1\n' });
+    expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: missing, stdio: 'pipe' })).toThrow(/missing include 'nope'/);
+    const cycle = scratchPackage({
+      'a.lua': '--[[\nKEYS[1] k\n]]\n--@include x\nreturn 1\n',
+      'includes/x.lua': '--@include y\n',
+      'includes/y.lua': '--@include x\n',
+    });
+    expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: cycle, stdio: 'pipe' })).toThrow(/include cycle/);
+  });
+
+  it('inlines each include once', () => {
+    const dir = scratchPackage({
+      'a.lua': '--[[\nKEYS[1] k\n]]\n--@include x\n--@include y\nreturn 1\n',
+      'includes/x.lua': '--@include y\nlocal function from_x() end\n',
+      'includes/y.lua': 'local function from_y() end\n',
+    });
+    execFileSync('node', ['scripts/codegen.mjs'], { cwd: dir, stdio: 'pipe' });
+    const generated = execFileSync('cat', [join(dir, 'src', 'generated', 'scripts.ts')]).toString();
+    expect(generated.match(/local function from_y/g)).toHaveLength(1);
+    expect(generated).toContain('numberOfKeys: 1');
+  });
+});

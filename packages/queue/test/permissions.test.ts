@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createClient } from 'redis';
+import { createAclUser } from '@respire/harness';
+import { queueKeys } from '@respire/core-scripts';
+import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
+import { snapshot, uniqueName, type Connection } from './support.js';
+
+async function connect(url: string): Promise<Connection> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  return { client, raw: (_key, args) => client.sendCommand(args), close: async () => void client.destroy() };
+}
+
+describe('refusals change nothing', () => {
+  let admin: Connection;
+  beforeAll(async () => {
+    admin = await connect(inject('redisUrl'));
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  async function restrictedQueue(name: string, rules: string[], deliveryLimit = 5) {
+    const user = await createAclUser([inject('redisUrl')], `u-${uniqueName()}`, rules);
+    const conn = await connect(user.urlFor(inject('redisUrl')));
+    return { conn, queue: new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit }) };
+  }
+
+  it('a user without XDEL cannot ack: typed error, state unchanged; one with it can', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec });
+    await owner.send('x');
+    const [message] = await owner.receive(30_000);
+    // On Redis 8.2+ the ack would take XACKDEL instead, so deny that too where it exists.
+    const [major = 0, minor = 0] = inject('redisVersion').split('.').map(Number);
+    const native = major > 8 || (major === 8 && minor >= 2) ? ['-xackdel'] : [];
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xdel', ...native]);
+    try {
+      const before = await snapshot(admin, keys);
+      const error = await queue.ack(message!).then(() => null, (e: unknown) => e);
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('XDEL');
+      expect(await snapshot(admin, keys)).toBe(before);
+      expect(await owner.ack(message!)).toBe(true);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('a user without XADD on the dead-letter key can receive until a move is due, then gets a typed error and nothing changes', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    // XADD is allowed on every key but the dead-letter stream (a Redis 7 ACL selector).
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} +xadd)`], 1);
+    expect(await queue.send('allowed on the ready stream')).toMatch(/^\d+-\d+$/);
+    await admin.raw(keys.stream, ['DEL', keys.stream]);
+    try {
+      const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+      await owner.send('poison');
+      await owner.send('fine');
+      const [poison] = await queue.receive(30_000, { max: 1 });
+      expect(poison!.payload).toBe('poison');
+      expect(await queue.nack(poison!, 0)).toBe(true);
+      const before = await snapshot(admin, keys);
+      const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('XADD');
+      expect(await snapshot(admin, keys)).toBe(before);
+      const batch = await owner.receive(30_000);
+      expect(batch.map((m) => m.payload)).toEqual(['fine']);
+      expect(await admin.raw(keys.deadLetter, ['XLEN', keys.deadLetter])).toBe(1);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it.each([
+    ['stream', 'stream'],
+    ['deadlines', 'deadlines'],
+    ['deliveries', 'deliveries'],
+  ] as const)('a string already at the %s key gives a typed error and nothing changes', async (_label, role) => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const queue = new ReliableQueue(admin.client, name, { codec: utf8Codec });
+    if (role !== 'stream') await queue.send('x');
+    await admin.raw(keys[role], ['SET', keys[role], 'occupied']);
+    const before = await snapshot(admin, keys);
+    const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
+    expect((error as Error).message).toContain(keys[role]);
+    expect(await snapshot(admin, keys)).toBe(before);
+    if (role === 'stream') {
+      const sendError = await queue.send('y').then(() => null, (e: unknown) => e);
+      expect(isRespireError(sendError, 'WRONG_TYPE')).toBe(true);
+      const dedupError = await queue.send('y', { deduplicationId: 'd' }).then(() => null, (e: unknown) => e);
+      expect(isRespireError(dedupError, 'WRONG_TYPE')).toBe(true);
+      expect(await admin.raw(keys.stream, ['EXISTS', `${keys.deduplicationPrefix}d`])).toBe(0);
+    }
+  });
+
+  it('a hash at the dead-letter key stops the move with a typed error and nothing changes', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const queue = new ReliableQueue(admin.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+    await queue.send('x');
+    const [message] = await queue.receive(30_000);
+    await queue.nack(message!, 0);
+    await admin.raw(keys.deadLetter, ['HSET', keys.deadLetter, 'f', 'v']);
+    const before = await snapshot(admin, keys);
+    const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
+    expect(await snapshot(admin, keys)).toBe(before);
+  });
+});

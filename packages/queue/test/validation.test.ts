@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { ReliableQueue, isRespireError, utf8Codec, type Codec } from '@respire/queue';
+
+/** A client that records every command: validation must fail before any of them. */
+function recordingClient() {
+  const sent: unknown[] = [];
+  return {
+    sent,
+    client: {
+      sendCommand: async (args: unknown) => {
+        sent.push(args);
+        throw new Error('no I/O expected');
+      },
+    },
+  };
+}
+
+function expectValidation(run: () => unknown, argument: string) {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(isRespireError(thrown, 'INVALID_ARGUMENT'), String(thrown)).toBe(true);
+  expect((thrown as { argument: string }).argument).toBe(argument);
+}
+
+async function expectRejectsValidation(run: () => Promise<unknown>, argument: string, sent: unknown[]) {
+  const thrown = await run().then(() => null, (e: unknown) => e);
+  expect(isRespireError(thrown, 'INVALID_ARGUMENT'), String(thrown)).toBe(true);
+  expect((thrown as { argument: string }).argument).toBe(argument);
+  expect((thrown as Error).name).toBe('RespireValidationError');
+  expect(sent).toEqual([]);
+}
+
+describe('bad input fails before any I/O with a typed error', () => {
+  const { client, sent } = recordingClient();
+  const queue = new ReliableQueue(client, 'orders', { codec: utf8Codec });
+  const message = { id: '1-0', receipt: `1.${'a'.repeat(16)}` };
+
+  it.each([
+    ['', 'name'],
+    ['   ', 'name'],
+    ['a{b', 'name'],
+    ['a}b', 'name'],
+    [42, 'name'],
+  ])('rejects the queue name %j', (name, argument) => {
+    expectValidation(() => new ReliableQueue(client, name as string, { codec: utf8Codec }), argument);
+  });
+
+  it.each([
+    [undefined],
+    [{}],
+    [{ encode: () => Buffer.alloc(0) }],
+    [{ decode: (b: Buffer) => b }],
+    [{ encode: 'x', decode: 'y' }],
+  ])('rejects the codec %j', (codec) => {
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: codec as unknown as Codec<string> }), 'codec');
+  });
+
+  it.each([[0], [-1], [1.5], [Number.NaN], [2 ** 31], ['5']])('rejects the delivery limit %j', (deliveryLimit) => {
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, deliveryLimit: deliveryLimit as number }), 'deliveryLimit');
+  });
+
+  it('rejects a client that is not node-redis, and a non-string prefix', () => {
+    expectValidation(() => new ReliableQueue({} as never, 'q', { codec: utf8Codec }), 'client');
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, keyPrefix: 7 as never }), 'keyPrefix');
+    expectValidation(() => new ReliableQueue(client, 'q', undefined as never), 'options');
+  });
+
+  it.each([[0], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [2 ** 31], [2 ** 31 - 0.5], ['100'], [undefined]])(
+    'rejects the visibility timeout %j',
+    async (timeout) => {
+      await expectRejectsValidation(() => queue.receive(timeout as number), 'visibilityTimeoutMs', sent);
+    },
+  );
+
+  it.each([[0], [1001], [-5], [2.5], [Number.NaN]])('rejects max %j', async (max) => {
+    await expectRejectsValidation(() => queue.receive(1000, { max }), 'max', sent);
+  });
+
+  it.each([[-1], [Number.NaN], [Number.NEGATIVE_INFINITY], [2 ** 31], [-0.5]])('rejects the nack delay %j', async (delay) => {
+    await expectRejectsValidation(() => queue.nack(message, delay), 'delayMs', sent);
+  });
+
+  it.each([[0], [-1], [Number.NaN], [2 ** 31]])('rejects the deduplication window %j', async (windowMs) => {
+    await expectRejectsValidation(() => queue.send('x', { deduplicationId: 'a', deduplicationWindowMs: windowMs }), 'deduplicationWindowMs', sent);
+  });
+
+  it.each([[''], ['x'.repeat(1025)], [12]])('rejects the deduplication ID %j', async (id) => {
+    await expectRejectsValidation(() => queue.send('x', { deduplicationId: id as string }), 'deduplicationId', sent);
+  });
+
+  it.each([[null], [{}], [{ id: '1-0' }], [{ id: 'abc', receipt: message.receipt }], [{ id: '1-0', receipt: 'forged' }]])(
+    'rejects the message %j for ack and nack',
+    async (bad) => {
+      await expectRejectsValidation(() => queue.ack(bad as never), 'message', sent);
+      await expectRejectsValidation(() => queue.nack(bad as never), 'message', sent);
+    },
+  );
+
+  it('rejects more than 1000 receipts in one call and names the bad one in a batch', async () => {
+    await expectRejectsValidation(() => queue.ackMany(Array.from({ length: 1001 }, () => message)), 'messages', sent);
+    await expectRejectsValidation(() => queue.nackMany([message, { id: 'x', receipt: '' }]), 'messages[1]', sent);
+  });
+
+  it('rounds fractional durations up instead of rejecting them', async () => {
+    const calls: unknown[][] = [];
+    const capturing = new ReliableQueue(
+      { sendCommand: async (args: unknown[]) => { calls.push(args); return [0]; } },
+      'q',
+      { codec: utf8Codec },
+    );
+    await capturing.receive(0.2);
+    await capturing.receive(1500.01);
+    expect(calls.map((args) => args[7])).toEqual(['1', '1501']);
+  });
+
+  it('reports an encode failure as a codec error without sending', async () => {
+    const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw new Error('boom'); }, decode: () => 'x' } });
+    const thrown = await throwing.send('x').then(() => null, (e: unknown) => e);
+    expect(isRespireError(thrown, 'CODEC_FAILED')).toBe(true);
+    expect(sent).toEqual([]);
+  });
+});
