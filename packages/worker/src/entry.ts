@@ -1,0 +1,44 @@
+/**
+ * One stream entry as a handler or deserializer sees it. Field names and values are the entry's
+ * own bytes (Buffers owned by this entry), in stream order; duplicates are kept.
+ */
+export interface StreamEntry {
+  /** The entry ID, e.g. `1700000000000-0`. */
+  readonly id: string;
+  /** The field/value pairs in stream order, as bytes. */
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+  /**
+   * The Redis delivery count of this delivery (1 for a first read; incremented by every claim,
+   * startup replay and recovery), seed 002 "Delivery limit".
+   */
+  readonly deliveryCount: number;
+  /** The value of the first field named `name`, or `undefined`. */
+  get(name: string): Buffer | undefined;
+  /** The value of the first field named `name` decoded as UTF-8, or `undefined`. */
+  getString(name: string): string | undefined;
+}
+
+/** @internal Builds an entry from a raw `[id, [f, v, f, v, ...]]` reply element. */
+export function toEntry(id: string, flat: readonly Buffer[], deliveryCount: number): StreamEntry {
+  const fields: (readonly [Buffer, Buffer])[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.push([flat[i]!, flat[i + 1]!] as const);
+  return {
+    id,
+    fields,
+    deliveryCount,
+    get(name) {
+      for (const [field, value] of fields) if (field.toString() === name) return value;
+      return undefined;
+    },
+    getString(name) {
+      return this.get(name)?.toString('utf8');
+    },
+  };
+}
+
+/** @internal The values of every field named `name` (trace context may be written at most once). */
+export function allValues(entry: StreamEntry, name: string): Buffer[] {
+  const found: Buffer[] = [];
+  for (const [field, value] of entry.fields) if (field.toString() === name) found.push(value);
+  return found;
+}

@@ -1,0 +1,75 @@
+/**
+ * The worker's instrumentation seam (DESIGN.md decision 9): dependency-free hooks that
+ * `@respire/otel` implements for the metrics and tracing of seed 002. With none configured the
+ * worker does no extra work. Hooks never affect message handling: anything they throw is swallowed.
+ */
+
+/**
+ * How one delivery attempt ended (seed 002 `respire.worker.outcome`): `ack`, `nack` (left pending or
+ * released), `dead-letter` (confirmed append), `deleted` (source body gone; acknowledged without a
+ * record), `stale` (fenced out: recovered by another owner or attempt), `canceled` (aborted at
+ * shutdown, not completed), `error` (a fault: scope, completion or transport failure).
+ */
+export type DeliveryOutcome = 'ack' | 'nack' | 'dead-letter' | 'deleted' | 'stale' | 'canceled' | 'error';
+
+/** The reason of a dead-letter record (seed 002 `_respire.reason`). */
+export type DeadLetterReason = 'explicit' | 'nack' | 'processing-failed' | 'delivery-limit';
+
+/** A delivery attempt as it starts, before deserialization. Carries no payload. */
+export interface DeliveryStart {
+  /** The worker's `telemetryName`. */
+  readonly telemetryName: string;
+  /** The resolved stream key and group (for spans only; never metric dimensions). */
+  readonly stream: string;
+  readonly group: string;
+  readonly entryId: string;
+  readonly deliveryCount: number;
+  /**
+   * The raw value of the `traceParentField` when the entry has exactly one such field (seed 002
+   * "Trace context": a duplicate parent starts a new root, so it is passed as `undefined`).
+   * Validation of the W3C format is the instrumentation's job. `undefined` when disabled.
+   */
+  readonly traceParent: string | undefined;
+  /** The raw value of the `traceStateField` when present exactly once; `undefined` otherwise or when disabled. */
+  readonly traceState: string | undefined;
+}
+
+/** A live delivery attempt: `end` is called once when it settles (including fenced completion). */
+export interface DeliveryScope {
+  end(outcome: DeliveryOutcome): void;
+}
+
+/** What a worker exposes to gauges while it runs. */
+export interface WorkerInfo {
+  readonly telemetryName: string;
+  readonly stream: string;
+  readonly group: string;
+  readonly metricsPollIntervalMs: number;
+  readonly metricsPollTimeoutMs: number;
+  /**
+   * Runs XINFO GROUPS on the stream and returns this group's `lag` (`null` when Redis reports it
+   * unknown or is older than 7.0) and `pending`, or `null` when the group or stream is missing.
+   */
+  queryGroup(): Promise<{ lag: number | null; pending: number } | null>;
+}
+
+/** Receives events from a {@link StreamWorker}. Every member is optional. */
+export interface StreamWorkerInstrumentation {
+  /** A delivery attempt starts (also for delivery-limit completion without a handler call). */
+  startDelivery?(start: DeliveryStart): DeliveryScope | undefined | void;
+  /** A dead-letter append was confirmed (not for deleted source bodies or lost replies). */
+  deadLettered?(event: { readonly telemetryName: string; readonly reason: DeadLetterReason }): void;
+  /** The worker started; gauges may begin polling `info.queryGroup`. */
+  workerStarted?(info: WorkerInfo): void;
+  /** The worker stopped (or faulted); gauges must clear their samples. */
+  workerStopped?(info: WorkerInfo): void;
+}
+
+/** @internal Calls a hook, swallowing whatever it throws. */
+export function safeHook<R>(call: () => R): R | undefined {
+  try {
+    return call();
+  } catch {
+    return undefined;
+  }
+}

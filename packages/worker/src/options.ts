@@ -1,0 +1,276 @@
+import {
+  RespireValidationError,
+  assertSameSlot,
+  commandTarget,
+  toDurationMs,
+  toIntegerInRange,
+  toKeyPrefix,
+  type CommandTarget,
+  type RedisClientLike,
+} from '@respire/core-scripts';
+import type { StreamEntry } from './entry.js';
+import type { StreamWorkerInstrumentation } from './instrumentation.js';
+import { consoleLogger, type StreamWorkerLogger } from './logger.js';
+
+/**
+ * What a handler returns (seed 002 `RespireStreamWorkerResult`). Anything else is an "unknown
+ * result" and counts as a handler failure: the entry stays pending for recovery.
+ */
+export type StreamWorkerResult = 'ack' | 'nack' | 'dead-letter';
+
+/** The three results as constants: `StreamWorkerResult.Ack`, `.Nack`, `.DeadLetter`. */
+export const StreamWorkerResult = {
+  /** Processing succeeded: acknowledge (fenced) the delivery. Return it only after success. */
+  Ack: 'ack',
+  /** Processing failed: leave the entry pending (XNACK FAIL on Redis 8.8+ when its idle time has elapsed). */
+  Nack: 'nack',
+  /** Append a dead-letter record and acknowledge the source atomically. Requires `deadLetterStream`. */
+  DeadLetter: 'dead-letter',
+} as const satisfies Record<string, StreamWorkerResult>;
+
+/**
+ * Handles one delivery. `signal` aborts only when the shutdown timeout expires (seed 002
+ * "Shutdown"); a result returned after that is not acknowledged. Must be idempotent: Redis can
+ * deliver an entry more than once.
+ */
+export type StreamHandler<T> = (message: T, signal: AbortSignal) => StreamWorkerResult | PromiseLike<StreamWorkerResult>;
+
+/**
+ * A per-delivery scope (seed 002: "each entry gets a new async DI scope, disposed after handling and
+ * acknowledgement"). Create it from your container (awilix `createScope()`, a NestJS module ref, ...).
+ */
+export interface StreamWorkerScope<T> {
+  /** The handler resolved inside this scope. */
+  readonly handler: StreamHandler<T>;
+  /** Disposes the scope after handling and completion. A failure here faults the worker. */
+  dispose?(): void | PromiseLike<void>;
+}
+
+/** Options shared by every form of {@link StreamWorkerOptions}. */
+export interface StreamWorkerBaseOptions {
+  /** The caller's node-redis v5/v6 client (`createClient` or `createCluster`), connected. Never closed by the worker. */
+  client: RedisClientLike;
+  /** The logical stream key (the `keyPrefix` is prepended). */
+  stream: string;
+  /** The consumer group. At most 256 bytes when `deadLetterStream` is set (it is written into records). */
+  group: string;
+  /** Prefix of every key, the client "key-prefixed view" of the seed. @defaultValue `''` */
+  keyPrefix?: string;
+  /**
+   * Stable consumer-name base; each reader uses `<base>-<index>` (zero-based). A stable name replays
+   * its own pending entries once at startup, before new entries. Active workers sharing a group must
+   * use different names; keep `consumerCount` the same across restarts.
+   * @defaultValue a random base at every `start()`
+   */
+  consumerName?: string;
+  /** Readers, and therefore the maximum number of concurrent handlers (1..1000). @defaultValue 1 */
+  consumerCount?: number;
+  /** Entries fetched per read (1..1000), handled sequentially by that reader. Counts entries, not bytes. @defaultValue 1 */
+  batchSize?: number;
+  /** BLOCK time of each read in ms (1..2^31-1). @defaultValue 5000 */
+  readWaitMs?: number;
+  /**
+   * Visibility timeout in ms (1..2^31-1) before an idle pending entry is recovered. Set it above
+   * `batchSize` × worst-case handler duration plus acknowledgement time. @defaultValue 60000
+   */
+  minimumIdleTimeMs?: number;
+  /** How often each reader runs one recovery page, in ms (1..2^31-1). @defaultValue 5000 */
+  recoveryPollIntervalMs?: number;
+  /** Create the stream and group at startup (XGROUP CREATE ... MKSTREAM), keeping an existing group. @defaultValue true */
+  createGroup?: boolean;
+  /** Position of a newly created group: `'0'` (beginning), `'$'` (new entries only) or an entry ID. @defaultValue `'0'` */
+  groupStart?: string;
+  /** Acknowledge with XACKDEL ACKED on Redis 8.2+ (older servers XACK and keep the body). @defaultValue false */
+  deleteAcknowledgedEntries?: boolean;
+  /**
+   * Logical dead-letter stream key. Must differ from `stream` after the prefix and share its Cluster
+   * slot (checked even on standalone Redis), e.g. `{orders}:events` and `{orders}:dead`.
+   * @defaultValue none
+   */
+  deadLetterStream?: string | null;
+  /** Maximum delivery attempts (1..2^31-1) before dead-lettering; requires `deadLetterStream`. @defaultValue none */
+  deliveryLimit?: number | null;
+  /** Metric and span dimension, `[A-Za-z0-9._-]{1,128}`, unique per {@link StreamWorkerHost}. @defaultValue `'default'` */
+  telemetryName?: string;
+  /** Lag and pending gauge refresh interval in ms (1..2^31-1). @defaultValue 30000 */
+  metricsPollIntervalMs?: number;
+  /** Timeout of each gauge query in ms (1..2^31-1). @defaultValue 5000 */
+  metricsPollTimeoutMs?: number;
+  /** Stream field holding the W3C traceparent; `null` disables extraction. @defaultValue `'traceparent'` */
+  traceParentField?: string | null;
+  /** Stream field holding the W3C tracestate; `null` ignores it. Must differ from `traceParentField`. @defaultValue `'tracestate'` */
+  traceStateField?: string | null;
+  /** How long `stop()` lets in-flight handlers drain before aborting them, in ms (1..2^31-1). @defaultValue 30000 */
+  shutdownTimeoutMs?: number;
+  /** Where warnings and faults are logged (exception types only). @defaultValue warnings and errors to the console */
+  logger?: StreamWorkerLogger;
+  /** Metrics/tracing hooks (`@respire/otel`). @defaultValue none */
+  instrumentation?: StreamWorkerInstrumentation;
+}
+
+/** A plain handler, or a per-delivery scope factory that resolves one. */
+export type StreamWorkerHandlerOptions<T> =
+  | { handler: StreamHandler<T>; createScope?: undefined }
+  | { createScope: (entry: StreamEntry) => StreamWorkerScope<T> | PromiseLike<StreamWorkerScope<T>>; handler?: undefined };
+
+/**
+ * Options of `new StreamWorker(...)`. With a type argument other than {@link StreamEntry} a
+ * `deserialize(entry)` function is required (the seed's two-type overload); it receives the entry's
+ * own field bytes and may run concurrently on different readers. A deserializer exception is a
+ * handler failure.
+ */
+export type StreamWorkerOptions<T = StreamEntry> = StreamWorkerBaseOptions &
+  StreamWorkerHandlerOptions<T> &
+  ([T] extends [StreamEntry] ? { deserialize?: (entry: StreamEntry) => T } : { deserialize: (entry: StreamEntry) => T });
+
+/** @internal Validated options with defaults applied. */
+export interface ResolvedOptions {
+  readonly target: CommandTarget;
+  readonly client: RedisClientLike;
+  readonly stream: string;
+  readonly group: string;
+  readonly consumerName: string | undefined;
+  readonly consumerCount: number;
+  readonly batchSize: number;
+  readonly readWaitMs: number;
+  readonly minimumIdleTimeMs: number;
+  readonly recoveryPollIntervalMs: number;
+  readonly createGroup: boolean;
+  readonly groupStart: string;
+  readonly deleteAcknowledgedEntries: boolean;
+  readonly deadLetterStream: string | undefined;
+  readonly deliveryLimit: number | undefined;
+  readonly telemetryName: string;
+  readonly metricsPollIntervalMs: number;
+  readonly metricsPollTimeoutMs: number;
+  readonly traceParentField: string | undefined;
+  readonly traceStateField: string | undefined;
+  readonly shutdownTimeoutMs: number;
+  readonly logger: StreamWorkerLogger;
+  readonly instrumentation: StreamWorkerInstrumentation | undefined;
+  readonly handler: StreamHandler<unknown> | undefined;
+  readonly createScope: ((entry: StreamEntry) => StreamWorkerScope<unknown> | PromiseLike<StreamWorkerScope<unknown>>) | undefined;
+  readonly deserialize: ((entry: StreamEntry) => unknown) | undefined;
+}
+
+/** 1,024 field/value pairs: the most a source entry may have when `deadLetterStream` is set. */
+export const MAX_DEAD_LETTER_FIELD_PAIRS = 1024;
+const TELEMETRY_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const STREAM_ID = /^(?:0|\$|\d+(?:-\d+)?)$/;
+
+function nonblank(argument: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new RespireValidationError(argument, 'must be a nonblank string');
+  return value;
+}
+
+function optionalField(argument: string, value: unknown, fallback: string): string | undefined {
+  if (value === undefined) return fallback;
+  if (value === null) return undefined;
+  return nonblank(argument, value);
+}
+
+function bool(argument: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new RespireValidationError(argument, `must be true or false, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * Validates every option before any I/O (DESIGN.md decision 10).
+ * @internal
+ */
+export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptions {
+  if (typeof raw !== 'object' || raw === null) throw new RespireValidationError('options', 'must be an object');
+  const o = raw as StreamWorkerBaseOptions & {
+    handler?: unknown;
+    createScope?: unknown;
+    deserialize?: unknown;
+  };
+  const target = commandTarget(o.client);
+  const prefix = toKeyPrefix(o.keyPrefix);
+  const stream = prefix + nonblank('stream', o.stream);
+  const group = nonblank('group', o.group);
+  const consumerName = o.consumerName === undefined ? undefined : nonblank('consumerName', o.consumerName);
+  const consumerCount = o.consumerCount === undefined ? 1 : toIntegerInRange('consumerCount', o.consumerCount, 1, 1000);
+  const batchSize = o.batchSize === undefined ? 1 : toIntegerInRange('batchSize', o.batchSize, 1, 1000);
+  const readWaitMs = o.readWaitMs === undefined ? 5000 : toDurationMs('readWaitMs', o.readWaitMs);
+  const minimumIdleTimeMs = o.minimumIdleTimeMs === undefined ? 60_000 : toDurationMs('minimumIdleTimeMs', o.minimumIdleTimeMs);
+  const recoveryPollIntervalMs =
+    o.recoveryPollIntervalMs === undefined ? 5000 : toDurationMs('recoveryPollIntervalMs', o.recoveryPollIntervalMs);
+  const createGroup = bool('createGroup', o.createGroup, true);
+  const groupStart = o.groupStart === undefined ? '0' : nonblank('groupStart', o.groupStart);
+  if (!STREAM_ID.test(groupStart)) {
+    throw new RespireValidationError('groupStart', `must be '0', '$' or an entry ID like '1700000000000-0', got '${groupStart}'`);
+  }
+  const deleteAcknowledgedEntries = bool('deleteAcknowledgedEntries', o.deleteAcknowledgedEntries, false);
+  const deadLetterStream =
+    o.deadLetterStream === undefined || o.deadLetterStream === null ? undefined : prefix + nonblank('deadLetterStream', o.deadLetterStream);
+  let deliveryLimit: number | undefined;
+  if (o.deliveryLimit !== undefined && o.deliveryLimit !== null) {
+    deliveryLimit = toIntegerInRange('deliveryLimit', o.deliveryLimit, 1, 2_147_483_647);
+    if (deadLetterStream === undefined) throw new RespireValidationError('deliveryLimit', 'requires deadLetterStream');
+  }
+  if (deadLetterStream !== undefined) {
+    assertSameSlot({ stream, deadLetterStream });
+    if (Buffer.byteLength(group) > 256) {
+      throw new RespireValidationError('group', 'must be at most 256 bytes when deadLetterStream is set (it is written into _respire.group)');
+    }
+  }
+  const telemetryName = o.telemetryName === undefined ? 'default' : o.telemetryName;
+  if (typeof telemetryName !== 'string' || !TELEMETRY_NAME.test(telemetryName)) {
+    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${String(telemetryName)}'`);
+  }
+  const metricsPollIntervalMs =
+    o.metricsPollIntervalMs === undefined ? 30_000 : toDurationMs('metricsPollIntervalMs', o.metricsPollIntervalMs);
+  const metricsPollTimeoutMs =
+    o.metricsPollTimeoutMs === undefined ? 5000 : toDurationMs('metricsPollTimeoutMs', o.metricsPollTimeoutMs);
+  const traceParentField = optionalField('traceParentField', o.traceParentField, 'traceparent');
+  const traceStateField = optionalField('traceStateField', o.traceStateField, 'tracestate');
+  if (traceParentField !== undefined && traceParentField === traceStateField) {
+    throw new RespireValidationError('traceStateField', `must differ from traceParentField ('${traceParentField}')`);
+  }
+  const shutdownTimeoutMs = o.shutdownTimeoutMs === undefined ? 30_000 : toDurationMs('shutdownTimeoutMs', o.shutdownTimeoutMs);
+  const logger = o.logger ?? consoleLogger;
+  if (typeof logger !== 'object' || typeof logger.warn !== 'function' || typeof logger.error !== 'function') {
+    throw new RespireValidationError('logger', 'must have warn and error methods');
+  }
+  const hasHandler = o.handler !== undefined;
+  const hasScope = o.createScope !== undefined;
+  if (hasHandler === hasScope) throw new RespireValidationError('handler', 'give exactly one of handler or createScope');
+  if (hasHandler && typeof o.handler !== 'function') throw new RespireValidationError('handler', 'must be a function');
+  if (hasScope && typeof o.createScope !== 'function') throw new RespireValidationError('createScope', 'must be a function');
+  if (o.deserialize !== undefined && typeof o.deserialize !== 'function') {
+    throw new RespireValidationError('deserialize', 'must be a function');
+  }
+  if (o.instrumentation !== undefined && (typeof o.instrumentation !== 'object' || o.instrumentation === null)) {
+    throw new RespireValidationError('instrumentation', 'must be an object');
+  }
+  return {
+    target,
+    client: o.client,
+    stream,
+    group,
+    consumerName,
+    consumerCount,
+    batchSize,
+    readWaitMs,
+    minimumIdleTimeMs,
+    recoveryPollIntervalMs,
+    createGroup,
+    groupStart,
+    deleteAcknowledgedEntries,
+    deadLetterStream,
+    deliveryLimit,
+    telemetryName,
+    metricsPollIntervalMs,
+    metricsPollTimeoutMs,
+    traceParentField,
+    traceStateField,
+    shutdownTimeoutMs,
+    logger,
+    instrumentation: o.instrumentation,
+    handler: o.handler as StreamHandler<unknown> | undefined,
+    createScope: o.createScope as ResolvedOptions['createScope'],
+    deserialize: o.deserialize as ResolvedOptions['deserialize'],
+  };
+}

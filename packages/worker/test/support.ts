@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, createCluster } from 'redis';
+import { createClient as createClientV5 } from 'redis5';
+import { inject } from 'vitest';
+import type { RedisClientLike } from '@respire/core-scripts';
+import type { StreamWorkerLogger } from '../src/index.js';
+
+/** A connected client of one kind, closed by `close`. */
+export interface Connection {
+  readonly client: RedisClientLike;
+  readonly cluster: boolean;
+  /** Sends a raw command to the node that serves `key`. */
+  raw(key: string, args: (string | Buffer)[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface Target {
+  readonly name: string;
+  connect(url?: string): Promise<Connection>;
+}
+
+export async function standalone(url: string): Promise<Connection> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  return { client, cluster: false, raw: (_key, args) => client.sendCommand(args), close: async () => void client.destroy() };
+}
+
+async function standaloneV5(url: string): Promise<Connection> {
+  const client = createClientV5({ url });
+  client.on('error', () => {});
+  await client.connect();
+  return {
+    client: client as unknown as RedisClientLike,
+    cluster: false,
+    raw: (_key, args) => client.sendCommand(args),
+    close: async () => void client.destroy(),
+  };
+}
+
+async function cluster(urls: string[]): Promise<Connection> {
+  const client = createCluster({ rootNodes: urls.map((url) => ({ url })) });
+  client.on('error', () => {});
+  await client.connect();
+  return { client, cluster: true, raw: (key, args) => client.sendCommand(key, false, args), close: async () => void client.destroy() };
+}
+
+/** node-redis v6 (RESP3) and v5 (RESP2) standalone, and v6 on a 3-master Cluster. */
+export const targets: Target[] = [
+  { name: 'standalone node-redis 6', connect: (url) => standalone(url ?? inject('redisUrl')) },
+  { name: 'standalone node-redis 5', connect: (url) => standaloneV5(url ?? inject('redisUrl')) },
+  { name: 'cluster node-redis 6', connect: () => cluster(inject('clusterUrls')) },
+];
+
+/** Keys no other test uses, sharing one hash tag: `{tag}:events` and `{tag}:dead`. */
+export function uniqueKeys(label = 's'): { stream: string; dead: string; tag: string } {
+  const tag = `${label}-${randomBytes(6).toString('hex')}`;
+  return { tag, stream: `{${tag}}:events`, dead: `{${tag}}:dead` };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 8000, stepMs = 25): Promise<R> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(stepMs);
+  }
+}
+
+/** A logger that records every call. */
+export function recordingLogger(): StreamWorkerLogger & { entries: { level: string; message: string; context?: Readonly<Record<string, unknown>> }[] } {
+  const entries: { level: string; message: string; context?: Readonly<Record<string, unknown>> }[] = [];
+  const at = (level: string) => (message: string, context?: Readonly<Record<string, unknown>>) => void entries.push({ level, message, context });
+  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** XPENDING summary count of the group. */
+export async function pendingCount(conn: Connection, stream: string, group: string): Promise<number> {
+  const reply = (await conn.raw(stream, ['XPENDING', stream, group])) as unknown[];
+  return Number(reply[0]);
+}
+
+/** XPENDING detail: [id, consumer, idle, count] per entry. */
+export async function pendingEntries(conn: Connection, stream: string, group: string): Promise<{ id: string; consumer: string; count: number }[]> {
+  const reply = (await conn.raw(stream, ['XPENDING', stream, group, '-', '+', '100'])) as unknown[][];
+  return reply.map((r) => ({ id: String(r[0]), consumer: String(r[1]), count: Number(r[3]) }));
+}
+
+export async function add(conn: Connection, stream: string, fields: Record<string, string>): Promise<string> {
+  return String(await conn.raw(stream, ['XADD', stream, '*', ...Object.entries(fields).flat()]));
+}
+
+/** XRANGE as [id, [field, value, ...]] with strings. */
+export async function range(conn: Connection, stream: string): Promise<[string, string[]][]> {
+  const reply = (await conn.raw(stream, ['XRANGE', stream, '-', '+'])) as unknown[][];
+  return reply.map((r) => [String(r[0]), (r[1] as unknown[]).map(String)]);
+}
