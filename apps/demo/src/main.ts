@@ -1,0 +1,79 @@
+/**
+ * Respire's main job: an order-notification run of the reliable queue against real Redis.
+ * Uses REDIS_URL when set, else a private redis-server on a free port; exits non-zero when an
+ * invariant fails.
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
+import { runQueueDemo, type QueueDemoSummary } from './queue-demo.js';
+import { startPrivateRedis, type DemoRedis } from './server.js';
+
+const log = (line: string) => console.log(line);
+
+async function chooseRedis(): Promise<DemoRedis> {
+  const url = process.env.REDIS_URL?.trim();
+  if (url) return { url, description: `REDIS_URL (${url.replace(/\/\/[^@]*@/, '//***@')})`, close: async () => {} };
+  const own = await startPrivateRedis();
+  if (own) return own;
+  throw new Error(
+    'No Redis to run against: set REDIS_URL=redis://host:port, or install redis-server ' +
+      '(Debian/Ubuntu: sudo apt-get install -y redis-server) so the demo can start a private one.',
+  );
+}
+
+function printQueueSummary(s: QueueDemoSummary): void {
+  const rate = Math.round((s.acked + s.deadLettered) / (s.elapsedMs / 1000));
+  log('');
+  log('Reliable queue summary');
+  log(`  sent                  ${s.sent}`);
+  log(`  duplicates suppressed ${s.duplicatesSuppressed}`);
+  log(`  accepted              ${s.accepted}`);
+  log(`  received (deliveries) ${s.received}`);
+  log(`  redelivered           ${s.redelivered}`);
+  log(`  acked                 ${s.acked}`);
+  log(`  dead-lettered         ${s.deadLettered}`);
+  log(`  elapsed               ${(s.elapsedMs / 1000).toFixed(2)} s`);
+  log(`  throughput            ${rate} messages/s`);
+  log(`  invariants            ${s.failures.length === 0 ? 'all hold' : `FAILED:\n    - ${s.failures.join('\n    - ')}`}`);
+}
+
+/** Removes this run's keys from a shared server (a private one is discarded anyway). */
+async function deleteKeysTagged(client: { sendCommand(args: string[]): Promise<unknown> }, tag: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `*${tag}*`, 'COUNT', '1000'])) as [string, string[]];
+    if (keys.length > 0) await client.sendCommand(['UNLINK', ...keys]);
+    cursor = String(next);
+  } while (cursor !== '0');
+}
+
+async function main(): Promise<number> {
+  const redis = await chooseRedis();
+  log(`Respire demo against ${redis.description}`);
+  const client = createClient({ url: redis.url });
+  client.on('error', (error: Error) => console.error(`redis client: ${error.message}`));
+  await client.connect();
+  const run = randomBytes(4).toString('hex');
+  const queueName = `order-notifications-${run}`;
+  let failed = false;
+  try {
+    log(`\n1. Reliable queue '${queueName}': 3,000 orders, 4 consumers, delivery limit 4`);
+    const summary = await runQueueDemo(client, queueName, { orders: 3000, consumers: 4, batch: 20, deliveryLimit: 4, log });
+    printQueueSummary(summary);
+    failed ||= summary.failures.length > 0;
+  } finally {
+    await deleteKeysTagged(client, queueName).catch(() => {});
+    client.destroy();
+    await redis.close();
+  }
+  log(failed ? '\nThe demo FAILED an invariant.' : '\nThe demo finished: every invariant holds.');
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,3 @@
+import { respireTestConfig } from './src/vitest-config.js';
+
+export default respireTestConfig(import.meta.dirname, { redis: false, testTimeoutMs: 60_000 });
