@@ -1,0 +1,292 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StreamWorker, StreamWorkerResult, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
+import {
+  add,
+  eventually,
+  pendingCount,
+  pendingEntries,
+  range,
+  recordingLogger,
+  sleep,
+  targets,
+  uniqueKeys,
+  type Connection,
+} from './support.js';
+
+/** Seed 002 main paths, on node-redis 6 (RESP3), node-redis 5 (RESP2) and a 3-master Cluster. */
+describe.each(targets)('StreamWorker on $name', (target) => {
+  let conn: Connection;
+  const running: StreamWorker<unknown>[] = [];
+  beforeAll(async () => void (conn = await target.connect()));
+  afterAll(async () => conn.close());
+  afterEach(async () => {
+    await Promise.allSettled(running.splice(0).map((w) => w.stop(2000)));
+  });
+
+  async function start<T = StreamEntry>(options: Omit<StreamWorkerOptions<T>, 'client'> & { client?: StreamWorkerOptions<T>['client'] }): Promise<StreamWorker<T>> {
+    const worker = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as StreamWorkerOptions<T>);
+    running.push(worker as StreamWorker<unknown>);
+    await worker.start();
+    return worker;
+  }
+
+  it('acknowledges only after the handler returns ack, and keeps the body (seed: Results, Ack)', async () => {
+    const { stream } = uniqueKeys();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const seen: string[] = [];
+    await start({ stream, group: 'g', handler: async (e) => (await gate, seen.push(e.getString('k')!), 'ack') });
+    await add(conn, stream, { k: 'a' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
+    await sleep(100);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    release();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+    expect(seen).toEqual(['a']);
+    expect((await range(conn, stream)).length).toBe(1);
+  });
+
+  it('nack, exceptions and unknown results leave entries pending while the worker keeps reading; warnings carry the type only (seed: Results)', async () => {
+    const { stream } = uniqueKeys();
+    const logger = recordingLogger();
+    class PaymentDeclinedError extends Error {}
+    const handled: string[] = [];
+    await start({
+      stream,
+      group: 'g',
+      logger,
+      handler: (e) => {
+        const k = e.getString('k')!;
+        handled.push(k);
+        if (k === 'nack') return 'nack';
+        if (k === 'throw') throw new PaymentDeclinedError('card 4111 secret');
+        if (k === 'unknown') return 'maybe' as unknown as StreamWorkerResult;
+        return 'ack';
+      },
+    });
+    for (const k of ['nack', 'throw', 'unknown', 'ok']) await add(conn, stream, { k });
+    await eventually(() => handled.length === 4);
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 3);
+    const warnings = logger.entries.filter((e) => e.level === 'warn');
+    const thrown = warnings.find((w) => w.context?.exceptionType === 'PaymentDeclinedError');
+    expect(thrown).toBeDefined();
+    expect(JSON.stringify(logger.entries)).not.toContain('4111');
+    expect(JSON.stringify(logger.entries)).not.toContain('secret');
+    expect(warnings.some((w) => /unknown result/.test(w.message))).toBe(true);
+  });
+
+  it('recovers an idle pending entry after minimumIdleTimeMs with an incremented delivery count (seed: Recovery, XAUTOCLAIM)', async () => {
+    const { stream } = uniqueKeys();
+    const attempts: number[] = [];
+    await start({
+      stream,
+      group: 'g',
+      minimumIdleTimeMs: 300,
+      recoveryPollIntervalMs: 100,
+      handler: (e) => (attempts.push(e.deliveryCount), e.deliveryCount < 3 ? 'nack' : 'ack'),
+    });
+    await add(conn, stream, { k: 'x' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && attempts.length === 3);
+    expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it('dead-letters explicitly with the five metadata pairs first, then the original fields in order (seed: Dead-letter entries)', async () => {
+    const { stream, dead } = uniqueKeys();
+    await start({ stream, group: 'orders-g', deadLetterStream: dead, handler: () => StreamWorkerResult.DeadLetter });
+    const id = await add(conn, stream, { b: '2', a: '1', _respire_x: 'y' });
+    await eventually(async () => (await range(conn, dead)).length > 0);
+    expect(await pendingCount(conn, stream, 'orders-g')).toBe(0);
+    const records = await range(conn, dead);
+    expect(records).toHaveLength(1);
+    expect(records[0]![0]).not.toBe(id);
+    expect(records[0]![1]).toEqual([
+      '_respire.source_id', id,
+      '_respire.group', 'orders-g',
+      '_respire.attempt', '1',
+      '_respire.reason', 'explicit',
+      '_respire.exception_type', '',
+      'b', '2', 'a', '1', '_respire_x', 'y',
+    ]);
+    expect((await range(conn, stream)).map((r) => r[0])).toEqual([id]); // the source body is kept
+  });
+
+  it('a poison entry neither stops the worker nor blocks others, and ends dead-lettered as processing-failed at the limit (seed: Delivery limit)', async () => {
+    const { stream, dead } = uniqueKeys();
+    class BadPayload extends Error {}
+    const orders: string[] = [];
+    const calls: number[] = [];
+    const worker = await start<{ id: string }>({
+      stream,
+      group: 'g',
+      deadLetterStream: dead,
+      deliveryLimit: 3,
+      minimumIdleTimeMs: 200,
+      recoveryPollIntervalMs: 50,
+      deserialize: (e) => {
+        calls.push(e.deliveryCount);
+        const id = e.getString('id')!;
+        if (id === 'poison') throw new BadPayload('bad json');
+        return { id };
+      },
+      handler: (order) => (orders.push(order.id), 'ack'),
+    });
+    await add(conn, stream, { id: 'poison' });
+    await add(conn, stream, { id: 'o1' });
+    await add(conn, stream, { id: 'o2' });
+    await eventually(async () => (await range(conn, dead)).length === 1, 10_000);
+    expect(orders).toEqual(['o1', 'o2']);
+    expect(calls.filter((c) => c >= 1).length).toBeGreaterThanOrEqual(5);
+    const [record] = await range(conn, dead);
+    expect(record![1].slice(0, 10)).toEqual([
+      '_respire.source_id', record![1][1],
+      '_respire.group', 'g',
+      '_respire.attempt', '3',
+      '_respire.reason', 'processing-failed',
+      '_respire.exception_type', 'BadPayload',
+    ]);
+    expect(record![1].slice(10)).toEqual(['id', 'poison']);
+    expect(JSON.stringify(record)).not.toContain('bad json');
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+    expect(worker.state).toBe('running');
+  });
+
+  it('dead-letters a nack on the final attempt with reason nack (seed: Delivery limit)', async () => {
+    const { stream, dead } = uniqueKeys();
+    await start({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, handler: () => 'nack' });
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    const [record] = await range(conn, dead);
+    expect(record![1].slice(4, 8)).toEqual(['_respire.attempt', '1', '_respire.reason', 'nack']);
+  });
+
+  it('a stale handler cannot acknowledge a delivery recovered by another consumer (seed: fenced completion)', async () => {
+    const { stream } = uniqueKeys();
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((r) => (releaseSlow = r));
+    let slowResult: string | undefined;
+    const first = await start({
+      stream,
+      group: 'g',
+      consumerName: 'slow',
+      minimumIdleTimeMs: 60_000,
+      handler: async () => {
+        await slowGate;
+        slowResult = 'done';
+        return 'ack';
+      },
+    });
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await pendingEntries(conn, stream, 'g'))[0]?.consumer === 'slow-0');
+    // Another worker recovers it while the first handler still runs.
+    const recovered: number[] = [];
+    let releaseSecond!: () => void;
+    const secondGate = new Promise<void>((r) => (releaseSecond = r));
+    await start({
+      stream,
+      group: 'g',
+      consumerName: 'other',
+      minimumIdleTimeMs: 1,
+      recoveryPollIntervalMs: 50,
+      handler: async (e) => (recovered.push(e.deliveryCount), await secondGate, 'ack'),
+    });
+    await eventually(() => recovered.length === 1);
+    releaseSlow();
+    await eventually(() => slowResult === 'done');
+    await sleep(100);
+    // The slow handler's ack was fenced out: the entry is still pending to 'other' at count 2.
+    expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'other-0', count: 2 }]);
+    expect(first.state).toBe('running');
+    releaseSecond();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+  });
+
+  it('creates stream and group at startup, keeps an existing group position, and groupStart $ skips existing entries (seed: Group creation)', async () => {
+    const { stream } = uniqueKeys();
+    const old = await add(conn, stream, { k: 'old' });
+    const seenNew: string[] = [];
+    await start({ stream, group: 'new-only', groupStart: '$', handler: (e) => (seenNew.push(e.getString('k')!), 'ack') });
+    const seenAll: string[] = [];
+    await start({ stream, group: 'all', handler: (e) => (seenAll.push(e.getString('k')!), 'ack') });
+    await add(conn, stream, { k: 'new' });
+    await eventually(() => seenNew.length === 1 && seenAll.length === 2);
+    expect(seenNew).toEqual(['new']);
+    expect(seenAll).toEqual(['old', 'new']);
+    // An existing group keeps its position: a restarted worker does not re-read 'old'.
+    const again: string[] = [];
+    await start({ stream, group: 'all', handler: (e) => (again.push(e.getString('k')!), 'ack') });
+    await sleep(300);
+    expect(again).toEqual([]);
+    expect(old).toMatch(/^\d+-\d+$/);
+  });
+
+  it('createGroup false fails clearly without a group (seed: Group creation)', async () => {
+    const { stream } = uniqueKeys();
+    const worker = new StreamWorker({ client: conn.client, stream, group: 'g', createGroup: false, handler: () => 'ack' });
+    await expect(worker.start()).rejects.toMatchObject({ name: 'RespireServerError', message: expect.stringMatching(/does not exist and createGroup is false/) });
+    await expect(worker.done).rejects.toBeDefined();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const seen: string[] = [];
+    await start({ stream, group: 'g', createGroup: false, handler: (e) => (seen.push(e.id), 'ack') });
+    await add(conn, stream, { k: 'v' });
+    await eventually(() => seen.length === 1);
+  });
+
+  it('a stable consumer name replays its own pending entries once at startup, before new entries (seed: Consumer names)', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const a = await add(conn, stream, { k: 'a' });
+    const b = await add(conn, stream, { k: 'b' });
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'host-1-0', 'COUNT', '2', 'STREAMS', stream, '>']);
+    await add(conn, stream, { k: 'c' });
+    const seen: [string, number][] = [];
+    const worker = await start({ stream, group: 'g', consumerName: 'host-1', minimumIdleTimeMs: 60_000, handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack') });
+    await eventually(() => seen.length === 3);
+    expect(seen).toEqual([['a', 2], ['b', 2], ['c', 1]]);
+    expect(worker.consumerNames).toEqual(['host-1-0']);
+    expect([a, b]).toHaveLength(2);
+  });
+
+  it('runs consumerCount readers named <base>-<index>, each with a prefetch of batchSize (seed: Consumer names, Concurrency)', async () => {
+    const { stream } = uniqueKeys();
+    let active = 0;
+    let maxActive = 0;
+    const worker = await start({
+      stream,
+      group: 'g',
+      consumerName: 'pool',
+      consumerCount: 3,
+      batchSize: 2,
+      handler: async () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await sleep(50);
+        active--;
+        return 'ack';
+      },
+    });
+    expect(worker.consumerNames).toEqual(['pool-0', 'pool-1', 'pool-2']);
+    for (let i = 0; i < 12; i++) await add(conn, stream, { i: String(i) });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) <= 6);
+    expect(await pendingCount(conn, stream, 'g')).toBeLessThanOrEqual(6); // prefetch ≤ consumerCount × batchSize
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+    expect(maxActive).toBeLessThanOrEqual(3);
+    expect(maxActive).toBeGreaterThan(1);
+  });
+
+  it('stop() ends parked reads at once, so an entry added after stop() stays unread (DESIGN open point: CLIENT UNBLOCK)', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const worker = await start({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.id), 'ack') });
+    await sleep(100);
+    const began = Date.now();
+    await worker.stop();
+    expect(Date.now() - began).toBeLessThan(2000);
+    await worker.done;
+    await add(conn, stream, { k: 'late' });
+    await sleep(200);
+    expect(seen).toEqual([]);
+    const groups = (await conn.raw(stream, ['XINFO', 'GROUPS', stream])) as unknown[];
+    expect(JSON.stringify(groups)).toContain('g');
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+  });
+});
