@@ -5,6 +5,7 @@ export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy } from './host.js
 export { StreamWorkerResult, MAX_DEAD_LETTER_FIELD_PAIRS } from './options.js';
 export type {
   StreamHandler,
+  StreamHandlerResult,
   StreamWorkerScope,
   StreamWorkerOptions,
   StreamWorkerBaseOptions,

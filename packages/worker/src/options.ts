@@ -33,7 +33,14 @@ export const StreamWorkerResult = {
  * "Shutdown"); a result returned after that is not acknowledged. Must be idempotent: Redis can
  * deliver an entry more than once.
  */
-export type StreamHandler<T> = (message: T, signal: AbortSignal) => StreamWorkerResult | PromiseLike<StreamWorkerResult>;
+export type StreamHandler<T> = (message: T, signal: AbortSignal) => StreamHandlerResult | Promise<StreamHandlerResult>;
+
+/**
+ * What a handler may return: one of {@link StreamWorkerResult}. The type also admits other strings
+ * (so `async () => 'ack'` type-checks without `as const`); any value other than the three results is an
+ * unknown result, a handler failure.
+ */
+export type StreamHandlerResult = StreamWorkerResult | (string & Record<never, never>);
 
 /**
  * A per-delivery scope (seed 002: "each entry gets a new async DI scope, disposed after handling and
@@ -110,8 +117,8 @@ export interface StreamWorkerBaseOptions {
 
 /** A plain handler, or a per-delivery scope factory that resolves one. */
 export type StreamWorkerHandlerOptions<T> =
-  | { handler: StreamHandler<T>; createScope?: undefined }
-  | { createScope: (entry: StreamEntry) => StreamWorkerScope<T> | PromiseLike<StreamWorkerScope<T>>; handler?: undefined };
+  | { handler: StreamHandler<NoInfer<T>>; createScope?: undefined }
+  | { createScope: (entry: StreamEntry) => StreamWorkerScope<NoInfer<T>> | Promise<StreamWorkerScope<NoInfer<T>>>; handler?: undefined };
 
 /**
  * Options of `new StreamWorker(...)`. With a type argument other than {@link StreamEntry} a

@@ -369,9 +369,19 @@ class Reader {
       { binary: true, timeout: block + READ_DEADLINE_MARGIN_MS },
     );
     this.#parked = read;
+    read.catch(() => {});
+    // node-redis drops a command's timeout once it is written, so the client-side deadline of a
+    // parked read is ours: BLOCK plus a margin, then the connection is destroyed and replaced.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RespireTransportError(`StreamWorker read: no reply within BLOCK ${block} ms + ${READ_DEADLINE_MARGIN_MS} ms`)),
+        block + READ_DEADLINE_MARGIN_MS,
+      );
+    });
     try {
-      this.#clientId = await idPromise;
-      return parseReadReply(await read);
+      this.#clientId = await Promise.race([idPromise, deadline]);
+      return parseReadReply(await Promise.race([read, deadline]));
     } catch (error) {
       if (isErrorReply(error)) {
         const code = replyCode(error);
@@ -405,6 +415,7 @@ class Reader {
       await sleep(RETRY_BACKOFF_MS);
       return [];
     } finally {
+      clearTimeout(timer);
       this.#parked = undefined;
     }
   }

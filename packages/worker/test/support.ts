@@ -3,7 +3,8 @@ import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import { inject } from 'vitest';
 import type { RedisClientLike } from '@respire/core-scripts';
-import type { StreamWorkerLogger } from '../src/index.js';
+import type { StreamEntry, StreamWorkerBaseOptions, StreamWorkerHandlerOptions, StreamWorkerLogger } from '../src/index.js';
+import type {} from '@respire/harness/global-setup';
 
 /** A connected client of one kind, closed by `close`. */
 export interface Connection {
@@ -99,3 +100,8 @@ export async function range(conn: Connection, stream: string): Promise<[string, 
   const reply = (await conn.raw(stream, ['XRANGE', stream, '-', '+'])) as unknown[][];
   return reply.map((r) => [String(r[0]), (r[1] as unknown[]).map(String)]);
 }
+
+/** Worker options for tests: `client` optional (the suite's connection is the default). */
+export type TestOptions<T> = Omit<StreamWorkerBaseOptions, 'client'> & { client?: RedisClientLike } & StreamWorkerHandlerOptions<T> & {
+  deserialize?: (entry: StreamEntry) => T;
+};

@@ -11,6 +11,7 @@ import {
   targets,
   uniqueKeys,
   type Connection,
+  type TestOptions,
 } from './support.js';
 
 /** Seed 002 main paths, on node-redis 6 (RESP3), node-redis 5 (RESP2) and a 3-master Cluster. */
@@ -23,7 +24,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await Promise.allSettled(running.splice(0).map((w) => w.stop(2000)));
   });
 
-  async function start<T = StreamEntry>(options: Omit<StreamWorkerOptions<T>, 'client'> & { client?: StreamWorkerOptions<T>['client'] }): Promise<StreamWorker<T>> {
+  async function start<T = StreamEntry>(options: TestOptions<T>): Promise<StreamWorker<T>> {
     const worker = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as StreamWorkerOptions<T>);
     running.push(worker as StreamWorker<unknown>);
     await worker.start();

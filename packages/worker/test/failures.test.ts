@@ -1,0 +1,331 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { scripts, type RedisClientLike } from '@respire/core-scripts';
+import { StreamWorker, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, uniqueKeys, type Connection, type TestOptions } from './support.js';
+
+/**
+ * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
+ * These tests kill connections, so they run on a private server of their own.
+ */
+let server: RedisServerHandle;
+let conn: Connection;
+const running: StreamWorker<unknown>[] = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  conn = await standalone(server.url);
+});
+afterAll(async () => {
+  await conn.close();
+  await server.close();
+});
+afterEach(async () => {
+  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
+});
+
+function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
+  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as StreamWorkerOptions<T>);
+  running.push(w as StreamWorker<unknown>);
+  return w;
+}
+
+async function readerClientIds(): Promise<string[]> {
+  const list = String(await conn.raw('x', ['CLIENT', 'LIST']));
+  return list
+    .split('\n')
+    .filter((line) => line.includes('cmd=xreadgroup'))
+    .map((line) => /id=(\d+)/.exec(line)![1]!);
+}
+
+/** A loopback TCP proxy whose existing connections can be frozen (bytes silently dropped). */
+async function freezableProxy(port: number): Promise<{ url: string; freeze(skipFirst: number): void; close(): Promise<void> }> {
+  const pairs: { client: Socket; upstream: Socket; frozen: boolean }[] = [];
+  const proxy: Server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    const pair = { client, upstream, frozen: false };
+    pairs.push(pair);
+    client.on('data', (d) => void (pair.frozen || upstream.write(d)));
+    upstream.on('data', (d) => void (pair.frozen || client.write(d)));
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${address.port}`,
+    freeze: (skipFirst) => pairs.slice(skipFirst).forEach((p) => (p.frozen = true)),
+    close: async () => {
+      for (const p of pairs) p.client.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+describe('failure kinds (private standalone server)', () => {
+  it('a reader whose connection drops while parked in XREADGROUP BLOCK reconnects and keeps reading', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ stream, group: 'g', readWaitMs: 500, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+    await w.start();
+    await eventually(async () => (await readerClientIds()).length === 1);
+    const [id] = await readerClientIds();
+    await conn.raw('x', ['CLIENT', 'KILL', 'ID', id!]);
+    const added = Date.now();
+    await add(conn, stream, { k: 'after-outage' });
+    await eventually(() => seen.length === 1, 500 + 2000);
+    expect(Date.now() - added).toBeLessThan(500 + 2000);
+    expect(w.state).toBe('running');
+  });
+
+  it('a client-side deadline longer than BLOCK catches a read that never returns', async () => {
+    const proxy = await freezableProxy(server.port);
+    const client = createClient({ url: proxy.url });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const { stream } = uniqueKeys();
+      const seen: string[] = [];
+      const logger = recordingLogger();
+      const w = worker({ client, logger, stream, group: 'g', readWaitMs: 300, minimumIdleTimeMs: 500, recoveryPollIntervalMs: 1000, handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+      await w.start();
+      await sleep(100);
+      proxy.freeze(1); // the caller's connection keeps working; the reader's read never returns
+      await sleep(50);
+      await add(conn, stream, { k: 'x' });
+      await eventually(() => seen.length === 1, 300 + 2000 + 3000);
+      expect(logger.entries.some((e) => /reader connection lost/.test(e.message))).toBe(true);
+      // The frozen read took the entry and its reply was lost: the entry stayed pending to this consumer
+      // and the reader, freed by its deadline, recovered it after the minimum idle time.
+      await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+    } finally {
+      client.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('an operator CLIENT UNBLOCK ... ERROR (UNBLOCKED reply) is not a fault: the reader reads again', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ stream, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.id), 'ack') });
+    await w.start();
+    await eventually(async () => (await readerClientIds()).length === 1);
+    const [id] = await readerClientIds();
+    expect(await conn.raw('x', ['CLIENT', 'UNBLOCK', id!, 'ERROR'])).toBe(1);
+    await add(conn, stream, { k: 'v' });
+    await eventually(() => seen.length === 1);
+    expect(w.state).toBe('running');
+  });
+
+  it('a destroyed group (NOGROUP) is recreated when createGroup is true', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ stream, group: 'g', handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+    await w.start();
+    await sleep(50);
+    await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'g']);
+    await add(conn, stream, { k: 'a' });
+    await eventually(() => seen.includes('a'));
+    expect(w.state).toBe('running');
+  });
+
+  it('a stream deleted and recreated is recreated with its group when createGroup is true', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ stream, group: 'g', handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+    await w.start();
+    await sleep(50);
+    await conn.raw(stream, ['DEL', stream]);
+    await sleep(400);
+    await add(conn, stream, { k: 'b' });
+    await eventually(() => seen.includes('b'));
+  });
+
+  it('a destroyed group faults the worker clearly when createGroup is false', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const w = worker({ stream, group: 'g', createGroup: false, handler: () => 'ack' });
+    await w.start();
+    await sleep(50);
+    await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'g']);
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireServerError', message: expect.stringMatching(/createGroup is false/) });
+    expect(w.state).toBe('stopped');
+  });
+
+  it('pending entries whose bodies were deleted never reach a handler and leave the PEL (recovery and startup replay)', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const ids = [await add(conn, stream, { k: 'a' }), await add(conn, stream, { k: 'b' }), await add(conn, stream, { k: 'c' })];
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'dead-0', 'COUNT', '2', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'mine-0', 'COUNT', '1', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XDEL', stream, ids[0]!, ids[2]!]);
+    const seen: StreamEntry[] = [];
+    const w = worker({ stream, group: 'g', consumerName: 'mine', minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, handler: (e) => (seen.push(e), 'ack') });
+    await w.start();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+    expect(seen.map((e) => e.getString('k'))).toEqual(['b']);
+    expect(seen.every((e) => e.fields.length > 0)).toBe(true);
+  });
+
+  it('an abandoned final attempt is dead-lettered at the next recovery without calling the handler (reason delivery-limit)', async () => {
+    const { stream, dead } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const id = await add(conn, stream, { k: 'v' });
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'crashed-0', 'COUNT', '1', 'STREAMS', stream, '>']); // attempt 1 abandoned
+    let calls = 0;
+    const w = worker({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, handler: () => (calls++, 'ack') });
+    await w.start();
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    const [record] = await range(conn, dead);
+    expect(record![1]).toEqual(['_respire.source_id', id, '_respire.group', 'g', '_respire.attempt', '2', '_respire.reason', 'delivery-limit', '_respire.exception_type', '', 'k', 'v']);
+    expect(calls).toBe(0);
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+  });
+
+  it('the dead-letter script acknowledges a deleted source body without a record, and is fenced', async () => {
+    const { stream, dead } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const id = await add(conn, stream, { k: 'v' });
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', stream, '>']);
+    const run = (consumer: string, count: string) =>
+      conn.raw(stream, ['EVAL', scripts.workerDeadLetter.source, '2', stream, dead, 'g', consumer, id, count, 'explicit', '']);
+    expect(await run('other', '1')).toEqual([0, '']); // another owner: stale
+    expect(await run('c', '2')).toEqual([0, '']); // another attempt: stale
+    await conn.raw(stream, ['XDEL', stream, id]);
+    expect(await run('c', '1')).toEqual([2, '']);
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+    expect(await conn.raw(dead, ['EXISTS', dead])).toBe(0);
+  });
+
+  it('with deadLetterStream, an entry with more than 1,024 field/value pairs faults before the handler and stays pending', async () => {
+    const { stream, dead } = uniqueKeys();
+    const fields: string[] = [];
+    for (let i = 0; i < 1025; i++) fields.push(`f${i}`, 'v');
+    await conn.raw(stream, ['XADD', stream, '*', ...fields]);
+    let calls = 0;
+    const w = worker({ stream, group: 'g', deadLetterStream: dead, handler: () => (calls++, 'ack') });
+    await w.start();
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireValidationError', message: expect.stringMatching(/1025 field\/value pairs/) });
+    expect(calls).toBe(0);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    // Without a dead-letter stream there is no limit; 1,024 pairs are fine with one.
+    const { stream: s2, dead: d2 } = uniqueKeys();
+    await conn.raw(s2, ['XADD', s2, '*', ...fields]);
+    await conn.raw(s2, ['XADD', s2, '*', ...fields.slice(0, 2048)]);
+    const seen: number[] = [];
+    const w2 = worker({ stream: s2, group: 'g', handler: (e) => (seen.push(e.fields.length), 'ack') });
+    await w2.start();
+    const w3 = worker({ stream: s2, group: 'g3', deadLetterStream: d2, handler: () => 'dead-letter' });
+    await eventually(() => seen.length === 2);
+    expect(seen).toEqual([1025, 1024]);
+    await w3.start();
+    await expect(w3.done).rejects.toBeDefined(); // the first entry (1,025 pairs) faults w3
+  });
+
+  it('a rejected dead-letter write (wrong destination type) faults the worker and leaves the source pending', async () => {
+    const { stream, dead } = uniqueKeys();
+    await conn.raw(dead, ['SET', dead, 'not a stream']);
+    const w = worker({ stream, group: 'g', deadLetterStream: dead, handler: () => 'dead-letter' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireKeyTypeError' });
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+  });
+
+  it('a denied dead-letter XADD faults the worker and writes nothing; a denied XACK faults on ack', async () => {
+    const user = await createAclUser([server.url], `w-${Date.now()}`, ['~*', '+@all', '-xadd']);
+    const limited = await standalone(user.urlFor(server.url));
+    try {
+      const { stream, dead } = uniqueKeys();
+      await add(conn, stream, { k: 'v' });
+      const w = worker({ client: limited.client, stream, group: 'g', deadLetterStream: dead, handler: () => 'dead-letter' });
+      await w.start();
+      await expect(w.done).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      expect(await pendingCount(conn, stream, 'g')).toBe(1);
+      expect(await conn.raw(dead, ['EXISTS', dead])).toBe(0);
+    } finally {
+      await limited.close();
+    }
+    const noAck = await createAclUser([server.url], `a-${Date.now()}`, ['~*', '+@all', '-xack']);
+    const limited2 = await standalone(noAck.urlFor(server.url));
+    try {
+      const { stream } = uniqueKeys();
+      await add(conn, stream, { k: 'v' });
+      const w = worker({ client: limited2.client, stream, group: 'g', handler: () => 'ack' });
+      await w.start();
+      await expect(w.done).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    } finally {
+      await limited2.close();
+    }
+  });
+
+  it('a lost acknowledgement reply faults the worker and is never repeated', async () => {
+    const { stream } = uniqueKeys();
+    const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
+    let ackCalls = 0;
+    const lossy = {
+      sendCommand: async (args: unknown[], options?: unknown) => {
+        const isAck = (args[0] === 'EVALSHA' && args[1] === scripts.workerAck.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerAck.source);
+        const reply = await real.sendCommand(args, options);
+        if (isAck) {
+          ackCalls++;
+          throw new Error('Socket closed unexpectedly');
+        }
+        return reply;
+      },
+      duplicate: () => real.duplicate(),
+    } as unknown as RedisClientLike;
+    const w = worker({ client: lossy, stream, group: 'g', handler: () => 'ack' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireTransportError', code: 'TRANSPORT_FAILED' });
+    expect(ackCalls).toBe(1);
+    expect(await pendingCount(conn, stream, 'g')).toBe(0); // it did commit: the reply was lost, not the ack
+  });
+
+  it('never deletes a consumer that owns pending entries (no XGROUP DELCONSUMER)', async () => {
+    const { stream } = uniqueKeys();
+    const w = worker({ stream, group: 'g', consumerName: 'keep', handler: () => 'nack' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
+    await w.stop();
+    const consumers = (await conn.raw(stream, ['XINFO', 'CONSUMERS', stream, 'g'])) as unknown[];
+    expect(JSON.stringify(consumers)).toContain('keep-0');
+    expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'keep-0', count: 1 }]);
+  });
+
+  it('deleteAcknowledgedEntries on Redis < 8.2 acknowledges with XACK and keeps the body', async () => {
+    const { stream } = uniqueKeys();
+    const w = worker({ stream, group: 'g', deleteAcknowledgedEntries: true, handler: () => 'ack' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await range(conn, stream)).length === 1 && (await pendingCount(conn, stream, 'g')) === 0 && (await sleep(50), true));
+    const info = String(await conn.raw('x', ['INFO', 'SERVER']));
+    const major = Number(/redis_version:(\d+)\.(\d+)/.exec(info)![1]);
+    const minor = Number(/redis_version:(\d+)\.(\d+)/.exec(info)![2]);
+    if (major < 8 || (major === 8 && minor < 2)) expect((await range(conn, stream)).length).toBe(1);
+    else expect((await range(conn, stream)).length).toBe(0);
+  });
+
+  it('each reader runs at most one recovery page of batchSize entries per recoveryPollIntervalMs', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    for (let i = 0; i < 6; i++) await add(conn, stream, { i: String(i) });
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'gone-0', 'COUNT', '6', 'STREAMS', stream, '>']);
+    const seen: number[] = [];
+    const started = Date.now();
+    const w = worker({ stream, group: 'g', batchSize: 2, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 600, handler: () => (seen.push(Date.now() - started), 'ack') });
+    await w.start();
+    await eventually(() => seen.length === 6, 5000);
+    // Pages at ~0, ~600, ~1200 ms: two entries each.
+    expect(seen.filter((t) => t < 400).length).toBe(2);
+    expect(seen.filter((t) => t < 1000).length).toBe(4);
+    expect(seen[5]).toBeGreaterThanOrEqual(1100);
+  });
+});
