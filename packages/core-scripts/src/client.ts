@@ -20,7 +20,16 @@ export type RedisClientLike = StandaloneClientLike | ClusterClientLike;
 
 /** node-redis `RESP_TYPES.BLOB_STRING`; mapping it to Buffer keeps payload bytes intact. */
 const BLOB_STRING = 36;
-const BINARY = { typeMapping: { [BLOB_STRING]: Buffer } };
+
+/** How Respire's own commands are sent. */
+export interface CommandTargetOptions {
+  /**
+   * Per-command client timeout for Respire's commands, in ms; 0 disables it. When undefined the
+   * client's own setting applies (node-redis 6 defaults to 5,000 ms and creates a timer per
+   * command). A command that times out after it was written has an unknown outcome.
+   */
+  commandTimeoutMs?: number;
+}
 
 /** Sends commands to the node that serves a key: the client itself, or the slot's master in a Cluster. */
 export interface CommandTarget {
@@ -36,21 +45,24 @@ export interface CommandTarget {
  * Wraps a caller's node-redis client. Works with standalone clients and `createCluster`.
  * @throws {RespireValidationError} when `client` is not a node-redis client.
  */
-export function commandTarget(client: unknown, argument = 'client'): CommandTarget {
+export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
   const candidate = client as { sendCommand?: unknown; masters?: unknown } | null;
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function') {
     throw new RespireValidationError(argument, 'must be a node-redis client from createClient() or createCluster()');
   }
+  const timeout = options.commandTimeoutMs === undefined ? {} : { timeout: options.commandTimeoutMs };
+  const plain = options.commandTimeoutMs === undefined ? undefined : timeout;
+  const binary = { ...timeout, typeMapping: { [BLOB_STRING]: Buffer } };
   if ('masters' in candidate && Array.isArray(candidate.masters)) {
     const cluster = candidate as ClusterClientLike;
     return {
       isCluster: true,
-      send: (firstKey, args, binary) => cluster.sendCommand(firstKey, false, args, binary ? BINARY : undefined),
+      send: (firstKey, args, asBinary) => cluster.sendCommand(firstKey, false, args, asBinary ? binary : plain),
     };
   }
   const standalone = candidate as StandaloneClientLike;
   return {
     isCluster: false,
-    send: (_firstKey, args, binary) => (binary ? standalone.sendCommand(args, BINARY) : standalone.sendCommand(args)),
+    send: (_firstKey, args, asBinary) => standalone.sendCommand(args, asBinary ? binary : plain),
   };
 }

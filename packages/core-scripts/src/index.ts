@@ -18,7 +18,7 @@ export { crc16, hashTagOf, keySlot } from './slots.js';
 export { assertSameSlot, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';
 export { commandTarget } from './client.js';
-export type { CommandTarget, RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './client.js';
+export type { CommandTarget, CommandTargetOptions, RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './client.js';
 export { runScript } from './runner.js';
 export type { RunScriptOptions } from './runner.js';
 export type { ScriptDefinition } from './script.js';

@@ -51,6 +51,14 @@ export interface ReliableQueueOptions<T> {
   keyPrefix?: string;
   /** Hooks for metrics and tracing (`@respire/otel`). */
   instrumentation?: QueueInstrumentation;
+  /**
+   * Client-side timeout of each of the queue's commands, in ms (0..2^31-1); 0 disables it.
+   * Undefined keeps the client's own setting (node-redis 6: 5,000 ms, with a timer per
+   * command — `0` made the queue about 3× faster in `pnpm bench`). A command that times out
+   * after it was written has an unknown outcome (`RespireTransportError`); nothing is retried.
+   * @defaultValue undefined (the client's setting)
+   */
+  commandTimeoutMs?: number;
 }
 
 /** Options of {@link ReliableQueue.send}. */
@@ -160,7 +168,8 @@ export class ReliableQueue<T> {
     this.#keys = queueKeys(name, options.keyPrefix);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, 2_147_483_647);
-    this.#target = commandTarget(client);
+    const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
+    this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
     this.#instrumentation = options.instrumentation;
     this.name = name;
     this.streamKey = this.#keys.stream;

@@ -108,13 +108,28 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('rounds fractional durations up instead of rejecting them', async () => {
     const calls: unknown[][] = [];
     const capturing = new ReliableQueue(
-      { sendCommand: async (args: unknown[]) => { calls.push(args); return [0]; } },
+      { sendCommand: async (args: readonly unknown[]) => { calls.push([...args]); return [0]; } },
       'q',
       { codec: utf8Codec },
     );
     await capturing.receive(0.2);
     await capturing.receive(1500.01);
     expect(calls.map((args) => args[7])).toEqual(['1', '1501']);
+  });
+
+  it('passes commandTimeoutMs with every command when set, and validates it', async () => {
+    const seen: unknown[] = [];
+    const capturing = new ReliableQueue(
+      { sendCommand: async (_args: readonly unknown[], options?: object) => { seen.push(options); return [0]; } },
+      'q',
+      { codec: utf8Codec, commandTimeoutMs: 0 },
+    );
+    await capturing.receive(1000);
+    await capturing.send('x');
+    expect(seen[0]).toMatchObject({ timeout: 0 });
+    expect(seen[1]).toEqual({ timeout: 0 });
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, commandTimeoutMs: -1 }), 'commandTimeoutMs');
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, commandTimeoutMs: Number.NaN }), 'commandTimeoutMs');
   });
 
   it('reports an encode failure as a codec error without sending', async () => {

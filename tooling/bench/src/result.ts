@@ -1,0 +1,34 @@
+import { delta, sampleServer } from './server-stats.js';
+
+/** One measured figure set. */
+export interface ThroughputResult {
+  readonly scenario: string;
+  readonly messages: number;
+  readonly seconds: number;
+  readonly messagesPerSecond: number;
+  /** Redis CPU (user + sys) per message, µs. */
+  readonly redisCpuUsPerMessage: number;
+  /** Commands the server executed per message, scripts' inner commands included. */
+  readonly serverCommandsPerMessage: number;
+}
+
+type Raw = { sendCommand(args: string[]): Promise<unknown> };
+
+/** Times `run` and reads the server's CPU and command counts around it. */
+export async function measureThroughput(scenario: string, admin: Raw, messages: number, run: () => Promise<void>): Promise<ThroughputResult> {
+  const before = await sampleServer(admin);
+  const started = process.hrtime.bigint();
+  await run();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const d = delta(before, await sampleServer(admin));
+  return {
+    scenario,
+    messages,
+    seconds,
+    messagesPerSecond: messages / seconds,
+    redisCpuUsPerMessage: d.cpuUs / messages,
+    serverCommandsPerMessage: d.commandCalls / messages,
+  };
+}
+
+export const payloadOf = (bytes: number) => Buffer.alloc(bytes, 'x');
