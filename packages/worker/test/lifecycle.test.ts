@@ -1,0 +1,240 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StreamWorker, StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type StreamEntry } from '../src/index.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
+
+/** Shutdown, scopes, the host and the instrumentation seam (node-redis 6, standalone harness server). */
+let conn: Connection;
+const running: StreamWorker<unknown>[] = [];
+beforeAll(async () => void (conn = await targets[0]!.connect()));
+afterAll(async () => conn.close());
+afterEach(async () => {
+  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
+});
+
+function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
+  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as never);
+  running.push(w as StreamWorker<unknown>);
+  return w;
+}
+
+describe('shutdown (seed 002 "Shutdown")', () => {
+  it('readers stop at once, in-flight handlers drain and are acknowledged, undispatched entries stay pending', async () => {
+    const { stream } = uniqueKeys();
+    for (const k of ['a', 'b', 'c']) await add(conn, stream, { k });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const seen: string[] = [];
+    let aborted = false;
+    const w = worker({
+      stream,
+      group: 'g',
+      batchSize: 3,
+      handler: async (e, signal) => {
+        seen.push(e.getString('k')!);
+        await gate;
+        aborted = signal.aborted;
+        return 'ack';
+      },
+    });
+    await w.start();
+    await eventually(() => seen.length === 1);
+    const stopping = w.stop(5000);
+    await sleep(100);
+    expect(w.state).toBe('stopping');
+    release();
+    await stopping;
+    await w.done;
+    expect(aborted).toBe(false);
+    expect(seen).toEqual(['a']);
+    const pending = await pendingEntries(conn, stream, 'g');
+    expect(pending.map((p) => p.count)).toEqual([1, 1]); // b and c: read, never dispatched
+    expect(await pendingCount(conn, stream, 'g')).toBe(2);
+  });
+
+  it('at the shutdown timeout handlers are aborted; one that ignores the abort keeps its scope until it finishes and is not acknowledged', async () => {
+    const { stream } = uniqueKeys();
+    await add(conn, stream, { k: 'a' });
+    const events: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const w = worker({
+      stream,
+      group: 'g',
+      createScope: () => ({
+        handler: async (_e, signal) => {
+          events.push('handler');
+          signal.addEventListener('abort', () => events.push('aborted'));
+          await gate; // ignores the abort
+          events.push('finished');
+          return 'ack';
+        },
+        dispose: () => void events.push('disposed'),
+      }),
+    });
+    await w.start();
+    await eventually(() => events.includes('handler'));
+    const began = Date.now();
+    await w.stop(300);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - began).toBeLessThan(1500);
+    expect(events).toEqual(['handler', 'aborted']);
+    release();
+    await eventually(() => events.includes('disposed'));
+    expect(events).toEqual(['handler', 'aborted', 'finished', 'disposed']);
+    await sleep(100);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1); // its ack was not sent
+  });
+});
+
+describe('scopes (seed 002: a new scope per entry, disposed after handling and acknowledgement)', () => {
+  it('creates a fresh scope per entry and disposes it after completion', async () => {
+    const { stream } = uniqueKeys();
+    const scopes: { id: number; disposedAfterAck?: boolean }[] = [];
+    const w = worker({
+      stream,
+      group: 'g',
+      createScope: () => {
+        const scope: { id: number; disposedAfterAck?: boolean } = { id: scopes.length };
+        scopes.push(scope);
+        return {
+          handler: async () => 'ack',
+          dispose: async () => {
+            scope.disposedAfterAck = (await pendingCount(conn, stream, 'g')) === 0;
+          },
+        };
+      },
+    });
+    await w.start();
+    await add(conn, stream, { k: 'a' });
+    await eventually(() => scopes[0]?.disposedAfterAck !== undefined);
+    await add(conn, stream, { k: 'b' });
+    await eventually(() => scopes[1]?.disposedAfterAck !== undefined);
+    expect(scopes).toEqual([{ id: 0, disposedAfterAck: true }, { id: 1, disposedAfterAck: true }]);
+  });
+
+  it('a scope creation failure faults the worker; the entry stays pending', async () => {
+    const { stream } = uniqueKeys();
+    class ContainerError extends Error {}
+    const w = worker({ stream, group: 'g', createScope: () => Promise.reject(new ContainerError('db down')) });
+    await w.start();
+    await add(conn, stream, { k: 'a' });
+    await expect(w.done).rejects.toMatchObject({ message: expect.stringMatching(/scope creation failed \(ContainerError\)/) });
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+  });
+
+  it('a scope disposal failure faults the worker (after the entry was completed)', async () => {
+    const { stream } = uniqueKeys();
+    const w = worker({ stream, group: 'g', createScope: () => ({ handler: () => 'ack', dispose: () => Promise.reject(new RangeError('x')) }) });
+    await w.start();
+    await add(conn, stream, { k: 'a' });
+    await expect(w.done).rejects.toMatchObject({ message: expect.stringMatching(/scope disposal failed \(RangeError\)/) });
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+  });
+});
+
+describe('StreamWorkerHost', () => {
+  it('rejects a duplicate telemetryName at add, including the default', () => {
+    const host = new StreamWorkerHost({ handleSignals: false });
+    host.add({ client: conn.client, stream: 's1', group: 'g', handler: () => 'ack' });
+    expect(() => host.add({ client: conn.client, stream: 's2', group: 'g', handler: () => 'ack' })).toThrow(
+      expect.objectContaining({ name: 'RespireValidationError', argument: 'telemetryName' }),
+    );
+    host.add({ client: conn.client, stream: 's2', group: 'g', telemetryName: 'orders', handler: () => 'ack' });
+    expect(() => host.add({ client: conn.client, stream: 's3', group: 'g', telemetryName: 'orders', handler: () => 'ack' })).toThrow(/already used/);
+  });
+
+  it("'stop-all' stops every worker when one faults and rejects done with the fault", async () => {
+    const a = uniqueKeys();
+    const b = uniqueKeys();
+    const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 1000, logger: recordingLogger() });
+    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, createScope: () => Promise.reject(new Error('x')) });
+    const healthy = host.add({ client: conn.client, stream: b.stream, group: 'g', telemetryName: 'b', readWaitMs: 200, handler: () => 'ack' });
+    await host.start();
+    await add(conn, a.stream, { k: 'v' });
+    await expect(host.done).rejects.toMatchObject({ message: expect.stringMatching(/scope creation failed/) });
+    expect(faulty.state).toBe('stopped');
+    expect(healthy.state).toBe('stopped');
+  });
+
+  it("'ignore' keeps the other workers running", async () => {
+    const a = uniqueKeys();
+    const b = uniqueKeys();
+    const host = new StreamWorkerHost({ handleSignals: false, faultPolicy: 'ignore', logger: recordingLogger() });
+    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, logger: recordingLogger(), createScope: () => Promise.reject(new Error('x')) });
+    const seen: string[] = [];
+    const healthy = host.add({ client: conn.client, stream: b.stream, group: 'g', telemetryName: 'b', readWaitMs: 200, handler: (e) => (seen.push(e.id), 'ack') });
+    await host.start();
+    await add(conn, a.stream, { k: 'v' });
+    await expect(faulty.done).rejects.toBeDefined();
+    await add(conn, b.stream, { k: 'v' });
+    await eventually(() => seen.length === 1);
+    expect(healthy.state).toBe('running');
+    await host.stop();
+    await expect(host.done).resolves.toBeUndefined();
+  });
+
+  it('SIGTERM stops every worker gracefully; the listeners are removed afterwards', async () => {
+    const a = uniqueKeys();
+    const before = process.listenerCount('SIGTERM');
+    const host = new StreamWorkerHost({ logger: recordingLogger() });
+    const w = host.add({ client: conn.client, stream: a.stream, group: 'g', readWaitMs: 5000, handler: () => 'ack' });
+    await host.start();
+    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+    process.emit('SIGTERM');
+    await host.done;
+    expect(w.state).toBe('stopped');
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+  });
+});
+
+describe('instrumentation seam', () => {
+  it('reports each delivery with its trace-context fields and outcome, and confirmed dead letters; throwing hooks change nothing', async () => {
+    const { stream, dead } = uniqueKeys();
+    const starts: DeliveryStart[] = [];
+    const outcomes: DeliveryOutcome[] = [];
+    const reasons: string[] = [];
+    const w = worker({
+      stream,
+      group: 'g',
+      deadLetterStream: dead,
+      telemetryName: 'orders',
+      instrumentation: {
+        startDelivery: (s) => {
+          starts.push(s);
+          return {
+            end: (o) => {
+              outcomes.push(o);
+              throw new Error('hook bug');
+            },
+          };
+        },
+        deadLettered: (e) => {
+          reasons.push(e.reason);
+          throw new Error('hook bug');
+        },
+      },
+      handler: (e) => (e.getString('k') === 'dl' ? 'dead-letter' : 'ack'),
+    });
+    await w.start();
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await add(conn, stream, { k: 'a', traceparent: tp, tracestate: 'v=1' });
+    await conn.raw(stream, ['XADD', stream, '*', 'k', 'dl', 'traceparent', tp, 'traceparent', tp]);
+    await eventually(() => outcomes.length === 2);
+    expect(starts[0]).toMatchObject({ telemetryName: 'orders', deliveryCount: 1, traceParent: tp, traceState: 'v=1' });
+    expect(starts[1]).toMatchObject({ traceParent: undefined }); // a duplicate parent starts a new root
+    expect(outcomes).toEqual(['ack', 'dead-letter']);
+    expect(reasons).toEqual(['explicit']);
+    expect((await range(conn, dead)).length).toBe(1);
+    expect(w.state).toBe('running');
+  });
+
+  it('traceParentField null disables extraction; renamed fields are read', async () => {
+    const { stream } = uniqueKeys();
+    const starts: DeliveryStart[] = [];
+    const w = worker({ stream, group: 'g', traceParentField: 'tp', traceStateField: null, instrumentation: { startDelivery: (s) => void starts.push(s) }, handler: () => 'ack' });
+    await w.start();
+    await add(conn, stream, { tp: 'x', tracestate: 'y' });
+    await eventually(() => starts.length === 1);
+    expect(starts[0]).toMatchObject({ traceParent: 'x', traceState: undefined });
+  });
+});
