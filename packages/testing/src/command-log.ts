@@ -1,0 +1,58 @@
+/** One command the fake server received or a script called. */
+export interface LoggedCommand {
+  /** Increasing number, from 1. */
+  readonly seq: number;
+  /** Server clock when it ran, Unix ms. */
+  readonly atMs: number;
+  /** CLIENT ID of the connection. */
+  readonly clientId: number;
+  /** Upper-case command name, `XGROUP CREATE` style for subcommands. */
+  readonly name: string;
+  /** Arguments after the name, as UTF-8 text (binary bytes may be replaced). */
+  readonly args: readonly string[];
+  /** `client` for a command sent by a client, `script` for redis.call/pcall, `multi` for one run by EXEC. */
+  readonly origin: 'client' | 'script' | 'multi';
+  /** SHA1 of the running script for `script` entries. */
+  readonly scriptSha?: string;
+}
+
+/**
+ * The commands the server received, for assertions (`server.commandLog`).
+ * Keeps the last {@link limit} entries.
+ */
+export class CommandLog {
+  private items: LoggedCommand[] = [];
+  private seq = 0;
+
+  /**
+   * @param limit - how many entries to keep; older ones are dropped. @defaultValue 10000
+   */
+  constructor(readonly limit = 10_000) {}
+
+  /** @internal */
+  record(entry: Omit<LoggedCommand, 'seq'>): void {
+    this.items.push({ seq: ++this.seq, ...entry });
+    if (this.items.length > this.limit) this.items.splice(0, this.items.length - this.limit);
+  }
+
+  /** Every kept entry, oldest first. */
+  entries(): readonly LoggedCommand[] {
+    return this.items;
+  }
+
+  /** Names of the kept entries, oldest first; pass an origin to filter (e.g. `'client'`). */
+  names(origin?: LoggedCommand['origin']): string[] {
+    return this.items.filter((e) => origin === undefined || e.origin === origin).map((e) => e.name);
+  }
+
+  /** Entries whose name equals `name` (case-insensitive). */
+  find(name: string): LoggedCommand[] {
+    const upper = name.toUpperCase();
+    return this.items.filter((e) => e.name === upper);
+  }
+
+  /** Forgets every entry. */
+  clear(): void {
+    this.items = [];
+  }
+}

@@ -1,0 +1,33 @@
+import { aclCommands } from './acl-commands.js';
+import { hashCommands } from './hashes.js';
+import { keyCommands } from './keys.js';
+import { scriptingCommands } from './scripting.js';
+import { serverCommands } from './server.js';
+import { streamGroupCommands } from './stream-groups.js';
+import { streamReadCommands } from './stream-read.js';
+import { streamCommands } from './streams.js';
+import { stringCommands } from './strings.js';
+import type { CommandSpec } from './types.js';
+import { zsetCommands } from './zsets.js';
+
+/** The full command table, by lower-case name. */
+export function commandTable(): Map<string, CommandSpec> {
+  const all = [
+    ...keyCommands,
+    ...stringCommands,
+    ...hashCommands,
+    ...zsetCommands,
+    ...streamCommands,
+    ...streamReadCommands,
+    ...streamGroupCommands,
+    ...scriptingCommands,
+    ...serverCommands,
+    ...aclCommands,
+  ];
+  return new Map(all.map((spec) => [spec.name, spec]));
+}
+
+/** Finds the container command of a subcommand spec (for ACL rules such as `+xgroup`). */
+export function parentFinder(table: ReadonlyMap<string, CommandSpec>): (spec: CommandSpec) => CommandSpec | undefined {
+  return (spec) => table.get(spec.name.split('|')[0]!);
+}
