@@ -182,7 +182,7 @@ function xpending(ctx: CommandContext): Reply {
     if (pel.length === 0) return [0, null, null, null];
     const counts = new Map<string, number>();
     for (const p of pel) counts.set(p.consumer, (counts.get(p.consumer) ?? 0) + 1);
-    return [pel.length, pel[0]!.key, pel[pel.length - 1]!.key, [...counts].map(([c, n]) => [c, String(n)])];
+    return [pel.length, pel[0]!.key, pel[pel.length - 1]!.key, [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([c, n]) => [c, String(n)])];
   }
   let i = 0;
   let minIdle = 0;

@@ -39,10 +39,15 @@ function parseRead(ctx: CommandContext, start: number, group: boolean): ReadOpti
     } else if (option === 'STREAMS') break;
     else fail();
   }
+  if (options.blockMs !== undefined && ctx.inScript && ctx.model.redis7) {
+    throw new CommandError(`ERR ${group ? 'XREADGROUP' : 'XREAD'} command is not allowed with BLOCK option from scripts`);
+  }
   const rest = args.slice(i + 1);
   if (i >= args.length || rest.length === 0 || rest.length % 2 !== 0) {
     throw new CommandError(
-      `ERR Unbalanced '${group ? 'xreadgroup' : 'xread'}' list of streams: for each stream key an ID or '>' must be specified.`,
+      group
+        ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
+        : "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
     );
   }
   options.keys = rest.slice(0, rest.length / 2);

@@ -122,6 +122,23 @@ export function readReply(f: Fengari, L: LuaState, names: LuaNames, depth = 0): 
     return new DoubleReply(value);
   }
   lua.lua_pop(L, 1);
+  for (const kind of ['map', 'set'] as const) {
+    if (lua.lua_getfield(L, -1, names[kind]) === lua.LUA_TTABLE) {
+      const entries: Array<[Reply, Reply]> = [];
+      lua.lua_pushnil(L);
+      while (lua.lua_next(L, -2)) {
+        const value = readReply(f, L, names, depth + 1);
+        lua.lua_pop(L, 1);
+        lua.lua_pushvalue(L, -1);
+        const key = readReply(f, L, names, depth + 1);
+        lua.lua_pop(L, 1);
+        entries.push([key, value]);
+      }
+      lua.lua_pop(L, 1);
+      return kind === 'map' ? new MapReply(entries) : new SetReply(entries.map(([k]) => k));
+    }
+    lua.lua_pop(L, 1);
+  }
   const items: Reply[] = [];
   for (let i = 1; ; i++) {
     if (lua.lua_rawgeti(L, -1, i) === lua.LUA_TNIL) {

@@ -40,6 +40,7 @@ export interface LuaApi {
   lua_rawequal(L: LuaState, a: number, b: number): boolean;
   lua_rawget(L: LuaState, index: number): number;
   lua_pushvalue(L: LuaState, index: number): void;
+  lua_next(L: LuaState, index: number): boolean;
 }
 
 export interface LauxApi {

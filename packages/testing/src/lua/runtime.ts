@@ -21,7 +21,11 @@ end
 local dbg = debug
 local function err_handler(err)
   local i = dbg.getinfo(2, 'nSl')
-  if i and i.what == 'C' then i = dbg.getinfo(3, 'nSl') end
+  for level = 2, 8 do
+    local info = dbg.getinfo(level, 'nSl')
+    if not info then break end
+    if info.what ~= 'C' and info.source ~= '=[JS]' and info.source ~= '=prelude' then i = info break end
+  end
   if type(err) ~= 'table' then err = { err = 'ERR ' .. tostring(err) } end
   if i then
     err['source'] = i.source
@@ -128,7 +132,7 @@ export class LuaRuntime implements ScriptRunner {
     const { lua, lauxlib, to_luastring } = this.f;
     const code = toLuaBytes(floatLiterals(body));
     if (lauxlib.luaL_loadbuffer(this.L, code, code.length, to_luastring('@user_script')) !== lua.LUA_OK) {
-      const message = fromLuaBytes(lua.lua_tolstring(this.L, -1));
+      const message = fromLuaBytes(lua.lua_tolstring(this.L, -1)).replace(/ near <eof>$/, " near '<eof>'");
       lua.lua_settop(this.L, 0);
       throw new CommandError(`ERR Error compiling script (new function): ${message}`);
     }
