@@ -33,7 +33,9 @@ if #valid == 0 then return reply end
 
 respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
 respire_allow(deliveries, 'HSET', deliveries, 'x', 'x')
-local due = respire_int(now + tonumber(ARGV[1]))
+-- Delay 0 is due at once; a positive delay rounds up, never shorter than asked.
+local delay = tonumber(ARGV[1])
+local due = respire_int(delay == 0 and math.floor(now) or math.ceil(now) + delay)
 local scores, revoked = {}, {}
 for _, i in ipairs(valid) do
   local id = ids[i]

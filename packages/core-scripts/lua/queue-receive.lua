@@ -21,7 +21,7 @@ ARGV[5]  consumer group and consumer name      (the queue's private group)
 
 Reply    { deadLettered, id1, payload1, count1, id2, payload2, count2, ... }
          redelivered entries first (oldest deadline first), then new entries in stream order;
-         each receipt is "<count>.<token>".
+         each receipt is "<count>.<token>.<position in the batch, from 1>".
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 ]]
 --@include server
@@ -37,11 +37,11 @@ respire_expect_type(deadlines, 'zset')
 respire_expect_type(deliveries, 'hash')
 
 local now = respire_now_ms()
-local deadline = respire_int(now + visibility)
+local deadline = respire_int(math.ceil(now) + visibility)
 
 -- Plan: classify the due entries before writing anything.
 local redeliver, exhausted, vanished = {}, {}, {}
-local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', respire_int(now), 'LIMIT', 0, max)
+local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', respire_ms(now), 'LIMIT', 0, max)
 if #due > 0 then
   local metas = redis.call('HMGET', deliveries, unpack(due))
   for i, id in ipairs(due) do
@@ -116,7 +116,7 @@ local function lease(id, payload, count)
   scores[#scores + 1] = deadline
   scores[#scores + 1] = id
   metas[#metas + 1] = id
-  metas[#metas + 1] = respire_int(count) .. '.' .. token
+  metas[#metas + 1] = respire_int(count) .. '.' .. token .. '.' .. respire_int(#scores / 2)
   reply[#reply + 1] = id
   reply[#reply + 1] = payload
   reply[#reply + 1] = count

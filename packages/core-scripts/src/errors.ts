@@ -135,7 +135,10 @@ export function toRespireError(error: unknown, operation: string): RespireError 
     return new RespireTransportError(`${operation}: the outcome is unknown (${describe(error)})`, { cause: error });
   }
   const message = error.message;
-  const code = /^(?:ERR )?(?:RESPIRE_)?([A-Z]+)/.exec(message)?.[1];
+  // A script command refused by ACL: "ERR The user executing the script can't run this command
+  // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
+  const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
+  const code = aclRefusal ? 'NOPERM' : /^(?:ERR )?(?:RESPIRE_)?([A-Z]+)/.exec(message)?.[1];
   const text = message.replace(/^(?:ERR )?RESPIRE_[A-Z]+ /, '').replace(/ script: .*$/s, '');
   switch (code) {
     case 'WRONGTYPE':

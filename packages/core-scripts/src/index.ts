@@ -15,7 +15,7 @@ export {
 export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
 export { MAX_DURATION_MS, toDurationMs, toIntegerInRange } from './durations.js';
 export { crc16, hashTagOf, keySlot } from './slots.js';
-export { assertSameSlot, queueKeys, toKeyPrefix } from './keys.js';
+export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';
 export { commandTarget } from './client.js';
 export type { CommandTarget, CommandTargetOptions, RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './client.js';

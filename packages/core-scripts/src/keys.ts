@@ -35,7 +35,18 @@ export function assertSameSlot(keys: Readonly<Record<string, string>>): void {
 export function toKeyPrefix(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value !== 'string') throw new RespireValidationError('keyPrefix', `must be a string, got ${typeof value}`);
+  if (!isWellFormedText(value)) throw new RespireValidationError('keyPrefix', 'must be well-formed Unicode (no lone surrogates)');
   return value;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True when `text` has no lone UTF-16 surrogates. Keys are sent as UTF-8, where every lone
+ * surrogate becomes U+FFFD, so two different ill-formed names could resolve to one key.
+ */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
 }
 
 /** The resolved keys of one reliable queue. */
@@ -66,6 +77,7 @@ export function queueKeys(name: unknown, keyPrefix: unknown): QueueKeys {
     throw new RespireValidationError('name', 'a queue name must be a nonblank string');
   }
   if (/[{}]/.test(name)) throw new RespireValidationError('name', `a queue name must not contain '{' or '}', got '${name}'`);
+  if (!isWellFormedText(name)) throw new RespireValidationError('name', 'a queue name must be well-formed Unicode (no lone surrogates)');
   const prefix = toKeyPrefix(keyPrefix);
   const hashTag = `{respire-queue:${name}}`;
   const base = `${prefix}${hashTag}`;

@@ -44,6 +44,7 @@ export async function instrumented<R>(
   start: QueueOperationStart,
   operation: () => Promise<R>,
   describe: (result: R) => QueueOperationEnd,
+  describeError: (error: unknown) => QueueOperationEnd = (error) => ({ error }),
 ): Promise<R> {
   if (!instrumentation) return operation();
   let scope: Scope;
@@ -57,7 +58,7 @@ export async function instrumented<R>(
     safeEnd(scope, () => describe(result));
     return result;
   } catch (error) {
-    safeEnd(scope, () => ({ error }));
+    safeEnd(scope, () => describeError(error));
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import {
   RespireServerError,
   RespireValidationError,
   commandTarget,
+  isWellFormedText,
   queueKeys,
   runScript,
   scripts,
@@ -31,7 +32,7 @@ export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
 
 const ENTRY_ID = /^\d+-\d+$/;
-const RECEIPT = /^\d+\.[A-Za-z0-9_-]{16}$/;
+const RECEIPT = /^\d+\.[A-Za-z0-9_-]{16}\.\d{1,4}$/;
 
 /** Options of a {@link ReliableQueue}. */
 export interface ReliableQueueOptions<T> {
@@ -193,7 +194,7 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = options;
+    const { deduplicationId, deduplicationWindowMs } = toOptions<SendOptions>(options);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
     const bytes = this.#encode(payload);
@@ -240,7 +241,7 @@ export class ReliableQueue<T> {
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', options.max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const max = toIntegerInRange('max', toOptions<ReceiveOptions>(options).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     let deadLettered = 0;
     return instrumented(
       this.#instrumentation,
@@ -258,6 +259,8 @@ export class ReliableQueue<T> {
         return this.#decodeBatch(reply, token);
       },
       (messages) => ({ completed: messages.length, deadLettered }),
+      // A decode failure still leaves the moves made: report them.
+      (error) => ({ error, deadLettered }),
     );
   }
 
@@ -363,7 +366,8 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt: `${deliveryCount}.${token}` });
+      // As the script stored it: the call's token and the message's position in the batch.
+      messages.push({ id, payload, deliveryCount, receipt: `${deliveryCount}.${token}.${messages.length + 1}` });
     }
     return messages;
   }
@@ -377,9 +381,18 @@ export class ReliableQueue<T> {
   }
 }
 
+function toOptions<O extends object>(options: unknown): Partial<O> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null) throw new RespireValidationError('options', 'must be an object when given');
+  return options as Partial<O>;
+}
+
 function checkDeduplicationId(id: unknown): void {
   if (typeof id !== 'string' || id.length === 0) {
     throw new RespireValidationError('deduplicationId', 'must be a nonempty string');
+  }
+  if (!isWellFormedText(id)) {
+    throw new RespireValidationError('deduplicationId', 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
     throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);

@@ -255,7 +255,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const queue = queueOf();
     for (let i = 0; i < 4; i++) await queue.send(`m${i}`);
     const batch = await queue.receive(30_000);
-    const stale = { id: batch[0]!.id, receipt: `9.${'A'.repeat(16)}` };
+    const stale = { id: batch[0]!.id, receipt: `9.${'A'.repeat(16)}.1` };
     expect(await queue.ackMany([batch[0]!, stale, batch[1]!, batch[1]!])).toEqual([true, false, true, false]);
     expect(await queue.nackMany([batch[2]!, batch[3]!], 0)).toEqual([true, true]);
     expect((await queue.receive(30_000)).map((m) => m.deliveryCount)).toEqual([2, 2]);

@@ -37,7 +37,7 @@ async function expectRejectsValidation(run: () => Promise<unknown>, argument: st
 describe('bad input fails before any I/O with a typed error', () => {
   const { client, sent } = recordingClient();
   const queue = new ReliableQueue(client, 'orders', { codec: utf8Codec });
-  const message = { id: '1-0', receipt: `1.${'a'.repeat(16)}` };
+  const message = { id: '1-0', receipt: `1.${'a'.repeat(16)}.1` };
 
   it.each([
     ['', 'name'],

@@ -1,9 +1,11 @@
 --[[ include: leases
 Delivery metadata of the reliable queue. The deliveries hash maps an entry ID to
-"<deliveryCount>.<token>" while leased (that string is the receipt) and to "<deliveryCount>"
-once the receipt was revoked by NACK. The deadlines sorted set scores each entry ID with its
-lease deadline or NACK due time (ms, server clock). A lease is valid while now < deadline;
-at the deadline itself the entry is due.
+"<deliveryCount>.<token>.<index>" while leased (that string is the receipt: the receive call's
+token plus the message's position in its batch, so no two leased messages share a receipt) and
+to "<deliveryCount>" once the receipt was revoked by NACK. The deadlines sorted set scores each
+entry ID with its lease deadline or NACK due time (whole ms, server clock). A lease is valid
+while now < deadline (now with microseconds); at the deadline itself the entry is due. Deadlines
+round up, so a lease is never shorter than requested.
 
   respire_payload(fields)        the value of the 'payload' field of a stream entry's field list ('' if absent)
   respire_delivery_count(meta)   the delivery count stored in a deliveries value (0 when nil)
