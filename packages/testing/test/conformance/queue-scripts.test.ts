@@ -1,0 +1,151 @@
+import { createAclUser } from '@respire/harness';
+import { commandTarget, queueKeys, runScript, scripts, type CommandTarget, type QueueKeys } from '@respire/core-scripts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRedisServer } from '../../src/index.js';
+import { connect, matchingModel, normalizeIds, realUrl, sleep, uniquePrefix, type RawClient } from '../support.js';
+
+const TOKEN_A = 'AAAAAAAAAAAAAAAA';
+const TOKEN_B = 'BBBBBBBBBBBBBBBB';
+const TOKEN_C = 'CCCCCCCCCCCCCCCC';
+
+/** Runs one script and records its reply or its error (name, code, message). */
+async function outcome(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    const reply = await run();
+    const text = (v: Buffer) => (/^[\x20-\x7e]*$/.test(v.toString('latin1')) ? v.toString('latin1') : `hex:${v.toString('hex')}`);
+    return Array.isArray(reply) ? reply.map((v) => (Buffer.isBuffer(v) ? text(v) : v)) : reply;
+  } catch (error) {
+    const e = error as { name?: string; code?: string; message?: string };
+    return { name: e.name, code: e.code, message: e.message };
+  }
+}
+
+interface Queue {
+  keys: QueueKeys;
+  target: CommandTarget;
+  raw: RawClient;
+}
+
+const send = (q: Queue, payload: string | Buffer, dedupId: string, windowMs = 60_000) =>
+  outcome(() => runScript(q.target, scripts.queueSend, [q.keys.stream, `${q.keys.deduplicationPrefix}${dedupId}`], [payload, String(windowMs)]));
+const receive = (q: Queue, opts: { visibilityMs?: number; max?: number; limit?: number; token: string }) =>
+  outcome(() =>
+    runScript(
+      q.target,
+      scripts.queueReceive,
+      [q.keys.stream, q.keys.deadlines, q.keys.deliveries, q.keys.deadLetter],
+      [String(opts.visibilityMs ?? 60_000), String(opts.max ?? 10), String(opts.limit ?? 5), opts.token, 'respire'],
+      { binary: true },
+    ),
+  );
+const ack = (q: Queue, pairs: string[]) =>
+  outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines, q.keys.deliveries], ['respire', ...pairs]));
+const nack = (q: Queue, delayMs: number, pairs: string[]) =>
+  outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines, q.keys.deliveries], [String(delayMs), ...pairs]));
+
+/** Entry IDs in a receive reply: { deadLettered, id, payload, count, ... }. */
+function idsOf(reply: unknown): string[] {
+  const items = reply as unknown[];
+  const ids: string[] = [];
+  for (let i = 1; i < items.length; i += 3) ids.push(String(items[i]));
+  return ids;
+}
+
+/** The scenario: the same calls, in the same order, on one server. Returns every outcome. */
+async function scenario(q: Queue): Promise<unknown[]> {
+  const log: unknown[] = [];
+  const record = (label: string, value: unknown) => log.push({ label, value });
+  record('send a', await send(q, 'first', 'a'));
+  record('send b', await send(q, Buffer.from([0, 1, 2, 255, 254, 13, 10]), 'b'));
+  record('send a again (duplicate)', await send(q, 'ignored', 'a'));
+  record('send c', await send(q, 'third', 'c'));
+  const first = await receive(q, { max: 2, token: TOKEN_A });
+  record('receive 2', first);
+  const [id1, id2] = idsOf(first);
+  const receipt1 = String(await q.raw.send(['HGET', q.keys.deliveries, id1!]));
+  const receipt2 = String(await q.raw.send(['HGET', q.keys.deliveries, id2!]));
+  record('receipts', [receipt1, receipt2]);
+  record('ack id1', await ack(q, [id1!, receipt1]));
+  record('ack id1 again', await ack(q, [id1!, receipt1]));
+  record('ack id2 wrong receipt', await ack(q, [id2!, receipt2.replace(TOKEN_A, TOKEN_B)]));
+  record('nack id2 now', await nack(q, 0, [id2!, receipt2]));
+  record('nack id2 again', await nack(q, 0, [id2!, receipt2]));
+  const second = await receive(q, { max: 10, token: TOKEN_B, visibilityMs: 20 });
+  record('receive redelivers id2, then c', second);
+  record('raw XLEN', await q.raw.send(['XLEN', q.keys.stream]));
+  record('raw HGETALL deliveries', await q.raw.send(['HMGET', q.keys.deliveries, id1!, id2!]));
+  // Visibility timeout: a short lease expires and the entry comes back with a higher count.
+  await sleep(80);
+  record('receive after leases expired (limit 2: id2 dead-lettered)', await receive(q, { max: 10, limit: 2, token: TOKEN_C, visibilityMs: 1 }));
+  record('dead-letter stream', await q.raw.send(['XLEN', q.keys.deadLetter]));
+  record('dead-letter record fields', ((await q.raw.send(['XRANGE', q.keys.deadLetter, '-', '+'])) as unknown[][]).map((e) => e[1]));
+  record('stream after dead-lettering', await q.raw.send(['XLEN', q.keys.stream]));
+  // Wrong key type: refused before any write.
+  await q.raw.send(['DEL', q.keys.deadlines]);
+  await q.raw.send(['SET', q.keys.deadlines, 'not a zset']);
+  record('receive on a wrong-type key', await receive(q, { token: TOKEN_A }));
+  record('ack on a wrong-type key', await ack(q, [id2!, receipt2]));
+  return log;
+}
+
+describe('queue scripts conformance: runScript gives the same replies on real Redis and on the fake', () => {
+  let fake: FakeRedisServer;
+  const raws: RawClient[] = [];
+
+  beforeAll(async () => {
+    fake = await FakeRedisServer.start({ version: matchingModel() });
+  });
+  afterAll(async () => {
+    for (const raw of raws) raw.close();
+    await fake.close();
+  });
+
+  async function queueOn(url: string, protocol: 2 | 3, name: string): Promise<Queue> {
+    const raw = await connect(url, protocol);
+    raws.push(raw);
+    return { keys: queueKeys(name, ''), target: commandTarget(raw.client), raw };
+  }
+
+  for (const protocol of [2, 3] as const) {
+    it(`send, receive, ack, nack, visibility timeout, dead letter and type errors agree (RESP${protocol})`, async () => {
+      const name = uniquePrefix(`q${protocol}`);
+      const real = normalizeIds(await scenario(await queueOn(realUrl(), protocol, name)));
+      const fakeLog = normalizeIds(await scenario(await queueOn(fake.url, protocol, name)));
+      expect(fakeLog).toEqual(real);
+      // The scenario really exercised the paths it names.
+      const text = JSON.stringify(real);
+      expect(text).toContain('"label":"ack id1","value":[1]');
+      expect(text).toContain('"label":"nack id2 now","value":[1]');
+      expect(text).toContain('"label":"dead-letter stream","value":1');
+      expect(text).toContain('"code":"WRONG_TYPE"');
+    });
+  }
+
+  it('EVALSHA falls back to EVAL on NOSCRIPT on both, and the SHA matches the generated registry', async () => {
+    for (const url of [realUrl(), fake.url]) {
+      const raw = await connect(url, 3);
+      raws.push(raw);
+      await raw.send(['SCRIPT', 'FLUSH']);
+      expect(await raw.send(['SCRIPT', 'EXISTS', scripts.queueAck.sha1])).toEqual([0]);
+      const q: Queue = { keys: queueKeys(uniquePrefix('sha'), ''), target: commandTarget(raw.client), raw };
+      expect(await ack(q, ['1-1', `1.${TOKEN_A}`])).toEqual([0]);
+      expect(await raw.send(['SCRIPT', 'EXISTS', scripts.queueAck.sha1])).toEqual([1]);
+    }
+  });
+
+  it('permissions: a user without ZADD is refused by receive before any write, on both', async () => {
+    const name = uniquePrefix('acl');
+    const user = await createAclUser([realUrl(), fake.url], `limited-${name.slice(-8)}`, ['~*', '+@all', '-zadd']);
+    const results: unknown[] = [];
+    for (const url of [realUrl(), fake.url]) {
+      const admin = await queueOn(url, 3, name);
+      expect(await send(admin, 'x', 'acl')).toMatchObject([expect.any(String), 0]);
+      const limited = await queueOn(user.urlFor(url), 3, name);
+      const refused = await receive(limited, { token: TOKEN_A });
+      const untouched = await admin.raw.send(['XINFO', 'GROUPS', admin.keys.stream]);
+      results.push({ refused, untouched });
+    }
+    expect(results[0]).toMatchObject({ refused: { code: 'PERMISSION_DENIED' }, untouched: [] });
+    expect(normalizeIds(results[1])).toEqual(normalizeIds(results[0]));
+  });
+});
