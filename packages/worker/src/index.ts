@@ -21,3 +21,5 @@ export type {
   DeadLetterReason,
   WorkerInfo,
 } from './instrumentation.js';
+export { StreamProducer } from './producer.js';
+export type { StreamProducerOptions, StreamFields } from './producer.js';

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import {
+  RespireCodecError,
+  RespireValidationError,
+  commandTarget,
+  isRespireError,
+  runScript,
+  scripts,
+  toIntegerInRange,
+  toKeyPrefix,
+  type CommandTarget,
+  type RedisClientLike,
+} from '@respire/core-scripts';
+
+/** Stream fields: an object (insertion order) or a list of pairs (duplicates allowed). */
+export type StreamFields = Readonly<Record<string, string | Buffer>> | readonly (readonly [string | Buffer, string | Buffer])[];
+
+/** Options of {@link StreamProducer}. */
+export interface StreamProducerOptions<T> {
+  /** The caller's node-redis v5/v6 client, standalone or Cluster. Never closed. */
+  client: RedisClientLike;
+  /** The logical stream key (the `keyPrefix` is prepended). */
+  stream: string;
+  /** Prefix of the stream key. @defaultValue `''` */
+  keyPrefix?: string;
+  /** Turns a value into the entry's fields. A throw becomes a `RespireCodecError`; nothing is sent. */
+  serialize: (value: T) => StreamFields;
+  /** Stable producer identity for IDMP (Redis 8.6+). @defaultValue a random ID per producer object */
+  producerId?: string;
+  /** Retries of an append whose outcome is unknown (transport failure), 0..10; only where IDMP makes them safe. @defaultValue 2 */
+  maxRetries?: number;
+}
+
+/**
+ * Typed XADD with producer retries (seed 002 "Producer retries"). Each `add` gets a stable
+ * idempotency identity; on Redis 8.6+ the append uses `XADD ... IDMP <producerId> <id>`, so a retry
+ * after a lost reply returns the original entry's ID instead of appending twice. Elsewhere the entry
+ * is appended plainly and an uncertain append is not retried (the transport error is thrown).
+ *
+ * Limits: deduplication lasts only within the server's IDMP window (`stream-idmp-duration`, default
+ * 100 s, and `stream-idmp-maxsize`, default 100 IDs per producer); the payload of a repeat is not
+ * compared; changing those settings with XCFGSET clears the stored IDs. It does not prevent consumer
+ * redelivery: handlers must still be idempotent.
+ *
+ * @example
+ * ```ts
+ * const orders = new StreamProducer<Order>({ client, stream: '{orders}:events', serialize: (o) => ({ payload: JSON.stringify(o) }) });
+ * const id = await orders.add({ id: 'o-1' });
+ * ```
+ */
+export class StreamProducer<T> {
+  readonly #target: CommandTarget;
+  readonly #stream: string;
+  readonly #serialize: (value: T) => StreamFields;
+  readonly #producerId: string;
+  readonly #maxRetries: number;
+
+  /** @throws {RespireValidationError} for an invalid option. */
+  constructor(options: StreamProducerOptions<T>) {
+    this.#target = commandTarget(options.client);
+    if (typeof options.stream !== 'string' || options.stream.trim() === '') throw new RespireValidationError('stream', 'must be a nonblank string');
+    this.#stream = toKeyPrefix(options.keyPrefix) + options.stream;
+    if (typeof options.serialize !== 'function') throw new RespireValidationError('serialize', 'must be a function');
+    this.#serialize = options.serialize;
+    if (options.producerId !== undefined && (typeof options.producerId !== 'string' || options.producerId === '')) {
+      throw new RespireValidationError('producerId', 'must be a nonempty string');
+    }
+    this.#producerId = options.producerId ?? `respire-${randomBytes(8).toString('hex')}`;
+    this.#maxRetries = options.maxRetries === undefined ? 2 : toIntegerInRange('maxRetries', options.maxRetries, 0, 10);
+  }
+
+  /**
+   * Appends one entry and returns its ID (the original entry's ID for an IDMP repeat).
+   * @param options.idempotencyId - a stable ID for this logical append (e.g. an order ID); @defaultValue random per call
+   * @throws {RespireCodecError} when `serialize` throws or returns no fields.
+   * @throws {RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to retry safely).
+   */
+  async add(value: T, options: { idempotencyId?: string } = {}): Promise<string> {
+    let pairs: (string | Buffer)[];
+    try {
+      pairs = flatten(this.#serialize(value));
+    } catch (error) {
+      throw new RespireCodecError(`StreamProducer.add: serialize failed (${error instanceof Error ? error.constructor.name : typeof error})`, { cause: error });
+    }
+    if (pairs.length === 0) throw new RespireCodecError('StreamProducer.add: serialize returned no fields');
+    const iid = options.idempotencyId ?? randomBytes(12).toString('hex');
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
+      try {
+        const reply = (await runScript(this.#target, scripts.workerAppend, [this.#stream], [this.#producerId, iid, attempt === 0 ? '0' : '1', ...pairs], {
+          operation: 'StreamProducer.add',
+        })) as unknown[];
+        return String(reply[0]);
+      } catch (error) {
+        if (attempt > 0 && isRespireError(error, 'UNSUPPORTED_SERVER')) throw lastError;
+        if (!isRespireError(error, 'TRANSPORT_FAILED')) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }
+}
+
+function flatten(fields: StreamFields): (string | Buffer)[] {
+  const out: (string | Buffer)[] = [];
+  if (Array.isArray(fields)) {
+    for (const [f, v] of fields as readonly (readonly [string | Buffer, string | Buffer])[]) out.push(f, v);
+  } else {
+    for (const [f, v] of Object.entries(fields as Record<string, string | Buffer>)) out.push(f, v);
+  }
+  return out;
+}
