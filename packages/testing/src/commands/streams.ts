@@ -72,9 +72,8 @@ function xadd(ctx: CommandContext): Reply {
   }
   const idText = args[i++];
   const fields = args.slice(i);
-  if (idText === undefined || fields.length === 0 || fields.length % 2 !== 0) {
-    throw new CommandError("ERR wrong number of arguments for 'xadd' command");
-  }
+  if (idText === undefined) throw new CommandError("ERR wrong number of arguments for 'xadd' command");
+  // Redis parses the ID before it checks the field count.
   let explicit: StreamId | undefined;
   let explicitMs: number | undefined;
   if (idText !== '*') {
@@ -84,6 +83,7 @@ function xadd(ctx: CommandContext): Reply {
       if (compareIds(explicit, ZERO_ID) === 0) throw new CommandError('ERR The ID specified in XADD must be greater than 0-0');
     }
   }
+  if (fields.length === 0 || fields.length % 2 !== 0) throw new CommandError("ERR wrong number of arguments for 'xadd' command");
   const existing = streamAt(ctx.db, key);
   if (!existing && noMkStream) return null;
   const stream = existing ?? ctx.db.getOrCreate(key, 'stream', () => new Stream());

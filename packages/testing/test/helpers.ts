@@ -1,0 +1,34 @@
+import { createClient } from 'redis';
+import { createClient as createClientV5 } from 'redis5';
+import { FakeRedisServer, type FakeRedisServerOptions } from '../src/index.js';
+
+export type V6Client = ReturnType<typeof createClient>;
+export type V5Client = ReturnType<typeof createClientV5>;
+
+/** Starts a fake, runs `body`, closes everything it opened. */
+export async function withServer<T>(options: FakeRedisServerOptions, body: (server: FakeRedisServer, open: (url?: string) => Promise<V6Client>) => Promise<T>): Promise<T> {
+  const server = await FakeRedisServer.start(options);
+  const clients: V6Client[] = [];
+  const open = async (url = server.url): Promise<V6Client> => {
+    const client = createClient({ url, socket: { reconnectStrategy: false } });
+    client.on('error', () => {});
+    await client.connect();
+    clients.push(client);
+    return client;
+  };
+  try {
+    return await body(server, open);
+  } finally {
+    for (const client of clients) client.destroy();
+    await server.close();
+  }
+}
+
+/** Runs a raw command and returns its reply or `{ error }`. */
+export async function attempt(client: { sendCommand(args: string[]): Promise<unknown> }, args: string[]): Promise<unknown> {
+  try {
+    return await client.sendCommand(args);
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
