@@ -144,8 +144,7 @@ export class FaultInjector {
       const sha = name.startsWith('EVALSHA') ? args[1].toLowerCase() : this.shaOf(args[1]);
       const wanted = rule.script.toLowerCase();
       if (wanted === sha) return true;
-      const registered = this.scriptNames.get(sha);
-      if (registered !== undefined) return registered.toLowerCase() === wanted;
+      if (this.scriptNames.get(sha)?.toLowerCase() === wanted) return true;
       const body = name.startsWith('EVALSHA') ? this.engine.scripts.body(sha) : args[1];
       const header = body === undefined ? undefined : HEADER_NAME.exec(body)?.[1];
       return header !== undefined && header.toLowerCase() === wanted;
