@@ -1,0 +1,77 @@
+/** The latest XINFO GROUPS sample of one worker, refreshed only while a metric reader collects. */
+export interface GroupSample {
+  /** `null` when Redis reports lag as unknown (never reported as 0). */
+  readonly lag: number | null;
+  readonly pending: number;
+}
+
+export interface GroupSource {
+  readonly telemetryName: string;
+  readonly metricsPollIntervalMs: number;
+  readonly metricsPollTimeoutMs: number;
+  queryGroup(): Promise<GroupSample | null>;
+}
+
+/**
+ * Polls one worker's group for the lag and pending gauges (seed 002): a query runs only when a
+ * reader observed the gauges (a listener exists), at most once per `metricsPollIntervalMs`, one at
+ * a time and never overlapping (a query that outlives its `metricsPollTimeoutMs` clears the
+ * sample, and no new query starts until it settles). Failures, timeouts and a missing group clear
+ * the sample; `stop` clears it for good.
+ */
+export class GroupPoller {
+  #sample: GroupSample | null = null;
+  #inFlight = false;
+  #lastStart = Number.NEGATIVE_INFINITY;
+  #stopped = false;
+  #generation = 0;
+
+  constructor(
+    readonly source: GroupSource,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Called from the gauges' callback: returns the current sample and refreshes it when due. */
+  observe(): GroupSample | null {
+    if (!this.#stopped) this.#refreshIfDue();
+    return this.#sample;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#generation++;
+    this.#sample = null;
+  }
+
+  #refreshIfDue(): void {
+    if (this.#inFlight || this.now() - this.#lastStart < this.source.metricsPollIntervalMs) return;
+    this.#inFlight = true;
+    this.#lastStart = this.now();
+    const generation = this.#generation;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (generation === this.#generation) this.#sample = null;
+    }, this.source.metricsPollTimeoutMs);
+    timer.unref?.();
+    let query: Promise<GroupSample | null>;
+    try {
+      query = this.source.queryGroup();
+    } catch (error) {
+      query = Promise.reject(error);
+    }
+    query
+      .then(
+        (sample) => {
+          if (!timedOut && generation === this.#generation) this.#sample = sample;
+        },
+        () => {
+          if (generation === this.#generation) this.#sample = null;
+        },
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.#inFlight = false;
+      });
+  }
+}

@@ -1,0 +1,89 @@
+import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
+import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/queue';
+import * as names from './names.js';
+import type { TelemetryOptions } from './worker-telemetry.js';
+
+/** Span kind and semantic-convention operation type of each queue operation. */
+const OPERATIONS: Record<QueueOperationName, { kind: SpanKind; type: string; name: string }> = {
+  send: { kind: SpanKind.PRODUCER, type: 'send', name: 'send' },
+  receive: { kind: SpanKind.CLIENT, type: 'receive', name: 'receive' },
+  ack: { kind: SpanKind.CLIENT, type: 'settle', name: 'ack' },
+  nack: { kind: SpanKind.CLIENT, type: 'settle', name: 'nack' },
+};
+
+export interface QueueTelemetryOptions extends TelemetryOptions {
+  /**
+   * Low-cardinality name of this queue's role for the `respire.queue.name` metric attribute
+   * (`[A-Za-z0-9._-]{1,128}`), as the worker's telemetryName; never a tenant or message ID.
+   * @defaultValue 'default'
+   */
+  telemetryName?: string;
+}
+
+/**
+ * Metrics and tracing for `ReliableQueue` (ours, beyond the seed; pass it as the queue's
+ * `instrumentation`). Same rules as the worker's: no keys, entry IDs or payloads in metrics.
+ *
+ * - `respire.queue.operation.duration` (histogram, s): each send, receive, ack and nack call,
+ *   tagged `respire.queue.name`, `respire.queue.operation` and `respire.queue.outcome` (ok | error).
+ * - `respire.queue.messages` (counter, {message}): messages sent (duplicates excluded), received,
+ *   acked and nacked, tagged `respire.queue.name` and `respire.queue.operation`.
+ * - `respire.queue.dead_letters` (counter, {message}): messages a receive moved to the dead-letter stream.
+ * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
+ *   with the messaging semantic-convention attributes.
+ */
+export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueInstrumentation {
+  const telemetryName = options.telemetryName ?? 'default';
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
+    throw new TypeError(`telemetryName must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
+  }
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);
+  const duration = meter.createHistogram(names.QUEUE_OPERATION_DURATION, { unit: 's', description: 'Each reliable-queue operation.' });
+  const messages = meter.createCounter(names.QUEUE_MESSAGES, { unit: '{message}', description: 'Messages sent, received, acked and nacked.' });
+  const deadLetters = meter.createCounter(names.QUEUE_DEAD_LETTERS, { unit: '{message}', description: 'Messages moved to the dead-letter stream by receive.' });
+
+  return {
+    startOperation(start: QueueOperationStart) {
+      const started = performance.now();
+      const operation = OPERATIONS[start.operation];
+      const attributes: Attributes = {
+        [names.ATTR_MESSAGING_SYSTEM]: names.MESSAGING_SYSTEM,
+        [names.ATTR_MESSAGING_OPERATION_NAME]: operation.name,
+        [names.ATTR_MESSAGING_OPERATION_TYPE]: operation.type,
+        [names.ATTR_MESSAGING_DESTINATION_NAME]: start.queue,
+        [names.ATTR_QUEUE_NAME]: telemetryName,
+      };
+      if (start.operation !== 'send') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
+      if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
+      const span = tracer.startSpan(`${start.queue} ${operation.name}`, { kind: operation.kind, attributes });
+      return {
+        end(result: QueueOperationEnd) {
+          const metricAttributes = { [names.ATTR_QUEUE_NAME]: telemetryName, [names.ATTR_QUEUE_OPERATION]: start.operation };
+          try {
+            duration.record((performance.now() - started) / 1000, {
+              ...metricAttributes,
+              [names.ATTR_QUEUE_OUTCOME]: result.error === undefined ? 'ok' : 'error',
+            });
+            const count = start.operation === 'send' ? (result.error === undefined && !result.duplicate ? 1 : 0) : (result.completed ?? 0);
+            if (count > 0) messages.add(count, metricAttributes);
+            if (result.deadLettered) deadLetters.add(result.deadLettered, { [names.ATTR_QUEUE_NAME]: telemetryName });
+          } catch {
+            // A failing exporter never changes an outcome.
+          }
+          try {
+            if (result.messageId) span.setAttribute(names.ATTR_MESSAGING_MESSAGE_ID, result.messageId);
+            if (result.completed !== undefined) span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
+            if (result.error !== undefined) {
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              span.setAttribute('error.type', (result.error as Error)?.name ?? 'Error');
+            }
+            span.end();
+          } catch {
+            // Likewise.
+          }
+        },
+      };
+    },
+  };
+}

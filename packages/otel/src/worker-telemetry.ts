@@ -1,0 +1,135 @@
+import {
+  SpanKind,
+  SpanStatusCode,
+  metrics,
+  trace,
+  type Attributes,
+  type BatchObservableCallback,
+  type MeterProvider,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from '@respire/worker';
+import { GroupPoller } from './group-gauges.js';
+import * as names from './names.js';
+import { extractParentContext } from './trace-context.js';
+
+/** Where telemetry goes; the global providers by default. */
+export interface TelemetryOptions {
+  meterProvider?: MeterProvider;
+  tracerProvider?: TracerProvider;
+}
+
+/** Worker instrumentation that can be removed again. */
+export interface StreamWorkerTelemetry extends StreamWorkerInstrumentation {
+  /** Removes the gauges' callback and stops polling (seed 002: disposal removes the meter's instruments). */
+  dispose(): void;
+}
+
+/** `{orders}:events` → `orders:events`: the logical stream name, without its hash-tag braces. */
+function destinationName(stream: string): string {
+  return stream.replace(/[{}]/g, '');
+}
+
+/**
+ * Metrics and tracing of seed 002 for `StreamWorker` (pass it as the worker's `instrumentation`).
+ *
+ * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
+ *   `respire.worker.name` and `respire.worker.outcome`.
+ * - `respire.stream.worker.group.lag` / `.pending` (observable gauges, {message}) from XINFO
+ *   GROUPS, polled only while a reader collects, never overlapping.
+ * - `respire.stream.worker.dead_letters` (counter, {message}): confirmed appends, tagged
+ *   `respire.worker.name` and `respire.worker.reason`.
+ * - A CONSUMER span "stream process" per attempt, child of the entry's W3C parent when valid,
+ *   else a new root (never the host's active span).
+ *
+ * Nothing here can change a delivery's outcome: the worker swallows anything a hook throws, and
+ * these hooks catch their own failures too.
+ */
+export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): StreamWorkerTelemetry {
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);
+  const duration = meter.createHistogram(names.WORKER_PROCESSING_DURATION, {
+    unit: 's',
+    description: 'Each stream worker delivery attempt, including deserialization, scope lifetime and fenced completion.',
+  });
+  const deadLetters = meter.createCounter(names.WORKER_DEAD_LETTERS, {
+    unit: '{message}',
+    description: 'Confirmed atomic dead-letter appends.',
+  });
+  const lag = meter.createObservableGauge(names.WORKER_GROUP_LAG, {
+    unit: '{message}',
+    description: 'Latest known undelivered group count from XINFO GROUPS.',
+  });
+  const pending = meter.createObservableGauge(names.WORKER_GROUP_PENDING, {
+    unit: '{message}',
+    description: 'Latest group pending count from XINFO GROUPS.',
+  });
+
+  const pollers = new Map<WorkerInfo, GroupPoller>();
+  const observeGroups: BatchObservableCallback = (result) => {
+    for (const poller of pollers.values()) {
+      const sample = poller.observe();
+      if (!sample) continue;
+      const attributes = { [names.ATTR_WORKER_NAME]: poller.source.telemetryName };
+      if (sample.lag !== null) result.observe(lag, sample.lag, attributes);
+      result.observe(pending, sample.pending, attributes);
+    }
+  };
+  meter.addBatchObservableCallback(observeGroups, [lag, pending]);
+
+  return {
+    startDelivery(start: DeliveryStart): DeliveryScope {
+      const started = performance.now();
+      const attributes: Attributes = {
+        [names.ATTR_MESSAGING_SYSTEM]: names.MESSAGING_SYSTEM,
+        [names.ATTR_MESSAGING_OPERATION_NAME]: 'process',
+        [names.ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+        [names.ATTR_MESSAGING_DESTINATION_NAME]: destinationName(start.stream),
+        [names.ATTR_MESSAGING_CONSUMER_GROUP_NAME]: start.group,
+        [names.ATTR_MESSAGING_MESSAGE_ID]: start.entryId,
+        [names.ATTR_WORKER_NAME]: start.telemetryName,
+        [names.ATTR_DELIVERY_COUNT]: start.deliveryCount,
+      };
+      const parent = extractParentContext(start.traceParent, start.traceState);
+      const span = tracer.startSpan(names.WORKER_SPAN_NAME, { kind: SpanKind.CONSUMER, attributes }, parent);
+      let ended = false;
+      return {
+        end(outcome: DeliveryOutcome) {
+          if (ended) return;
+          ended = true;
+          try {
+            duration.record((performance.now() - started) / 1000, {
+              [names.ATTR_WORKER_NAME]: start.telemetryName,
+              [names.ATTR_WORKER_OUTCOME]: outcome,
+            });
+          } catch {
+            // A failing exporter never changes an outcome.
+          }
+          try {
+            span.setAttribute(names.ATTR_WORKER_OUTCOME, outcome);
+            if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+          } catch {
+            // Likewise.
+          }
+        },
+      };
+    },
+    deadLettered(event) {
+      deadLetters.add(1, { [names.ATTR_WORKER_NAME]: event.telemetryName, [names.ATTR_WORKER_REASON]: event.reason });
+    },
+    workerStarted(info: WorkerInfo) {
+      pollers.get(info)?.stop();
+      pollers.set(info, new GroupPoller(info));
+    },
+    workerStopped(info: WorkerInfo) {
+      pollers.get(info)?.stop();
+      pollers.delete(info);
+    },
+    dispose() {
+      meter.removeBatchObservableCallback(observeGroups, [lag, pending]);
+      for (const poller of pollers.values()) poller.stop();
+      pollers.clear();
+    },
+  };
+}

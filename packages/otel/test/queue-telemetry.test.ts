@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ReliableQueue, utf8Codec } from '@respire/queue';
+import { QUEUE_DEAD_LETTERS, QUEUE_MESSAGES, QUEUE_OPERATION_DURATION, createQueueTelemetry } from '@respire/otel';
+import { telemetrySdk } from './support.js';
+
+describe('reliable-queue telemetry on real Redis', () => {
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    client = createClient({ url: inject('redisUrl') });
+    await client.connect();
+  });
+  afterAll(() => client.destroy());
+
+  it('spans and metrics for send, receive, ack, nack and dead-letter moves; no keys or IDs in metrics', async () => {
+    const sdk = telemetrySdk();
+    const name = `orders-${randomBytes(4).toString('hex')}`;
+    const queue = new ReliableQueue(client, name, {
+      codec: utf8Codec,
+      deliveryLimit: 1,
+      keyPrefix: 'tenant:',
+      instrumentation: createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider, telemetryName: 'notifications' }),
+    });
+    const id = await queue.send('a', { deduplicationId: 'd' });
+    await queue.send('a again', { deduplicationId: 'd' });
+    await queue.send('b');
+    const [a, b] = await queue.receive(30_000);
+    expect(await queue.ack(a!)).toBe(true);
+    expect(await queue.nack(b!, 0)).toBe(true);
+    expect(await queue.receive(30_000)).toEqual([]);
+
+    const spans = sdk.spans.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual([
+      `${name} send`, `${name} send`, `${name} send`, `${name} receive`, `${name} ack`, `${name} nack`, `${name} receive`,
+    ]);
+    expect(spans[0]!.kind).toBe(SpanKind.PRODUCER);
+    expect(spans[0]!.attributes).toMatchObject({
+      'messaging.system': 'redis', 'messaging.operation.type': 'send', 'messaging.destination.name': name, 'messaging.message.id': id,
+    });
+    expect(spans[4]!.attributes).toMatchObject({ 'messaging.operation.type': 'settle', 'messaging.message.id': a!.id });
+    expect(spans[3]!.attributes['messaging.batch.message_count']).toBe(2);
+
+    const messages = await sdk.points(QUEUE_MESSAGES);
+    const byOperation = Object.fromEntries(messages.map((p) => [p.attributes['respire.queue.operation'], p.value]));
+    expect(byOperation).toEqual({ send: 2, receive: 2, ack: 1, nack: 1 });
+    for (const point of messages) expect(Object.keys(point.attributes).sort()).toEqual(['respire.queue.name', 'respire.queue.operation']);
+    expect(await sdk.points(QUEUE_DEAD_LETTERS)).toEqual([expect.objectContaining({ value: 1, attributes: { 'respire.queue.name': 'notifications' } })]);
+    const durations = await sdk.points(QUEUE_OPERATION_DURATION);
+    expect(durations.every((p) => p.unit === 's' && p.attributes['respire.queue.outcome'] === 'ok')).toBe(true);
+    await sdk.shutdown();
+  });
+
+  it('marks failed operations as errors and never changes their outcome', async () => {
+    const sdk = telemetrySdk();
+    const name = `orders-${randomBytes(4).toString('hex')}`;
+    const queue = new ReliableQueue(client, name, {
+      codec: utf8Codec,
+      instrumentation: createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider }),
+    });
+    await client.set(queue.streamKey, 'occupied');
+    await expect(queue.receive(1000)).rejects.toMatchObject({ code: 'WRONG_TYPE' });
+    const [span] = sdk.spans.getFinishedSpans();
+    expect(span!.status.code).toBe(2);
+    expect(span!.attributes['error.type']).toBe('RespireKeyTypeError');
+    const durations = await sdk.points(QUEUE_OPERATION_DURATION);
+    expect(durations.map((p) => p.attributes['respire.queue.outcome'])).toEqual(['error']);
+    await sdk.shutdown();
+  });
+
+  it('rejects a bad telemetry name', () => {
+    expect(() => createQueueTelemetry({ telemetryName: 'has space' })).toThrow(/telemetryName/);
+  });
+});
