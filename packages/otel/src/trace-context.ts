@@ -43,6 +43,7 @@ export function parseTraceParent(value: string | undefined): ParsedTraceParent |
  */
 export function parseTraceState(value: string | undefined): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_TRACE_STATE_BYTES) return undefined;
+  // eslint-disable-next-line no-control-regex -- ASCII check: every byte below 0x80
   if (!/^[\x00-\x7f]*$/.test(value)) return undefined;
   const members: string[] = [];
   const keys = new Set<string>();
