@@ -8,6 +8,8 @@ declare module 'vitest' {
     redisUrl: string;
     /** Version the standalone server reports, e.g. `7.0.15`. */
     redisVersion: string;
+    /** `redis` or `valkey`: Valkey 9.1 is not Redis 9.1 (no XACKDEL, no CLAIM, no IDMP). */
+    redisFlavour: 'redis' | 'valkey';
     /** Root node URLs of the private 3-master Cluster of this test run. */
     clusterUrls: string[];
   }
@@ -22,6 +24,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cluster = await startRedisCluster(standalone.binary);
   project.provide('redisUrl', standalone.url);
   project.provide('redisVersion', standalone.version);
+  project.provide('redisFlavour', standalone.flavour);
   project.provide('clusterUrls', cluster.rootNodes.map((node) => node.url));
   return async () => {
     await Promise.all([standalone.close(), cluster.close()]);

@@ -13,6 +13,8 @@ export interface RedisServerHandle {
   /** The binary that runs, and what it reports as its version (`7.0.15`, `8.6.3`, ...). */
   readonly binary: string;
   readonly version: string;
+  /** `valkey` when the binary reports `Valkey server v=...`: its version numbers are Valkey's, not Redis's. */
+  readonly flavour: 'redis' | 'valkey';
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes its directory. */
   close(): Promise<void>;
   /** Kills the process at once with SIGKILL, as a crash would. */
@@ -114,9 +116,9 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
     }
     remove();
   };
-  const { version } = binaryVersion(binary);
+  const { version, flavour } = binaryVersion(binary);
   const handle: RedisServerHandle = {
-    host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, binary, version,
+    host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, binary, version, flavour,
     close: () => stop('SIGTERM'),
     kill: () => stop('SIGKILL'),
   };

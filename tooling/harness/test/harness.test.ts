@@ -9,6 +9,7 @@ describe('test harness', () => {
       expect(server.port).not.toBe(6379);
       expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
       expect(server.version).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(['redis', 'valkey']).toContain(server.flavour);
       const client = createClient({ url: server.url });
       await client.connect();
       expect(await client.ping()).toBe('PONG');
