@@ -86,23 +86,6 @@ describe.each(targets)('adversarial ReliableQueue on $name', (target) => {
     expect(ends[0]!.deadLettered).toBe(1);
   });
 
-  it('a lease is never shorter than requested: the deadline rounds up from the server clock in microseconds', async () => {
-    // TIME is pipelined just before the receive, so it reads the clock a few microseconds earlier.
-    // A deadline of floor(now_ms) + timeout would fall below TIME + timeout whenever both land in the
-    // same millisecond with a fraction; the deadline must cover the full timeout.
-    const queue = queueOf({ deliveryLimit: 1000 });
-    const keys = queueKeys(queue.name, '');
-    for (let i = 0; i < 50; i++) {
-      await queue.send(`m${i}`);
-      const [time, batch] = await Promise.all([conn.raw(keys.stream, ['TIME']) as Promise<[string, string]>, queue.receive(1)]);
-      const before = Number(time[0]) * 1000 + Number(time[1]) / 1000;
-      const score = Number(await conn.raw(keys.deadlines, ['ZSCORE', keys.deadlines, batch[0]!.id]));
-      expect(score).toBeGreaterThanOrEqual(before + 1);
-      await sleep(2);
-      for (const m of await queue.receive(30_000, { max: 1000 })) await queue.ack(m);
-    }
-  });
-
   it('many receivers racing never lease one message twice, and every message is delivered exactly once', async () => {
     const queue = queueOf();
     const ids = new Set<string>();
@@ -337,3 +320,34 @@ describe('adversarial: refusals and validation', () => {
 });
 
 export type { ReceivedMessage, QueueOperationStart };
+
+// Standalone only: TIME and the receive must run in order on one connection, which a Cluster
+// client does not promise for a keyless command.
+describe('lease deadlines on a single connection', () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await targets[0]!.connect();
+  });
+  afterAll(async () => {
+    await conn.close();
+  });
+  const queueOf = (options: { deliveryLimit?: number } = {}) => new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec, ...options });
+
+  it('a lease is never shorter than requested: the deadline rounds up from the server clock in microseconds', async () => {
+    // TIME is pipelined just before the receive, so it reads the clock a few microseconds earlier.
+    // A deadline of floor(now_ms) + timeout would fall below TIME + timeout whenever both land in the
+    // same millisecond with a fraction; the deadline must cover the full timeout.
+    const queue = queueOf({ deliveryLimit: 1000 });
+    const keys = queueKeys(queue.name, '');
+    for (let i = 0; i < 50; i++) {
+      await queue.send(`m${i}`);
+      const [time, batch] = await Promise.all([conn.raw(keys.stream, ['TIME']) as Promise<[string, string]>, queue.receive(1)]);
+      const before = Number(time[0]) * 1000 + Number(time[1]) / 1000;
+      const score = Number(await conn.raw(keys.deadlines, ['ZSCORE', keys.deadlines, batch[0]!.id]));
+      expect(score).toBeGreaterThanOrEqual(before + 1);
+      await sleep(2);
+      for (const m of await queue.receive(30_000, { max: 1000 })) await queue.ack(m);
+    }
+  });
+
+});

@@ -35,7 +35,7 @@ describe('refusals change nothing', () => {
     const [message] = await owner.receive(30_000);
     // On Redis 8.2+ the ack would take XACKDEL instead, so deny that too where it exists.
     const [major = 0, minor = 0] = inject('redisVersion').split('.').map(Number);
-    const native = major > 8 || (major === 8 && minor >= 2) ? ['-xackdel'] : [];
+    const native = inject('redisFlavour') === 'redis' && (major > 8 || (major === 8 && minor >= 2)) ? ['-xackdel'] : [];
     const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xdel', ...native]);
     try {
       const before = await snapshot(admin, keys);
