@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { runQueueDemo, type QueueDemoSummary } from './queue-demo.js';
+import { runWorkerDemo, type WorkerDemoSummary } from './worker-demo.js';
 import { startPrivateRedis, type DemoRedis } from './server.js';
 
 const log = (line: string) => console.log(line);
@@ -38,6 +39,20 @@ function printQueueSummary(s: QueueDemoSummary): void {
 }
 
 /** Removes this run's keys from a shared server (a private one is discarded anyway). */
+function printWorkerSummary(s: WorkerDemoSummary): void {
+  const dead = Object.values(s.deadLettered).reduce((a, b) => a + b, 0);
+  log('');
+  log('Stream worker summary');
+  log(`  produced              ${s.produced}`);
+  log(`  handler attempts      ${s.attempts}`);
+  log(`  retried attempts      ${s.retried}`);
+  log(`  acked                 ${s.acked}`);
+  log(`  dead-lettered         ${dead} (${Object.entries(s.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(', ')})`);
+  log(`  elapsed               ${(s.elapsedMs / 1000).toFixed(2)} s`);
+  log(`  throughput            ${Math.round(s.produced / (s.elapsedMs / 1000))} entries/s`);
+  log(`  invariants            ${s.failures.length === 0 ? 'all hold' : `FAILED:\n    - ${s.failures.join('\n    - ')}`}`);
+}
+
 async function deleteKeysTagged(client: { sendCommand(args: string[]): Promise<unknown> }, tag: string): Promise<void> {
   let cursor = '0';
   do {
@@ -61,6 +76,11 @@ async function main(): Promise<number> {
     const summary = await runQueueDemo(client, queueName, { orders: 3000, consumers: 4, batch: 20, deliveryLimit: 4, log });
     printQueueSummary(summary);
     failed ||= summary.failures.length > 0;
+
+    log(`\n2. Stream worker on '{${queueName}}:orders': 2,000 orders, 4 readers × batch 8, delivery limit 3`);
+    const workerSummary = await runWorkerDemo(client, queueName, { orders: 2000, consumerCount: 4, batchSize: 8, deliveryLimit: 3, log });
+    printWorkerSummary(workerSummary);
+    failed ||= workerSummary.failures.length > 0;
   } finally {
     await deleteKeysTagged(client, queueName).catch(() => {});
     client.destroy();
