@@ -16,6 +16,8 @@ export interface LoggedCommand {
   readonly scriptSha?: string;
 }
 
+const decoded = new WeakSet<LoggedCommand>();
+
 /**
  * The commands the server received, for assertions (`server.commandLog`).
  * Keeps the last {@link limit} entries.
@@ -29,26 +31,35 @@ export class CommandLog {
    */
   constructor(readonly limit = 10_000) {}
 
-  /** @internal */
+  /** Records an entry; `args` are latin1 byte strings, decoded when read. @internal */
   record(entry: Omit<LoggedCommand, 'seq'>): void {
     this.items.push({ seq: ++this.seq, ...entry });
-    if (this.items.length > this.limit) this.items.splice(0, this.items.length - this.limit);
+    if (this.items.length > this.limit * 2) this.items.splice(0, this.items.length - this.limit);
   }
 
   /** Every kept entry, oldest first. */
   entries(): readonly LoggedCommand[] {
+    if (this.items.length > this.limit) this.items.splice(0, this.items.length - this.limit);
+    for (let i = 0; i < this.items.length; i++) {
+      const item = this.items[i]!;
+      if (!decoded.has(item)) {
+        const copy = { ...item, args: item.args.map((a) => Buffer.from(a, 'latin1').toString('utf8')) };
+        decoded.add(copy);
+        this.items[i] = copy;
+      }
+    }
     return this.items;
   }
 
   /** Names of the kept entries, oldest first; pass an origin to filter (e.g. `'client'`). */
   names(origin?: LoggedCommand['origin']): string[] {
-    return this.items.filter((e) => origin === undefined || e.origin === origin).map((e) => e.name);
+    return this.entries().filter((e) => origin === undefined || e.origin === origin).map((e) => e.name);
   }
 
   /** Entries whose name equals `name` (case-insensitive). */
   find(name: string): LoggedCommand[] {
     const upper = name.toUpperCase();
-    return this.items.filter((e) => e.name === upper);
+    return this.entries().filter((e) => e.name === upper);
   }
 
   /** Forgets every entry. */

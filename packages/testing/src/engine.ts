@@ -223,7 +223,7 @@ export class Engine {
       atMs: this.clock.nowMs(),
       clientId: client.id,
       name: Engine.displayName(spec),
-      args: args.slice(sub ? 2 : 1).map((a) => Buffer.from(a, 'latin1').toString('utf8')),
+      args: args.slice(sub ? 2 : 1),
       origin,
       ...(origin === 'script' && this.scripts.runningSha ? { scriptSha: this.scripts.runningSha } : {}),
     });

@@ -2,7 +2,8 @@ import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../src/index.js';
 
-export type V6Client = ReturnType<typeof createClient>;
+const makeClient = (url: string) => createClient({ url, socket: { reconnectStrategy: false } });
+export type V6Client = ReturnType<typeof makeClient>;
 export type V5Client = ReturnType<typeof createClientV5>;
 
 /** Starts a fake, runs `body`, closes everything it opened. */
@@ -10,7 +11,7 @@ export async function withServer<T>(options: FakeRedisServerOptions, body: (serv
   const server = await FakeRedisServer.start(options);
   const clients: V6Client[] = [];
   const open = async (url = server.url): Promise<V6Client> => {
-    const client = createClient({ url, socket: { reconnectStrategy: false } });
+    const client = makeClient(url);
     client.on('error', () => {});
     await client.connect();
     clients.push(client);

@@ -85,10 +85,13 @@ function xread(ctx: CommandContext): HandlerResult {
     options.keys.forEach((key, i) => {
       const stream = streamAt(ctx.db, key);
       if (!stream) return;
-      const from = stream.lowerBound(starts[i]!);
-      const entries = stream.entries.slice(from).filter((e) => compareIds(e.id, starts[i]!) > 0);
-      const limited = options.count ? entries.slice(0, options.count) : entries;
-      if (limited.length) results.push([key, limited.map(entryReply)]);
+      const start = starts[i]!;
+      let index = stream.lowerBound(start);
+      if (index < stream.length && compareIds(stream.entries[index]!.id, start) === 0) index++;
+      const limit = options.count ?? Infinity;
+      const entries: Reply[] = [];
+      for (; index < stream.length && entries.length < limit; index++) entries.push(entryReply(stream.entries[index]!));
+      if (entries.length) results.push([key, entries]);
     });
     return results.length ? shape(ctx, results) : undefined;
   };
@@ -159,9 +162,11 @@ function xreadgroup(ctx: CommandContext): HandlerResult {
           entries.push([entry.key, [...entry.fields], idleMs, previous]);
         }
       }
-      const fresh = stream.entries.slice(stream.lowerBound(group.lastId)).filter((e) => compareIds(e.id, group.lastId) > 0);
-      for (const entry of fresh) {
-        if (entries.length >= budget) break;
+      const after = group.lastId;
+      let index = stream.lowerBound(after);
+      if (index < stream.length && compareIds(stream.entries[index]!.id, after) === 0) index++;
+      for (; index < stream.length && entries.length < budget; index++) {
+        const entry = stream.entries[index]!;
         stream.advanceGroup(group, entry.id);
         if (!options.noAck) {
           const existing = group.pel.get(entry.key);

@@ -13,11 +13,19 @@ import type { Fengari, LuaState } from './fengari.js';
 
 /** Converts between latin1 JS strings (one char per byte) and Lua strings (bytes). */
 export function toLuaBytes(text: string): Uint8Array {
-  return Buffer.from(text, 'latin1');
+  const n = text.length;
+  if (n > 64) return Buffer.from(text, 'latin1');
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 export function fromLuaBytes(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const n = bytes.length;
+  if (n > 64) return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('latin1');
+  let text = '';
+  for (let i = 0; i < n; i++) text += String.fromCharCode(bytes[i]!);
+  return text;
 }
 
 /** Field names used by the conversions, pre-encoded. */

@@ -160,7 +160,7 @@ export class LuaRuntime implements ScriptRunner {
         }
       },
       lua.LUA_MASKCOUNT,
-      100_000,
+      1_000_000,
     );
     this.running = { client, sha, readOnly, resp: 2 };
     let status: number;
