@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { scripts, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, uniqueKeys, type Connection, type TestOptions } from './support.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, uniqueKeys, atLeast, type Connection, type TestOptions } from './support.js';
 
 /**
  * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
@@ -300,17 +300,26 @@ describe('failure kinds (private standalone server)', () => {
     expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'keep-0', count: 1 }]);
   });
 
-  it('deleteAcknowledgedEntries on Redis < 8.2 acknowledges with XACK and keeps the body', async () => {
+  it('deleteAcknowledgedEntries: XACKDEL ACKED on Redis 8.2+ (kept while another group still needs it); older servers XACK and keep the body', async () => {
     const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'other', '0', 'MKSTREAM']);
     const w = worker({ stream, group: 'g', deleteAcknowledgedEntries: true, handler: () => 'ack' });
     await w.start();
     await add(conn, stream, { k: 'v' });
-    await eventually(async () => (await range(conn, stream)).length === 1 && (await pendingCount(conn, stream, 'g')) === 0 && (await sleep(50), true));
-    const info = String(await conn.raw('x', ['INFO', 'SERVER']));
-    const major = Number(/redis_version:(\d+)\.(\d+)/.exec(info)![1]);
-    const minor = Number(/redis_version:(\d+)\.(\d+)/.exec(info)![2]);
-    if (major < 8 || (major === 8 && minor < 2)) expect((await range(conn, stream)).length).toBe(1);
-    else expect((await range(conn, stream)).length).toBe(0);
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1 || (await range(conn, stream)).length === 1);
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (await conn.raw(stream, ['XINFO', 'GROUPS', stream]), true));
+    await sleep(50);
+    expect((await range(conn, stream)).length).toBe(1); // 'other' has not read it: kept on every version
+    // Once every group has read and acknowledged it, XACKDEL ACKED deletes the body on 8.2+.
+    await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'other']);
+    const { stream: s2 } = uniqueKeys();
+    const w2 = worker({ stream: s2, group: 'g', deleteAcknowledgedEntries: true, handler: () => 'ack' });
+    await w2.start();
+    await add(conn, s2, { k: 'v' });
+    await eventually(async () => (await conn.raw(s2, ['XINFO', 'GROUPS', s2]) as unknown[]).length === 1 && (await pendingCount(conn, s2, 'g')) === 0 && (await sleep(100), true));
+    await eventually(async () => (await pendingCount(conn, s2, 'g')) === 0);
+    await sleep(100);
+    expect((await range(conn, s2)).length).toBe((await atLeast(conn, 8, 2)) ? 0 : 1);
   });
 
   it('each reader runs at most one recovery page of batchSize entries per recoveryPollIntervalMs', async () => {

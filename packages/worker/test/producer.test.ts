@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scripts, type RedisClientLike } from '@respire/core-scripts';
 import { StreamProducer } from '../src/index.js';
-import { range, targets, uniqueKeys, type Connection } from './support.js';
+import { atLeast, range, targets, uniqueKeys, type Connection } from './support.js';
 
 /** Seed 002 "Producer retries" on the harness server (Redis 7: no IDMP, so plain appends). */
 describe.each(targets)('StreamProducer on $name', (target) => {
@@ -26,23 +26,33 @@ describe('StreamProducer retries', () => {
   beforeAll(async () => void (conn = await targets[0]!.connect()));
   afterAll(async () => conn.close());
 
-  it('without IDMP (Redis < 8.6) an append whose reply was lost is not retried: the transport error is thrown and nothing is appended twice', async () => {
+  it('retries an append whose reply was lost only where IDMP makes it safe: same ID on Redis 8.6+, the transport error elsewhere; never two entries', async () => {
     const { stream } = uniqueKeys();
     const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown> };
     let appends = 0;
+    let firstId: unknown;
     const lossy = {
       sendCommand: async (args: unknown[], options?: unknown) => {
         const isAppend = (args[0] === 'EVALSHA' && args[1] === scripts.workerAppend.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerAppend.source);
         const first = isAppend && appends === 0;
         const reply = await real.sendCommand(args, options);
         if (isAppend) appends++;
-        if (first) throw new Error('Socket closed unexpectedly');
+        if (first) {
+          firstId = (reply as unknown[])[0];
+          throw new Error('Socket closed unexpectedly');
+        }
         return reply;
       },
     } as unknown as RedisClientLike;
     const producer = new StreamProducer<string>({ client: lossy, stream, serialize: (v) => ({ v }) });
-    await expect(producer.add('x')).rejects.toMatchObject({ name: 'RespireTransportError' });
-    expect(appends).toBe(1); // the retry was refused by the script without IDMP: nothing appended
+    if (await atLeast(conn, 8, 6)) {
+      const id = await producer.add('x');
+      expect(id).toBe(String(firstId));
+      expect(appends).toBe(2); // the retry ran and was deduplicated by IDMP
+    } else {
+      await expect(producer.add('x')).rejects.toMatchObject({ name: 'RespireTransportError' });
+      expect(appends).toBe(1); // the retry was refused by the script without IDMP
+    }
     expect(await range(conn, stream)).toHaveLength(1);
   });
 

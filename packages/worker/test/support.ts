@@ -105,3 +105,16 @@ export async function range(conn: Connection, stream: string): Promise<[string, 
 export type TestOptions<T> = Omit<StreamWorkerBaseOptions, 'client'> & { client?: RedisClientLike } & StreamWorkerHandlerOptions<T> & {
   deserialize?: (entry: StreamEntry) => T;
 };
+
+/** The serving node's Redis version as [major, minor] (INFO SERVER). */
+export async function serverVersion(conn: Connection, key = 'x'): Promise<[number, number]> {
+  const info = String(await conn.raw(key, ['INFO', 'SERVER']));
+  const m = /redis_version:(\d+)\.(\d+)/.exec(info)!;
+  return [Number(m[1]), Number(m[2])];
+}
+
+/** True when the server is at least `major.minor`. */
+export async function atLeast(conn: Connection, major: number, minor: number): Promise<boolean> {
+  const [a, b] = await serverVersion(conn);
+  return a > major || (a === major && b >= minor);
+}

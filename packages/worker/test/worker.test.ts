@@ -94,7 +94,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
   it('dead-letters explicitly with the five metadata pairs first, then the original fields in order (seed: Dead-letter entries)', async () => {
     const { stream, dead } = uniqueKeys();
     await start({ stream, group: 'orders-g', deadLetterStream: dead, handler: () => StreamWorkerResult.DeadLetter });
-    const id = await add(conn, stream, { b: '2', a: '1', _respire_x: 'y' });
+    const id = String(await conn.raw(stream, ['XADD', stream, '1-1', 'b', '2', 'a', '1', '_respire_x', 'y']));
     await eventually(async () => (await range(conn, dead)).length > 0);
     expect(await pendingCount(conn, stream, 'orders-g')).toBe(0);
     const records = await range(conn, dead);
