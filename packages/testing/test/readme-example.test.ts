@@ -25,7 +25,7 @@ it('redelivers a message once its visibility timeout has passed, without sleepin
   const q = queueKeys('orders', '');
   const keys = [q.stream, q.deadlines, q.deliveries, q.deadLetter];
   await runScript(target, scripts.queueSend, [q.stream, `${q.deduplicationPrefix}o-1`], ['payload', '60000']);
-  const receive = () => runScript(target, scripts.queueReceive, keys, ['30000', '10', '5', 'TTTTTTTTTTTTTTTT', 'respire']);
+  const receive = async () => (await runScript(target, scripts.queueReceive, keys, ['30000', '10', '5', 'TTTTTTTTTTTTTTTT', 'respire'])) as unknown[];
 
   expect(await receive()).toHaveLength(4); // { deadLettered, id, payload, deliveryCount }
   server.clock.advance(30_000);            // the lease expires
