@@ -357,6 +357,7 @@ class Reader {
         throw new RespireTransportError(`StreamWorker read: could not reconnect the reader (${exceptionType(error)})`, { cause: error });
       }
     }
+    if (this.#run.stopping) return [];
     const connection = this.#connection!;
     const key = this.#o.stream;
     const idPromise = connection.send(key, ['CLIENT', 'ID']).then(

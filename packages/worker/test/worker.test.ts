@@ -274,6 +274,29 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(maxActive).toBeGreaterThan(1);
   });
 
+  it('hands the deserializer the entry\'s own field bytes, binary-safe (seed: Typed payloads)', async () => {
+    const { stream } = uniqueKeys();
+    const bytes = Buffer.from([0, 255, 254, 10, 13, 0x80, 0xc3]);
+    const got: Buffer[] = [];
+    await start<Buffer>({ stream, group: 'g', deserialize: (e) => e.get('payload')!, handler: (payload) => (got.push(payload), 'ack') });
+    await conn.raw(stream, ['XADD', stream, '*', Buffer.from('payload'), bytes]);
+    await eventually(() => got.length === 1);
+    expect(Buffer.compare(got[0]!, bytes)).toBe(0);
+  });
+
+  it('picks a random consumer-name base at every start (seed: Consumer names)', async () => {
+    const { stream } = uniqueKeys();
+    const w = await start({ stream, group: 'g', consumerCount: 2, handler: () => 'ack' });
+    const first = w.consumerNames;
+    await w.stop();
+    await w.start();
+    const second = w.consumerNames;
+    expect(first).toHaveLength(2);
+    expect(first[0]).toMatch(/-0$/);
+    expect(first[1]).toMatch(/-1$/);
+    expect(second[0]).not.toBe(first[0]);
+  });
+
   it('stop() ends parked reads at once, so an entry added after stop() stays unread (DESIGN open point: CLIENT UNBLOCK)', async () => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
