@@ -147,7 +147,7 @@ describe('StreamWorkerHost', () => {
     const a = uniqueKeys();
     const b = uniqueKeys();
     const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 1000, logger: recordingLogger() });
-    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, createScope: () => Promise.reject(new Error('x')) });
+    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, logger: recordingLogger(), createScope: () => Promise.reject(new Error('x')) });
     const healthy = host.add({ client: conn.client, stream: b.stream, group: 'g', telemetryName: 'b', readWaitMs: 200, handler: () => 'ack' });
     await host.start();
     await add(conn, a.stream, { k: 'v' });
