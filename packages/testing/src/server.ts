@@ -118,13 +118,13 @@ export class FakeRedisServer {
     }
     const encoder = new ReplyEncoder(model.formatDouble);
     const server = createServer();
-    let instance: FakeRedisServer | undefined;
+    const holder: { instance?: FakeRedisServer } = {};
     server.on('connection', (socket) => {
-      if (!instance || instance.closing) {
+      const owner = holder.instance;
+      if (!owner || owner.closing) {
         socket.destroy();
         return;
       }
-      const owner = instance;
       const connection = new Connection(socket, engine, faults, encoder, (c) => owner.connections.delete(c));
       owner.connections.add(connection);
     });
@@ -136,7 +136,8 @@ export class FakeRedisServer {
       });
     });
     port = (server.address() as AddressInfo).port;
-    instance = new FakeRedisServer(server, port, engine, clock, faults, log);
+    const instance = new FakeRedisServer(server, port, engine, clock, faults, log);
+    holder.instance = instance;
     return instance;
   }
 

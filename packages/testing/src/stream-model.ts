@@ -22,8 +22,8 @@ export function formatId(id: StreamId): string {
 
 function parseUint(text: string): number | undefined {
   if (!/^\d{1,20}$/.test(text)) return undefined;
-  const n = Number(text);
-  return n > 18446744073709551615 ? undefined : n;
+  if (text.length === 20 && text > '18446744073709551615') return undefined;
+  return Number(text);
 }
 
 /**

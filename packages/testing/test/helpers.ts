@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { createClient as createClientV5 } from 'redis5';
+import type { createClient as createClientV5 } from 'redis5';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../src/index.js';
 
 const makeClient = (url: string) => createClient({ url, socket: { reconnectStrategy: false } });

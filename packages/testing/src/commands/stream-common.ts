@@ -1,6 +1,6 @@
 import type { Database } from '../keyspace.js';
 import { CommandError, type Reply } from '../reply.js';
-import { ConsumerGroup, Stream, compareIds, formatId, type StreamEntry, type StreamId } from '../stream-model.js';
+import { formatId, type ConsumerGroup, type Stream, type StreamEntry, type StreamId } from '../stream-model.js';
 import type { ServerModel } from '../versions.js';
 import { command, keyRange, type CommandFlag, type CommandSpec } from './types.js';
 
@@ -136,4 +136,3 @@ export function streamCommand(
   });
 }
 
-export { compareIds, formatId };

@@ -112,7 +112,6 @@ function infoStream(ctx: CommandContext): Reply {
   if (ctx.model.streamLag) {
     head.push('max-deleted-entry-id', formatId(stream.maxDeletedId), 'entries-added', stream.entriesAdded, 'recorded-first-entry-id', formatId(stream.firstId));
   }
-  const now = ctx.nowMs();
   if (is(ctx.args[3], 'FULL')) {
     let count = 10;
     if (ctx.args.length > 4) {
@@ -142,7 +141,6 @@ function infoStream(ctx: CommandContext): Reply {
   if (ctx.args.length > 3) fail();
   const first = stream.entries[0];
   const last = stream.entries[stream.length - 1];
-  void now;
   return mapOf(...head, 'groups', stream.groups.size, 'first-entry', first ? entryReply(first) : null, 'last-entry', last ? entryReply(last) : null);
 }
 

@@ -1,5 +1,5 @@
 import { CommandError, MapReply, NULL_ARRAY, fail, type Reply } from '../reply.js';
-import { Stream, compareIds, formatId, parseId, type StreamId } from '../stream-model.js';
+import { compareIds, parseId, type StreamId } from '../stream-model.js';
 import { claimEntry } from './stream-groups.js';
 import { entryReply, noGroup, streamAt, streamCommand } from './stream-common.js';
 import { is, parseInteger, type BlockRequest, type CommandContext, type HandlerResult } from './types.js';
@@ -107,17 +107,12 @@ function xreadgroup(ctx: CommandContext): HandlerResult {
   const groupName = ctx.args[2]!;
   const consumerName = ctx.args[3];
   const options = parseRead(ctx, 4, true);
-  const streams: Stream[] = options.keys.map((key) => {
-    const stream = streamAt(ctx.db, key);
-    if (!stream?.groups.has(groupName)) {
+  for (const key of options.keys) {
+    if (!streamAt(ctx.db, key)?.groups.has(groupName)) {
       throw new CommandError(`NOGROUP No such key '${key}' or consumer group '${groupName}' in XREADGROUP with GROUP option`);
     }
-    return stream;
-  });
+  }
   const history = options.ids.map((text) => (text === '>' ? undefined : parseId(text, 0, true)));
-  const write = ctx.inScript ? undefined : undefined;
-  void write;
-
   const attempt = (final: boolean): Reply | undefined => {
     const now = ctx.nowMs();
     const results: Array<[string, Reply[]]> = [];

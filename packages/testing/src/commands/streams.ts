@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CommandError, OK, fail, type Reply } from '../reply.js';
-import { INVALID_ID, MAX_ID, Stream, ZERO_ID, compareIds, formatId, generateId, nextId, parseId, previousId, type StreamId } from '../stream-model.js';
+import { Stream, ZERO_ID, compareIds, formatId, generateId, nextId, parseId, previousId, type StreamId } from '../stream-model.js';
 import { deleteWithPolicy, entryReply, parsePolicy, parseTrim, streamAt, streamCommand, trim, type RefPolicy, type TrimSpec } from './stream-common.js';
 import { is, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 
@@ -215,4 +215,3 @@ export const streamCommands: CommandSpec[] = [
   }),
 ];
 
-export { INVALID_ID, MAX_ID };

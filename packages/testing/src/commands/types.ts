@@ -100,9 +100,9 @@ export function container(name: string, arity: number, subcommands: Record<strin
 /** Parses a 64-bit signed integer argument. @throws CommandError `ERR value is not an integer or out of range`. */
 export function parseInteger(text: string, message = 'ERR value is not an integer or out of range'): number {
   if (!/^-?(0|[1-9]\d{0,18})$/.test(text)) throw new CommandError(message);
-  const n = Number(text);
-  if (Math.abs(n) > 9223372036854775807) throw new CommandError(message);
-  return n;
+  const digits = text.startsWith('-') ? text.slice(1) : text;
+  if (digits.length === 19 && digits > '9223372036854775807') throw new CommandError(message);
+  return Number(text);
 }
 
 /** Parses a float argument as Redis does (`inf`, `-inf`, `+inf` allowed). */

@@ -138,7 +138,7 @@ export const zsetCommands: CommandSpec[] = [
     let incrResult: number | null = null;
     for (const [score, member] of pairs) {
       const old = set.score(member);
-      let next = incr ? (old ?? 0) + score : score;
+      const next = incr ? (old ?? 0) + score : score;
       if (Number.isNaN(next)) throw new CommandError('ERR resulting score is not a number (NaN)');
       if (old === undefined) {
         if (xx) continue;
@@ -156,7 +156,6 @@ export const zsetCommands: CommandSpec[] = [
         }
         incrResult = next;
       }
-      next = 0;
     }
     if (set.size === 0) ctx.db.delete(key);
     else ctx.db.touch(key);
