@@ -477,20 +477,24 @@ async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, e
   } else {
     handler = o.handler!;
   }
-  let outcome: DeliveryOutcome = 'error';
+  let settled: { outcome: DeliveryOutcome } | { error: unknown };
   try {
-    outcome = await invoke(run, o, consumer, entry, handler);
-  } finally {
-    if (scope?.dispose) {
-      try {
-        await scope.dispose();
-      } catch (error) {
-        // eslint-disable-next-line no-unsafe-finally
+    settled = { outcome: await invoke(run, o, consumer, entry, handler) };
+  } catch (error) {
+    settled = { error };
+  }
+  if (scope?.dispose) {
+    try {
+      await scope.dispose();
+    } catch (error) {
+      // A completion fault already in flight wins; otherwise the disposal failure is the fault.
+      if ('outcome' in settled) {
         throw new RespireServerError(`StreamWorker: scope disposal failed (${exceptionType(error)})`, { cause: error });
       }
     }
   }
-  return outcome;
+  if ('error' in settled) throw settled.error;
+  return settled.outcome;
 }
 
 type Attempt = { kind: 'result'; value: unknown } | { kind: 'threw'; error: unknown };
