@@ -115,7 +115,13 @@ export class Connection {
 
   private execute(args: string[]): Promise<void> | undefined {
     if (this.closed) return undefined;
-    const result = this.engine.execute(this.client, args);
+    let result: Reply | Promise<Reply>;
+    try {
+      result = this.engine.execute(this.client, args);
+    } catch (error) {
+      // A bug in the fake must not take the test process down: answer it as an error reply.
+      result = new ErrorReply(`ERR internal error in the fake server: ${(error as Error).message}`);
+    }
     if (result instanceof Promise) return result.then((reply) => this.finish(args, reply));
     return this.finish(args, result);
   }

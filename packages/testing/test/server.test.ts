@@ -169,4 +169,26 @@ describe('FakeRedisServer', () => {
       expect(await attempt(client, ['NOPE'])).toEqual({ error: "ERR unknown command 'NOPE', with args beginning with: " });
     });
   });
+
+  it('a bug in a command handler becomes an error reply; the server and its Lua VM keep working', async () => {
+    await withServer({}, async (server, open) => {
+      const client = await open();
+      const table = (server as unknown as { engine: { table: Map<string, { handler: unknown }> } }).engine.table;
+      const echo = table.get('echo')!;
+      const original = echo.handler;
+      echo.handler = () => {
+        throw new TypeError('boom');
+      };
+      try {
+        expect(await attempt(client, ['ECHO', 'x'])).toEqual({ error: 'ERR internal error in the fake server: boom' });
+        expect(await attempt(client, ['EVAL', "return redis.call('ECHO', 'x')", '0'])).toMatchObject({
+          error: expect.stringContaining('internal error in the fake server: boom'),
+        });
+      } finally {
+        echo.handler = original;
+      }
+      expect(await client.sendCommand(['EVAL', "return redis.call('ECHO', 'ok')", '0'])).toBe('ok');
+      expect(await client.ping()).toBe('PONG');
+    });
+  });
 });

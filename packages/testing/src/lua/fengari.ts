@@ -41,6 +41,8 @@ export interface LuaApi {
   lua_rawget(L: LuaState, index: number): number;
   lua_pushvalue(L: LuaState, index: number): void;
   lua_next(L: LuaState, index: number): boolean;
+  lua_atnativeerror(L: LuaState, fn: (L: LuaState) => number): void;
+  lua_touserdata(L: LuaState, index: number): unknown;
 }
 
 export interface LauxApi {

@@ -99,6 +99,13 @@ export class LuaRuntime implements ScriptRunner {
       lua.lua_pushnil(L);
       lua.lua_setglobal(L, to_luastring(unsafe));
     }
+    // A JS exception inside a bridge function (a bug in the fake) becomes a Lua error, so the
+    // script fails with an error reply instead of leaving the VM in an unknown state.
+    lua.lua_atnativeerror(L, (state) => {
+      const error = lua.lua_touserdata(state, -1) as { message?: unknown } | undefined;
+      lua.lua_pushstring(state, toLuaBytes(`internal error in the fake server: ${String(error?.message ?? error)}`));
+      return 1;
+    });
     this.installRedisTable();
     const prelude = to_luastring(PRELUDE);
     if (lauxlib.luaL_loadbuffer(L, prelude, prelude.length, to_luastring('=prelude')) !== lua.LUA_OK) {
