@@ -1,0 +1,77 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRedisServer } from '../../testing/src/index.js';
+import { StreamWorker } from '../src/index.js';
+import { eventually, recordingLogger, uniqueKeys } from './support.js';
+
+/**
+ * Server paths no real server here can run: Redis 8.8 XNACK (not buildable here), modelled by
+ * @respire/testing's FakeRedisServer, which runs the same worker Lua as real Redis.
+ */
+describe('Redis 8.8 model: XNACK FAIL', () => {
+  let server: FakeRedisServer;
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    server = await FakeRedisServer.start({ version: '8.8' });
+    client = createClient({ url: server.url });
+    client.on('error', () => {});
+    await client.connect();
+  });
+  afterAll(async () => {
+    client.destroy();
+    await server.close();
+  });
+
+  it('releases a failed delivery whose minimum idle time has elapsed with XNACK FAIL (count kept)', async () => {
+    const { stream } = uniqueKeys();
+    const attempts: number[] = [];
+    const w = new StreamWorker({
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      minimumIdleTimeMs: 200,
+      recoveryPollIntervalMs: 50,
+      logger: recordingLogger(),
+      handler: async (entry) => {
+        attempts.push(entry.deliveryCount);
+        if (entry.deliveryCount === 1) {
+          await new Promise((r) => setTimeout(r, 300)); // outlives the minimum idle time
+          return 'nack';
+        }
+        return 'ack';
+      },
+    });
+    await w.start();
+    try {
+      await client.sendCommand(['XADD', stream, '*', 'k', 'v']);
+      await eventually(() => attempts.length === 2, 5000);
+      const xnack = server.commandLog.entries().filter((e) => e.name === 'XNACK');
+      expect(xnack).toHaveLength(1);
+      expect(xnack[0]).toMatchObject({ origin: 'script', args: [stream, 'g', 'FAIL', 'IDS', '1', expect.any(String)] });
+      expect(attempts).toEqual([1, 2]);
+    } finally {
+      await w.stop(1000);
+    }
+  });
+
+  it('leaves a failure before the minimum idle time pending for idle recovery (no XNACK)', async () => {
+    const { stream } = uniqueKeys();
+    const attempts: number[] = [];
+    const w = new StreamWorker({
+      client, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 300, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      handler: (entry) => (attempts.push(entry.deliveryCount), entry.deliveryCount === 1 ? 'nack' : 'ack'),
+    });
+    await w.start();
+    server.commandLog.clear();
+    try {
+      const began = Date.now();
+      await client.sendCommand(['XADD', stream, '*', 'k', 'v']);
+      await eventually(() => attempts.length === 2, 5000);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(250);
+      expect(server.commandLog.entries().filter((e) => e.name === 'XNACK')).toHaveLength(0);
+    } finally {
+      await w.stop(1000);
+    }
+  });
+});
