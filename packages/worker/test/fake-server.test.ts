@@ -74,4 +74,26 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
       await w.stop(1000);
     }
   });
+
+  it('a denied XNACK faults the worker; the entry stays pending', async () => {
+    const denied = await FakeRedisServer.start({ version: '8.8', users: [{ name: 'w', password: 'pw', rules: ['on', '~*', '+@all', '-xnack'] }] });
+    const limited = createClient({ url: denied.url.replace('redis://', 'redis://w:pw@') });
+    limited.on('error', () => {});
+    await limited.connect();
+    try {
+      const { stream } = uniqueKeys();
+      const w = new StreamWorker({
+        client: limited, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 60_000, logger: recordingLogger(),
+        handler: async () => (await new Promise((r) => setTimeout(r, 20)), 'nack'),
+      });
+      await w.start();
+      await limited.sendCommand(['XADD', stream, '*', 'k', 'v']);
+      await expect(w.done).rejects.toMatchObject({ name: 'RespirePermissionError', message: expect.stringMatching(/XNACK/) });
+      const pending = (await limited.sendCommand(['XPENDING', stream, 'g'])) as unknown[];
+      expect(Number(pending[0])).toBe(1);
+    } finally {
+      limited.destroy();
+      await denied.close();
+    }
+  });
 });
