@@ -208,14 +208,18 @@ export class LuaRuntime implements ScriptRunner {
     return new ErrorReply(source && line ? `${message} script: ${sha}, on ${source}:${line}.` : message);
   }
 
+  private readonly globalNames = new Map<string, Uint8Array>();
+
   private setArray(name: string, values: readonly string[]): void {
     const { lua, to_luastring } = this.f;
     lua.lua_createtable(this.L, values.length, 0);
-    values.forEach((value, i) => {
-      lua.lua_pushstring(this.L, toLuaBytes(value));
+    for (let i = 0; i < values.length; i++) {
+      lua.lua_pushstring(this.L, toLuaBytes(values[i]!));
       lua.lua_rawseti(this.L, -2, i + 1);
-    });
-    lua.lua_setglobal(this.L, to_luastring(name));
+    }
+    let encoded = this.globalNames.get(name);
+    if (!encoded) this.globalNames.set(name, (encoded = to_luastring(name)));
+    lua.lua_setglobal(this.L, encoded);
   }
 
   /** Raises a Redis-style error table `{err=message}` from a JS function. */
@@ -266,7 +270,6 @@ export class LuaRuntime implements ScriptRunner {
       const args = this.stringArgs(state);
       const reply = this.engine.callFromScript(running.client, args, running.readOnly);
       if (reply instanceof ErrorReply && raise) return this.raise(state, reply.message);
-      lua.lua_settop(state, 0);
       pushReply(this.f, state, reply, running.resp, this.names, model.formatDouble);
       return 1;
     };
