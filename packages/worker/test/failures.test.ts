@@ -288,6 +288,62 @@ describe('failure kinds (private standalone server)', () => {
     expect(await pendingCount(conn, stream, 'g')).toBe(0); // it did commit: the reply was lost, not the ack
   });
 
+  it('a lost dead-letter reply faults the worker and is never repeated', async () => {
+    const { stream, dead } = uniqueKeys();
+    const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
+    let calls = 0;
+    const lossy = {
+      sendCommand: async (args: unknown[], options?: unknown) => {
+        const isDl = (args[0] === 'EVALSHA' && args[1] === scripts.workerDeadLetter.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerDeadLetter.source);
+        const reply = await real.sendCommand(args, options);
+        if (isDl) {
+          calls++;
+          throw new Error('Socket closed unexpectedly');
+        }
+        return reply;
+      },
+      duplicate: () => real.duplicate(),
+    } as unknown as RedisClientLike;
+    const w = worker({ client: lossy, stream, group: 'g', deadLetterStream: dead, handler: () => 'dead-letter' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireTransportError' });
+    expect(calls).toBe(1);
+    expect((await range(conn, dead)).length).toBe(1); // both mutations committed; the reply was lost
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+  });
+
+  it('a read failure (XREADGROUP denied) faults the worker', async () => {
+    const user = await createAclUser([server.url], `r-${Date.now()}`, ['~*', '+@all', '-xreadgroup']);
+    const limited = await standalone(user.urlFor(server.url));
+    try {
+      const { stream } = uniqueKeys();
+      const w = worker({ client: limited.client, stream, group: 'g', handler: () => 'ack' });
+      await w.start().catch(() => {});
+      await expect(w.done).rejects.toMatchObject({ name: 'RespirePermissionError' });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('READONLY (reading from a replica, e.g. a demoted master) faults the worker; nothing is taken', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    await add(conn, stream, { k: 'v' });
+    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(server.port)] });
+    const rconn = await standalone(replica.url);
+    try {
+      await eventually(async () => Number(await rconn.raw(stream, ['XLEN', stream])) === 1, 10_000);
+      const w = worker({ client: rconn.client, stream, group: 'g', createGroup: false, handler: () => 'ack' });
+      await w.start();
+      await expect(w.done).rejects.toMatchObject({ name: 'RespireServerError', message: expect.stringMatching(/READONLY/) });
+      expect(await pendingCount(conn, stream, 'g')).toBe(0);
+    } finally {
+      await rconn.close();
+      await replica.close();
+    }
+  });
+
   it('never deletes a consumer that owns pending entries (no XGROUP DELCONSUMER)', async () => {
     const { stream } = uniqueKeys();
     const w = worker({ stream, group: 'g', consumerName: 'keep', handler: () => 'nack' });

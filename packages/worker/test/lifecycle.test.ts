@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StreamWorker, StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type StreamEntry } from '../src/index.js';
+import { StreamWorker, StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type StreamEntry, type WorkerInfo } from '../src/index.js';
 import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
 
 /** Shutdown, scopes, the host and the instrumentation seam (node-redis 6, standalone harness server). */
@@ -226,6 +226,28 @@ describe('instrumentation seam', () => {
     expect(reasons).toEqual(['explicit']);
     expect((await range(conn, dead)).length).toBe(1);
     expect(w.state).toBe('running');
+  });
+
+  it('workerStarted exposes a gauge query (XINFO GROUPS lag and pending); workerStopped is called on stop', async () => {
+    const { stream } = uniqueKeys();
+    let info: WorkerInfo | undefined;
+    let stopped = 0;
+    const w = worker({
+      stream,
+      group: 'g',
+      metricsPollIntervalMs: 1234,
+      instrumentation: { workerStarted: (i) => void (info = i), workerStopped: () => void stopped++ },
+      handler: () => 'nack',
+    });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
+    expect(info).toMatchObject({ telemetryName: 'default', metricsPollIntervalMs: 1234, metricsPollTimeoutMs: 5000 });
+    const sample = await info!.queryGroup();
+    expect(sample).toMatchObject({ pending: 1 });
+    expect(sample!.lag === null || sample!.lag === 0).toBe(true);
+    await w.stop();
+    expect(stopped).toBe(1);
   });
 
   it('traceParentField null disables extraction; renamed fields are read', async () => {
