@@ -28,6 +28,8 @@ import { OwnedConnection, infoField, parseReadReply, replyCode, replyString, sen
 
 /** Extra client-side time beyond BLOCK before a read that never returns is abandoned (ms). */
 const READ_DEADLINE_MARGIN_MS = 2000;
+/** The longest delay a Node.js timer takes. */
+const MAX_TIMER_MS = 2_147_483_647;
 /** How long a reader waits for a new blocking connection before it faults (ms). */
 const CONNECT_DEADLINE_MS = 10_000;
 /** Backoff after a dropped read or a LOADING reply before reading again (ms). */
@@ -297,7 +299,7 @@ class Reader {
           continue;
         }
         // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point).
-        const block = Math.max(1, Math.min(this.#o.readWaitMs, this.#nextRecovery - now));
+        const block = Math.max(1, Math.min(this.#o.readWaitMs, this.#nextRecovery - now, MAX_TIMER_MS - READ_DEADLINE_MARGIN_MS));
         const entries = await this.#read(block);
         await this.#handleAll(entries);
       }
@@ -364,10 +366,12 @@ class Reader {
       (id) => replyString(id),
       () => undefined,
     );
+    // Timers take at most 2^31-1 ms (a larger value fires at once): BLOCK is bounded so this fits.
+    const deadlineMs = block + READ_DEADLINE_MARGIN_MS;
     const read = connection.send(
       key,
       ['XREADGROUP', 'GROUP', this.#o.group, this.consumer, 'COUNT', String(this.#o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
-      { binary: true, timeout: block + READ_DEADLINE_MARGIN_MS },
+      { binary: true, timeout: deadlineMs },
     );
     this.#parked = read;
     read.catch(() => {});
@@ -377,7 +381,7 @@ class Reader {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new RespireTransportError(`StreamWorker read: no reply within BLOCK ${block} ms + ${READ_DEADLINE_MARGIN_MS} ms`)),
-        block + READ_DEADLINE_MARGIN_MS,
+        deadlineMs,
       );
     });
     try {

@@ -260,3 +260,18 @@ describe('instrumentation seam', () => {
     expect(starts[0]).toMatchObject({ traceParent: 'x', traceState: undefined });
   });
 });
+
+describe('extreme durations', () => {
+  it('readWaitMs and recoveryPollIntervalMs of 2^31-1 ms still read promptly (timers never overflow)', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ stream, group: 'g', readWaitMs: 2 ** 31 - 1, recoveryPollIntervalMs: 2 ** 31 - 1, minimumIdleTimeMs: 2 ** 31 - 1, handler: (e) => (seen.push(e.id), 'ack') });
+    await w.start();
+    await sleep(200); // parked in a long BLOCK, with no spurious deadline
+    await add(conn, stream, { k: 'v' });
+    await eventually(() => seen.length === 1);
+    const began = Date.now();
+    await w.stop();
+    expect(Date.now() - began).toBeLessThan(2000);
+  });
+});
