@@ -7,7 +7,9 @@ Decided on every call on the serving node (never cached):
     COUNT n STREAMS s > (claimed entries first; new entries may fill the rest of the page). A server
     that rejects CLAIM falls back to XAUTOCLAIM.
   * otherwise XAUTOCLAIM from ARGV[4] (follow the returned cursor). On Redis 7+ it purges deleted IDs
-    itself; on 6.2 an entry that comes back without fields is acknowledged here, never returned.
+    itself. Redis 6.2 (no redis.REDIS_VERSION in Lua) returns deleted entries as nil and keeps them
+    pending, so the same XPENDING IDLE + XRANGE + XACK cleanup runs first there (skipped when XRANGE
+    is denied); an entry that still comes back without fields is acknowledged, never returned.
 
 KEYS[1]  source stream                         (stream)
 ARGV[1]  consumer group
@@ -28,17 +30,25 @@ local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local minIdle, cursor, count = ARGV[3], ARGV[4], tonumber(ARGV[5])
 local entries, removed = {}, 0
 
-if respire_redis_version() >= 0x080400
-  and respire_acl_allows('XRANGE', stream, '-', '+')
-  and respire_acl_allows('XACK', stream, group, '0-1')
-  and respire_acl_allows('XREADGROUP', 'GROUP', group, consumer, 'COUNT', '1', 'CLAIM', '1', 'STREAMS', stream, '>') then
+local function remove_deleted_idle()
   local idle = redis.call('XPENDING', stream, group, 'IDLE', minIdle, '-', '+', count)
   for _, p in ipairs(idle) do
-    if not redis.call('XRANGE', stream, p[1], p[1])[1] then
+    local body = redis.pcall('XRANGE', stream, p[1], p[1])
+    if type(body) == 'table' and body.err then return end
+    if not body[1] then
       redis.call('XACK', stream, group, p[1])
       removed = removed + 1
     end
   end
+end
+
+if redis.SERVER_NAME ~= 'valkey' and type(redis.REDIS_VERSION) ~= 'string' then
+  remove_deleted_idle() -- Redis 6.2
+elseif respire_redis_version() >= 0x080400
+  and respire_acl_allows('XRANGE', stream, '-', '+')
+  and respire_acl_allows('XACK', stream, group, '0-1')
+  and respire_acl_allows('XREADGROUP', 'GROUP', group, consumer, 'COUNT', '1', 'CLAIM', '1', 'STREAMS', stream, '>') then
+  remove_deleted_idle()
   local read = redis.pcall('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'CLAIM', minIdle, 'STREAMS', stream, '>')
   local rejected = type(read) == 'table' and read.err and string.find(string.lower(read.err), 'syntax', 1, true)
   if not rejected then

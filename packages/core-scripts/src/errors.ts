@@ -138,8 +138,10 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   // A script command refused by ACL: "ERR The user executing the script can't run this command
   // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
   const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
-  const code = aclRefusal ? 'NOPERM' : /^(?:ERR )?(?:RESPIRE_)?([A-Z]+)/.exec(message)?.[1];
-  const text = message.replace(/^(?:ERR )?RESPIRE_[A-Z]+ /, '').replace(/ script: .*$/s, '');
+  // Our scripts' codes may come wrapped (Redis 6.2: "ERR Error running script ...: RESPIRE_X ...").
+  const ours = /RESPIRE_([A-Z]+) (.*?)(?: script: .*)?$/s.exec(message);
+  const code = aclRefusal ? 'NOPERM' : (ours?.[1] ?? /^(?:ERR )?([A-Z]+)/.exec(message)?.[1]);
+  const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
   switch (code) {
     case 'WRONGTYPE':
       return new RespireKeyTypeError(`${operation}: ${text}`, { cause: error });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
 
 /** A connected client of one kind, closed by `close`. */
@@ -50,11 +51,23 @@ async function cluster(urls: string[]): Promise<Connection> {
   };
 }
 
-/** The suite runs on each: node-redis v6 (RESP3) and v5 (RESP2) standalone, and v6 on a 3-master Cluster. */
+/** One fake server per test file (the Redis 7.0 model, real clock), started on first use. */
+let fake: Promise<FakeRedisServer> | undefined;
+const fakeUrl = async () => (await (fake ??= FakeRedisServer.start({ version: '7.0' }))).url;
+afterAll(async () => {
+  await (await fake)?.close();
+  fake = undefined;
+});
+
+/**
+ * The suite runs on each: node-redis v6 (RESP3) and v5 (RESP2) standalone, v6 on a 3-master
+ * Cluster, and v6 on the fake server (`@respire/testing`), which runs the same scripts.
+ */
 export const targets: Target[] = [
   { name: 'standalone node-redis 6', connect: (url) => standalone(url ?? inject('redisUrl')) },
   { name: 'standalone node-redis 5', connect: (url) => standaloneV5(url ?? inject('redisUrl')) },
   { name: 'cluster node-redis 6', connect: () => cluster(inject('clusterUrls')) },
+  { name: 'fake server node-redis 6', connect: async (url) => standalone(url ?? (await fakeUrl())) },
 ];
 
 /** A queue name no other test uses. */
