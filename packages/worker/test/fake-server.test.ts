@@ -97,3 +97,51 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
     }
   });
 });
+
+describe('Redis 6.2 model (XAUTOCLAIM returns deleted entries as nil and keeps them pending)', () => {
+  let server: FakeRedisServer;
+  let client: ReturnType<typeof createClient>;
+  const send = (args: string[]) => client.sendCommand(args) as Promise<unknown>;
+  beforeAll(async () => {
+    server = await FakeRedisServer.start({ version: '6.2' });
+    client = createClient({ url: server.url });
+    client.on('error', () => {});
+    await client.connect();
+  });
+  afterAll(async () => {
+    client.destroy();
+    await server.close();
+  });
+
+  it('acks, recovers, and removes pending IDs whose bodies were deleted without handing them to a handler', async () => {
+    const { stream } = uniqueKeys();
+    await send(['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const a = String(await send(['XADD', stream, '*', 'k', 'a']));
+    await send(['XADD', stream, '*', 'k', 'b']);
+    await send(['XREADGROUP', 'GROUP', 'g', 'gone-0', 'COUNT', '2', 'STREAMS', stream, '>']);
+    await send(['XDEL', stream, a]);
+    const seen: [string, number][] = [];
+    const w = new StreamWorker({
+      client, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack'),
+    });
+    await w.start();
+    try {
+      await send(['XADD', stream, '*', 'k', 'c']);
+      await eventually(async () => Number(((await send(['XPENDING', stream, 'g'])) as unknown[])[0]) === 0 && seen.length === 2, 5000);
+      expect(seen.map(([k]) => k).sort()).toEqual(['b', 'c']);
+      expect(seen.find(([k]) => k === 'b')![1]).toBe(2);
+    } finally {
+      await w.stop(1000);
+    }
+  });
+
+  it('dead-letter completion needs Redis 7 (redis.acl_check_cmd): the worker faults and the entry stays pending', async () => {
+    const { stream, dead } = uniqueKeys();
+    const w = new StreamWorker({ client, stream, group: 'g', deadLetterStream: dead, readWaitMs: 100, logger: recordingLogger(), handler: () => 'dead-letter' });
+    await w.start();
+    await send(['XADD', stream, '*', 'k', 'v']);
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireUnsupportedServerError' });
+    expect(Number(((await send(['XPENDING', stream, 'g'])) as unknown[])[0])).toBe(1);
+  });
+});
