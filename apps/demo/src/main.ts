@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { runQueueDemo, type QueueDemoSummary } from './queue-demo.js';
 import { runWorkerDemo, type WorkerDemoSummary } from './worker-demo.js';
+import { FakeRedisServer } from '@respire/testing';
 import { startPrivateRedis, type DemoRedis } from './server.js';
 
 const log = (line: string) => console.log(line);
@@ -14,12 +15,15 @@ const log = (line: string) => console.log(line);
 async function chooseRedis(): Promise<DemoRedis> {
   const url = process.env.REDIS_URL?.trim();
   if (url) return { url, description: `REDIS_URL (${url.replace(/\/\/[^@]*@/, '//***@')})`, close: async () => {} };
-  const own = await startPrivateRedis();
+  const own = process.env.RESPIRE_DEMO_FAKE ? null : await startPrivateRedis();
   if (own) return own;
-  throw new Error(
-    'No Redis to run against: set REDIS_URL=redis://host:port, or install redis-server ' +
-      '(Debian/Ubuntu: sudo apt-get install -y redis-server) so the demo can start a private one.',
+  // Neither: the in-memory fake server runs the same Lua scripts, much more slowly.
+  const fake = await FakeRedisServer.start();
+  log(
+    'No REDIS_URL and no redis-server found: using the in-memory fake server from @respire/testing.\n' +
+      'For a real run set REDIS_URL=redis://host:port or install redis-server (Debian/Ubuntu: apt-get install -y redis-server).',
   );
+  return { url: fake.url, description: `the in-memory fake server (Redis ${fake.model.version} model)`, close: () => fake.close() };
 }
 
 function printQueueSummary(s: QueueDemoSummary): void {
