@@ -49,7 +49,15 @@ export type StreamWorkerState = 'idle' | 'starting' | 'running' | 'stopping' | '
  * XAUTOCLAIM (XREADGROUP CLAIM on Redis 8.4+), one page per reader per `recoveryPollIntervalMs`.
  *
  * Faults (scope creation or disposal, read, acknowledgement and dead-letter failures, a lost reply)
- * stop the worker: {@link StreamWorker.done} rejects with the cause, a {@link RespireError}.
+ * stop the worker: {@link StreamWorker.done} rejects with the cause, a `RespireError`.
+ *
+ * Failover and restarts (nothing is lost in any case: entries are unread or pending):
+ * - a reader whose connection drops, or whose read gets no reply within BLOCK + 2 s, reconnects
+ *   with a fresh duplicate and reads again;
+ * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) and `LOADING` replies delivered nothing: read again;
+ * - `READONLY` (a demoted master) and other error replies fault the worker;
+ * - `NOGROUP` (group destroyed, or stream deleted): recreated at `groupStart` when `createGroup`,
+ *   else a fault. Respire never runs XGROUP DELCONSUMER.
  *
  * @example
  * ```ts
