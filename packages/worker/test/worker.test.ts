@@ -201,6 +201,43 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
   });
 
+  it('a stale handler cannot acknowledge even under the same consumer name, once a restart replayed its delivery (seed: fenced completion)', async () => {
+    const { stream } = uniqueKeys();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let oldDone = false;
+    await start({ stream, group: 'g', consumerName: 'same', handler: async () => (await gate, (oldDone = true), 'ack') });
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await pendingEntries(conn, stream, 'g'))[0]?.count === 1);
+    // A second process with the same stable name starts while the first still runs: its startup
+    // replay re-delivers the entry (count 2) to 'same-0'.
+    const replayed: number[] = [];
+    let releaseNew!: () => void;
+    const gateNew = new Promise<void>((r) => (releaseNew = r));
+    await start({ stream, group: 'g', consumerName: 'same', handler: async (e) => (replayed.push(e.deliveryCount), await gateNew, 'ack') });
+    await eventually(() => replayed.length === 1);
+    expect(replayed).toEqual([2]);
+    release();
+    await eventually(() => oldDone);
+    await sleep(100);
+    expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'same-0', count: 2 }]); // the old ack was fenced out
+    releaseNew();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+  });
+
+  it('a dead-letter result without deadLetterStream counts as a handler failure: the entry stays pending (seed: Delivery limits)', async () => {
+    const { stream } = uniqueKeys();
+    const logger = recordingLogger();
+    const seen: string[] = [];
+    const w = await start({ stream, group: 'g', logger, handler: (e) => (seen.push(e.id), 'dead-letter') });
+    await add(conn, stream, { k: 'v' });
+    await eventually(() => seen.length === 1);
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
+    await sleep(50);
+    expect(logger.entries.some((e) => e.level === 'warn' && /no deadLetterStream/.test(e.message))).toBe(true);
+    expect(w.state).toBe('running');
+  });
+
   it('creates stream and group at startup, keeps an existing group position, and groupStart $ skips existing entries (seed: Group creation)', async () => {
     const { stream } = uniqueKeys();
     const old = await add(conn, stream, { k: 'old' });
