@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeRedisServer } from '../../testing/src/index.js';
+import { FakeRedisServer } from '@respire/testing';
 import { StreamWorker } from '../src/index.js';
 import { eventually, recordingLogger, uniqueKeys } from './support.js';
 
