@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { scripts, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, uniqueKeys, atLeast, type Connection, type TestOptions } from './support.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, atLeast, type Connection, type TestOptions } from './support.js';
 
 /**
  * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
@@ -392,5 +392,29 @@ describe('failure kinds (private standalone server)', () => {
     expect(seen.filter((t) => t < 400).length).toBe(2);
     expect(seen.filter((t) => t < 1000).length).toBe(4);
     expect(seen[5]).toBeGreaterThanOrEqual(1100);
+  });
+});
+
+describe('failure kinds on the harness Cluster', () => {
+  let cluster: Connection;
+  beforeAll(async () => void (cluster = await targets[2]!.connect()));
+  afterAll(async () => cluster.close());
+
+  it('a reader whose connection drops while parked reconnects and keeps reading (Cluster node)', async () => {
+    const { stream } = uniqueKeys();
+    const seen: string[] = [];
+    const w = worker({ client: cluster.client, stream, group: 'g', readWaitMs: 500, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+    await w.start();
+    const parked = async () =>
+      String(await cluster.raw(stream, ['CLIENT', 'LIST']))
+        .split('\n')
+        .filter((line) => line.includes('cmd=xreadgroup'))
+        .map((line) => /id=(\d+)/.exec(line)![1]!);
+    await eventually(async () => (await parked()).length > 0);
+    // Every reader parked on that node is dropped (any other reader reconnects the same way).
+    for (const id of await parked()) await cluster.raw(stream, ['CLIENT', 'KILL', 'ID', id]);
+    await add(cluster, stream, { k: 'after' });
+    await eventually(() => seen.includes('after'), 500 + 2000);
+    expect(w.state).toBe('running');
   });
 });

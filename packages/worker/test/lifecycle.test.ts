@@ -173,6 +173,31 @@ describe('StreamWorkerHost', () => {
     await expect(host.done).resolves.toBeUndefined();
   });
 
+  it('applies its shutdownTimeoutMs to every worker: handlers are aborted at the timeout', async () => {
+    const a = uniqueKeys();
+    const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 200, logger: recordingLogger() });
+    let aborted = false;
+    let started = false;
+    host.add({
+      client: conn.client, stream: a.stream, group: 'g', readWaitMs: 200, logger: recordingLogger(),
+      handler: (_e, signal) =>
+        new Promise((resolve) => {
+          started = true;
+          signal.addEventListener('abort', () => ((aborted = true), resolve('ack')));
+        }),
+    });
+    await host.start();
+    await add(conn, a.stream, { k: 'v' });
+    await eventually(() => started);
+    const began = Date.now();
+    await host.stop();
+    expect(Date.now() - began).toBeGreaterThanOrEqual(190);
+    expect(Date.now() - began).toBeLessThan(1500);
+    expect(aborted).toBe(true);
+    await sleep(100);
+    expect(await pendingCount(conn, a.stream, 'g')).toBe(1); // the result after the abort is not acknowledged
+  });
+
   it('SIGTERM stops every worker gracefully; the listeners are removed afterwards', async () => {
     const a = uniqueKeys();
     const before = process.listenerCount('SIGTERM');
