@@ -99,7 +99,8 @@ export class AclUser {
 
   /** Whether this user may access `key` for reading and/or writing. */
   mayAccess(key: string, read: boolean, write: boolean): boolean {
-    return this.keyRules.some((r) => (!read || r.read) && (!write || r.write) && globMatch(r.pattern, key));
+    // `*` (allkeys, the default user) matches every key: skip the regex on the hot path.
+    return this.keyRules.some((r) => (!read || r.read) && (!write || r.write) && (r.pattern === '*' || globMatch(r.pattern, key)));
   }
 
   /** Whether `password` authenticates this user. */

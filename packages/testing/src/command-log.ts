@@ -31,9 +31,15 @@ export class CommandLog {
    */
   constructor(readonly limit = 10_000) {}
 
-  /** Records an entry; `args` are latin1 byte strings, decoded when read. @internal */
-  record(entry: Omit<LoggedCommand, 'seq'>): void {
-    this.items.push({ seq: ++this.seq, ...entry });
+  /**
+   * Records an entry; `args` are latin1 byte strings, decoded when read. Positional parameters:
+   * this runs for every command and every redis.call, and spreading objects showed in profiles.
+   * @internal
+   */
+  record(atMs: number, clientId: number, name: string, args: readonly string[], origin: LoggedCommand['origin'], scriptSha?: string): void {
+    const item: { -readonly [K in keyof LoggedCommand]: LoggedCommand[K] } = { seq: ++this.seq, atMs, clientId, name, args, origin };
+    if (scriptSha !== undefined) item.scriptSha = scriptSha;
+    this.items.push(item);
     if (this.items.length > this.limit * 2) this.items.splice(0, this.items.length - this.limit);
   }
 

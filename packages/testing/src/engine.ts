@@ -217,16 +217,14 @@ export class Engine {
     return this.acl.denial(client.user, spec, args, this.model);
   }
 
+  /** Display names by spec: computed once, as every command (and every redis.call) is logged. */
+  private readonly displayNames = new Map<CommandSpec, string>();
+
   record(client: ClientState, spec: CommandSpec, args: readonly string[], origin: Origin): void {
-    const sub = spec.name.includes('|');
-    this.log.record({
-      atMs: this.clock.nowMs(),
-      clientId: client.id,
-      name: Engine.displayName(spec),
-      args: args.slice(sub ? 2 : 1),
-      origin,
-      ...(origin === 'script' && this.scripts.runningSha ? { scriptSha: this.scripts.runningSha } : {}),
-    });
+    let name = this.displayNames.get(spec);
+    if (name === undefined) this.displayNames.set(spec, (name = Engine.displayName(spec)));
+    const sha = origin === 'script' ? this.scripts.runningSha || undefined : undefined;
+    this.log.record(this.clock.nowMs(), client.id, name, args.slice(spec.name.includes('|') ? 2 : 1), origin, sha);
   }
 
   /** Runs a resolved command; CommandError becomes an error reply. */

@@ -63,7 +63,9 @@ function range(ctx: CommandContext, key: string, request: RangeRequest): Reply {
     const lo = parseBound(request.rev ? request.max : request.min);
     const hi = parseBound(request.rev ? request.min : request.max);
     if (!set) return [];
-    members = set.byScore(lo.value, lo.exclusive, hi.value, hi.exclusive);
+    // Forward ranges stop after the LIMIT window instead of collecting every match.
+    const limit = !request.rev && request.offset >= 0 && request.count >= 0 ? request.offset + request.count : Infinity;
+    members = set.byScore(lo.value, lo.exclusive, hi.value, hi.exclusive, limit);
     if (request.rev) members.reverse();
   } else {
     const lo = parseLex(request.rev ? request.max : request.min);

@@ -20,12 +20,29 @@ export function toLuaBytes(text: string): Uint8Array {
   return bytes;
 }
 
+/**
+ * Scratch space for {@link pushLuaString}: `lua_pushstring` copies its argument into a new Lua
+ * string anyway, so the bytes need not live in an array of their own.
+ */
+let scratch = Buffer.allocUnsafeSlow(1024);
+
+/** Pushes a latin1 JS string as a Lua string, without allocating an intermediate byte array. */
+export function pushLuaString(f: Fengari, L: LuaState, text: string): void {
+  const n = text.length;
+  if (n > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(n, scratch.length * 2));
+  if (n <= 32) for (let i = 0; i < n; i++) scratch[i] = text.charCodeAt(i);
+  else scratch.write(text, 0, n, 'latin1');
+  f.lua.lua_pushstring(L, scratch.subarray(0, n));
+}
+
+/**
+ * Builds a flat string: `+=` per byte made a rope of one-char pieces that V8 had to flatten
+ * again before hashing it as a Map key (every key and member the scripts pass).
+ */
 export function fromLuaBytes(bytes: Uint8Array): string {
   const n = bytes.length;
   if (n > 64) return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('latin1');
-  let text = '';
-  for (let i = 0; i < n; i++) text += String.fromCharCode(bytes[i]!);
-  return text;
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
 }
 
 /** Field names used by the conversions, pre-encoded. */
@@ -45,17 +62,17 @@ export interface LuaNames {
 export function pushReply(f: Fengari, L: LuaState, reply: Reply, resp: 2 | 3, names: LuaNames, formatDouble: DoubleFormatter): void {
   const { lua } = f;
   if (!lua.lua_checkstack(L, 4)) throw new Error('Lua stack exhausted while converting a reply');
-  if (typeof reply === 'string') lua.lua_pushstring(L, toLuaBytes(reply));
+  if (typeof reply === 'string') pushLuaString(f, L, reply);
   else if (typeof reply === 'number') lua.lua_pushnumber(L, reply);
   else if (reply === null || reply instanceof NullArrayReply) {
     if (resp === 3) lua.lua_pushnil(L);
     else lua.lua_pushboolean(L, false);
   } else if (Array.isArray(reply)) {
     lua.lua_createtable(L, reply.length, 0);
-    reply.forEach((item, i) => {
-      pushReply(f, L, item, resp, names, formatDouble);
+    for (let i = 0; i < reply.length; i++) {
+      pushReply(f, L, reply[i]!, resp, names, formatDouble);
       lua.lua_rawseti(L, -2, i + 1);
-    });
+    }
   } else if (reply instanceof StatusReply) {
     lua.lua_createtable(L, 0, 1);
     lua.lua_pushstring(L, toLuaBytes(reply.value));

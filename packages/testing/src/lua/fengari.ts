@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { formatG } from '../resp.js';
+import { withPatchedFengari } from './vm-patches.js';
 
 /** The parts of fengari's C-like API the bridge uses (fengari ships no types). */
 export interface LuaApi {
@@ -43,6 +44,7 @@ export interface LuaApi {
   lua_next(L: LuaState, index: number): boolean;
   lua_atnativeerror(L: LuaState, fn: (L: LuaState) => number): void;
   lua_touserdata(L: LuaState, index: number): unknown;
+  lua_tocfunction(L: LuaState, index: number): ((L: LuaState) => number) | null;
 }
 
 export interface LauxApi {
@@ -74,6 +76,13 @@ export interface Fengari {
 }
 
 let loaded: Fengari | undefined;
+let patched = false;
+
+/** Whether fengari runs with the speed patches of vm-patches.ts (false: unpatched, slower). */
+export function fengariPatched(): boolean {
+  loadFengari();
+  return patched;
+}
 
 /**
  * Loads fengari with Lua 5.1 number formatting: integral floats print without `.0` and numbers
@@ -94,6 +103,8 @@ export function loadFengari(): Fengari {
     if (Number.isNaN(n)) return 'nan';
     return formatG(n, 14);
   };
-  loaded = require('fengari') as Fengari;
+  const result = withPatchedFengari(() => require('fengari') as Fengari);
+  patched = result.patched;
+  loaded = result.value;
   return loaded;
 }

@@ -1,7 +1,8 @@
 import type { ClientState, Engine, ScriptRunner } from '../engine.js';
 import { sha1hex } from '../engine.js';
 import { CommandError, ErrorReply, type Reply } from '../reply.js';
-import { fromLuaBytes, pushReply, readReply, toLuaBytes, type LuaNames } from './convert.js';
+import { fromLuaBytes, pushLuaString, pushReply, readReply, toLuaBytes, type LuaNames } from './convert.js';
+import { installFastFormat } from './fast-format.js';
 import { loadFengari, type Fengari, type LuaState } from './fengari.js';
 import { floatLiterals } from './rewrite.js';
 
@@ -95,6 +96,7 @@ export class LuaRuntime implements ScriptRunner {
       lauxlib.luaL_requiref(L, to_luastring(name), open, 1);
       lua.lua_pop(L, 1);
     }
+    installFastFormat(this.f, L);
     for (const unsafe of ['dofile', 'loadfile', 'require', 'print']) {
       lua.lua_pushnil(L);
       lua.lua_setglobal(L, to_luastring(unsafe));
@@ -214,7 +216,7 @@ export class LuaRuntime implements ScriptRunner {
     const { lua, to_luastring } = this.f;
     lua.lua_createtable(this.L, values.length, 0);
     for (let i = 0; i < values.length; i++) {
-      lua.lua_pushstring(this.L, toLuaBytes(values[i]!));
+      pushLuaString(this.f, this.L, values[i]!);
       lua.lua_rawseti(this.L, -2, i + 1);
     }
     let encoded = this.globalNames.get(name);
