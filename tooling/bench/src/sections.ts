@@ -1,4 +1,13 @@
-/** Bench sections contributed by other packages (worker, fake server, telemetry), run after throughput. */
+import { metrics, trace } from '@opentelemetry/api';
+import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { createStreamWorkerTelemetry } from '@respire/otel';
+import type { ThroughputResult } from './result.js';
+import { bullmqThroughput } from './scenarios/bullmq.js';
+import { fakeScriptRate } from './scenarios/fake.js';
+import { handWrittenLoop, workerThroughput } from './scenarios/worker.js';
+
+/** Bench sections run after the queue throughput. */
 export interface SectionContext {
   quick: boolean;
   messages: number;
@@ -13,4 +22,78 @@ export interface BenchSection {
   run(context: SectionContext): Promise<unknown>;
 }
 
-export const extraSections: BenchSection[] = [];
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function table(log: (line?: string) => void, rows: ThroughputResult[]): void {
+  log('| scenario | msgs/s | Redis CPU µs/msg | server cmds/msg |');
+  log('| --- | ---: | ---: | ---: |');
+  for (const r of rows) log(`| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} |`);
+}
+
+const worker: BenchSection = {
+  name: 'worker',
+  title: 'Stream worker: StreamWorker vs a hand-written loop vs BullMQ (filled stream, no-op handler)',
+  async run({ quick, messages, onFreshServer, log }) {
+    const base = { messages, payloadBytes: 100 };
+    const rows: ThroughputResult[] = [];
+    const add = async (task: (url: string) => Promise<ThroughputResult>) => {
+      const row = await onFreshServer(task);
+      rows.push(row);
+      log(`  ${row.scenario}: ${fmt(row.messagesPerSecond)} msgs/s`);
+      return row;
+    };
+    await onFreshServer((url) => workerThroughput(url, { ...base, messages: Math.min(messages, 5000), consumerCount: 4, batchSize: 16 }));
+    for (const [consumerCount, batchSize] of [[1, 1], [1, 16], [4, 1]] as const) await add((url) => workerThroughput(url, { ...base, consumerCount, batchSize }));
+    const worker416 = await add((url) => workerThroughput(url, { ...base, consumerCount: 4, batchSize: 16 }));
+    const loop416 = await add((url) => handWrittenLoop(url, { ...base, consumerCount: 4, batchSize: 16 }));
+    const bull = await add((url) => bullmqThroughput(url, { messages: quick ? Math.min(messages, 5000) : messages, payloadBytes: 100, concurrency: 50, mode: 'processing' }));
+    log('');
+    table(log, rows);
+    const ratios = {
+      workerOfHandWritten: worker416.messagesPerSecond / loop416.messagesPerSecond,
+      workerOverBullmq: worker416.messagesPerSecond / bull.messagesPerSecond,
+    };
+    log(`\nStreamWorker 4×16 ÷ hand-written loop: ${fmt(ratios.workerOfHandWritten, 2)} (goal ≥ 0.6); ÷ BullMQ concurrency 50: ${fmt(ratios.workerOverBullmq, 1)}× (goal ≥ 5×)`);
+    return { rows, ratios };
+  },
+};
+
+const telemetry: BenchSection = {
+  name: 'telemetry',
+  title: 'Telemetry overhead: StreamWorker 4×16 with telemetry off, API without SDK, and with the SDK',
+  async run({ messages, onFreshServer, log }) {
+    const base = { messages, payloadBytes: 100, consumerCount: 4, batchSize: 16 };
+    const run = (label: string, instrumentation?: ReturnType<typeof createStreamWorkerTelemetry>) =>
+      onFreshServer((url) => workerThroughput(url, { ...base, label, ...(instrumentation ? { instrumentation } : {}) }));
+    await run('warm-up');
+    const off = await run('telemetry off');
+    metrics.disable();
+    trace.disable();
+    const noSdk = await run('@respire/otel, no SDK registered', createStreamWorkerTelemetry());
+    const meterProvider = new MeterProvider({
+      readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 1000 })],
+    });
+    const spans = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] });
+    const sdk = await run('@respire/otel with the SDK (in-memory exporters)', createStreamWorkerTelemetry({ meterProvider, tracerProvider }));
+    await meterProvider.shutdown();
+    await tracerProvider.shutdown();
+    const rows = [off, noSdk, sdk];
+    table(log, rows);
+    const ratios = { noSdkOfOff: noSdk.messagesPerSecond / off.messagesPerSecond, sdkOfOff: sdk.messagesPerSecond / off.messagesPerSecond };
+    log(`\nno SDK ÷ off: ${fmt(ratios.noSdkOfOff, 3)} (goal ≥ 0.97); SDK ÷ off: ${fmt(ratios.sdkOfOff, 3)}`);
+    return { rows, ratios };
+  },
+};
+
+const fake: BenchSection = {
+  name: 'fake',
+  title: 'Fake server: queue-receive script runs per second (10 messages each)',
+  async run({ quick, log }) {
+    const result = await fakeScriptRate(quick ? 1000 : 5000);
+    log(`${fmt(result.perSecond)} runs/s over ${fmt(result.runs)} runs (goal ≥ 10,000)`);
+    return result;
+  },
+};
+
+export const extraSections: BenchSection[] = [worker, telemetry, fake];
