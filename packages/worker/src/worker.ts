@@ -5,6 +5,7 @@ import {
   RespireValidationError,
   isErrorReply,
   isRespireError,
+  toDurationMs,
   toRespireError,
 } from '@respire/core-scripts';
 import { allValues, toEntry, type StreamEntry } from './entry.js';
@@ -150,12 +151,14 @@ export class StreamWorker<T = StreamEntry> {
    * until it finishes and its result is not acknowledged. Undispatched entries stay pending. Closes
    * the worker's connections, never the caller's client. Resolves when stopped (also after a fault);
    * the fault itself is reported by {@link StreamWorker.done}.
-   * @param timeoutMs - drain time in ms. @defaultValue the `shutdownTimeoutMs` option (30000)
+   * @param timeoutMs - drain time in ms (1..2^31-1). @defaultValue the `shutdownTimeoutMs` option (30000)
+   * @throws {RespireValidationError} for an invalid `timeoutMs`; nothing is stopped.
    */
   async stop(timeoutMs?: number): Promise<void> {
+    const drainMs = timeoutMs === undefined ? this.#o.shutdownTimeoutMs : toDurationMs('timeoutMs', timeoutMs);
     const run = this.#run;
     if (!run) return;
-    await run.stop(timeoutMs ?? this.#o.shutdownTimeoutMs);
+    await run.stop(drainMs);
   }
 }
 

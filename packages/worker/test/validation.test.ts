@@ -77,6 +77,10 @@ describe('StreamWorker options', () => {
     expect(w.state).toBe('idle');
   });
 
+  it('validates the drain time given to stop()', async () => {
+    await expect(new StreamWorker(base).stop(0)).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'timeoutMs' });
+  });
+
   it('validates the host options', () => {
     expect(() => new StreamWorkerHost({ shutdownTimeoutMs: 0 })).toThrow(expect.objectContaining({ argument: 'shutdownTimeoutMs' }));
     expect(() => new StreamWorkerHost({ faultPolicy: 'restart' as never })).toThrow(expect.objectContaining({ argument: 'faultPolicy' }));
