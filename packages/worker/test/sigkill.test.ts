@@ -120,3 +120,47 @@ it('a worker process killed with SIGKILL mid-batch: another worker recovers ever
     await rescuer.stop();
   }
 });
+
+it('a process restarted under the same stable consumer name resumes its own pending entries at once, without waiting for the minimum idle time', async () => {
+  const { stream } = uniqueKeys('kill');
+  await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push(await add(conn, stream, { i: String(i) }));
+  writeFileSync(join(out, 'child.mjs'), CHILD);
+  const redisModule = pathToFileURL(createRequire(import.meta.url).resolve('redis')).href;
+  const child = spawn(process.execPath, [join(out, 'child.mjs')], {
+    env: { ...process.env, REDIS_URL: inject('redisUrl'), REDIS_MODULE: redisModule, STREAM: stream },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise((r) => child.once('exit', r));
+  await eventually(() => output.includes('MIDBATCH'), 10_000);
+  child.kill('SIGKILL');
+  await exited;
+  const acked = [...output.matchAll(/ACKING (\S+)/g)].map((m) => m[1]!);
+  const handled: [string, number][] = [];
+  const restarted = new StreamWorker({
+    client: conn.client,
+    stream,
+    group: 'g',
+    consumerName: 'victim', // the same host slot
+    batchSize: 5,
+    readWaitMs: 200,
+    minimumIdleTimeMs: 60_000,
+    logger: recordingLogger(),
+    handler: (entry) => (handled.push([entry.id, entry.deliveryCount]), 'ack'),
+  });
+  const began = Date.now();
+  await restarted.start();
+  try {
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && handled.length === ids.length - acked.length, 5000);
+    expect(Date.now() - began).toBeLessThan(5000); // far below the 60 s minimum idle time
+    expect([...acked, ...handled.map(([id]) => id)].sort()).toEqual([...ids].sort());
+    // The three replayed entries come first, each at delivery count 2; the last one is new.
+    expect(handled.slice(0, 3).map(([, count]) => count)).toEqual([2, 2, 2]);
+    expect(handled[3]![1]).toBe(1);
+  } finally {
+    await restarted.stop();
+  }
+});
