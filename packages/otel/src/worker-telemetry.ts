@@ -25,7 +25,7 @@ export interface StreamWorkerTelemetry extends StreamWorkerInstrumentation {
   dispose(): void;
 }
 
-/** `{orders}:events` → `orders:events`: the logical stream name, without its hash-tag braces. */
+/** `{orders}:events` → `orders:events`: the configured stream name without its hash-tag braces. */
 function destinationName(stream: string): string {
   return stream.replace(/[{}]/g, '');
 }
@@ -84,7 +84,7 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
         [names.ATTR_MESSAGING_SYSTEM]: names.MESSAGING_SYSTEM,
         [names.ATTR_MESSAGING_OPERATION_NAME]: 'process',
         [names.ATTR_MESSAGING_OPERATION_TYPE]: 'process',
-        [names.ATTR_MESSAGING_DESTINATION_NAME]: destinationName(start.stream),
+        [names.ATTR_MESSAGING_DESTINATION_NAME]: destinationName(start.destination),
         [names.ATTR_MESSAGING_CONSUMER_GROUP_NAME]: start.group,
         [names.ATTR_MESSAGING_MESSAGE_ID]: start.entryId,
         [names.ATTR_WORKER_NAME]: start.telemetryName,

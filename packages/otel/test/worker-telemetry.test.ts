@@ -78,17 +78,19 @@ describe('worker telemetry on real Redis', () => {
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const tag = uniqueTag();
     const stream = `{${tag}}:events`;
-    await client.xAdd(stream, '*', { payload: 'explicit' });
+    await client.xAdd(`tenant:${stream}`, '*', { payload: 'explicit' });
     const worker = new StreamWorker({
-      client, stream, group: 'g', telemetryName: `dl-${tag}`, readWaitMs: 100, deadLetterStream: `{${tag}}:dead`,
+      client, stream, keyPrefix: 'tenant:', group: 'g', telemetryName: `dl-${tag}`, readWaitMs: 100, deadLetterStream: `{${tag}}:dead`,
       logger: quietLogger, instrumentation: telemetry, handler: () => StreamWorkerResult.DeadLetter,
     });
     await worker.start();
     try {
-      await eventually(async () => (await client.xLen(`{${tag}}:dead`)) === 1);
+      await eventually(async () => (await client.xLen(`tenant:{${tag}}:dead`)) === 1);
     } finally {
       await worker.stop();
     }
+    // The destination is the configured stream, without the key prefix or hash-tag braces.
+    expect(sdk.spans.getFinishedSpans()[0]!.attributes['messaging.destination.name']).toBe(`${tag}:events`);
     const points = await sdk.points(WORKER_DEAD_LETTERS);
     expect(points).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `dl-${tag}`, 'respire.worker.reason': 'explicit' }, value: 1, unit: '{message}' })]);
     const durations = await sdk.points(WORKER_PROCESSING_DURATION);
@@ -129,7 +131,7 @@ describe('every outcome tag', () => {
     const sdk = telemetrySdk();
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const scope = telemetry.startDelivery!({
-      telemetryName: 'orders', stream: 'tenant:{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 3, traceParent: undefined, traceState: undefined,
+      telemetryName: 'orders', stream: 'tenant:{orders}:events', destination: '{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 3, traceParent: undefined, traceState: undefined,
     });
     scope!.end(outcome);
     scope!.end('ack');

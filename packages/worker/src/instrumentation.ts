@@ -21,6 +21,8 @@ export interface DeliveryStart {
   readonly telemetryName: string;
   /** The resolved stream key and group (for spans only; never metric dimensions). */
   readonly stream: string;
+  /** The stream as configured, without the key prefix (the messaging destination name). */
+  readonly destination: string;
   readonly group: string;
   readonly entryId: string;
   readonly deliveryCount: number;

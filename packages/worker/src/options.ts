@@ -135,6 +135,8 @@ export interface ResolvedOptions {
   readonly target: CommandTarget;
   readonly client: RedisClientLike;
   readonly stream: string;
+  /** The stream as the caller named it, without the key prefix (for telemetry). */
+  readonly logicalStream: string;
   readonly group: string;
   readonly consumerName: string | undefined;
   readonly consumerCount: number;
@@ -195,7 +197,8 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   };
   const target = commandTarget(o.client);
   const prefix = toKeyPrefix(o.keyPrefix);
-  const stream = prefix + nonblank('stream', o.stream);
+  const logicalStream = nonblank('stream', o.stream);
+  const stream = prefix + logicalStream;
   const group = nonblank('group', o.group);
   const consumerName = o.consumerName === undefined ? undefined : nonblank('consumerName', o.consumerName);
   const consumerCount = o.consumerCount === undefined ? 1 : toIntegerInRange('consumerCount', o.consumerCount, 1, 1000);
@@ -256,6 +259,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     target,
     client: o.client,
     stream,
+    logicalStream,
     group,
     consumerName,
     consumerCount,

@@ -629,6 +629,7 @@ function startDelivery(o: ResolvedOptions, entry: StreamEntry): DeliveryScope | 
       hooks.startDelivery!({
         telemetryName: o.telemetryName,
         stream: o.stream,
+        destination: o.logicalStream,
         group: o.group,
         entryId: entry.id,
         deliveryCount: entry.deliveryCount,
