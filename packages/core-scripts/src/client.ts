@@ -5,12 +5,14 @@ export type RedisArg = string | Buffer;
 
 /** A node-redis v5/v6 standalone client (`createClient`), as Respire uses it. */
 export interface StandaloneClientLike {
+  readonly isOpen: boolean;
   sendCommand(args: readonly RedisArg[], options?: object): Promise<unknown>;
   duplicate?(...args: never[]): unknown;
 }
 
 /** A node-redis v5/v6 Cluster client (`createCluster`), as Respire uses it. */
 export interface ClusterClientLike {
+  readonly isOpen: boolean;
   sendCommand(firstKey: RedisArg | undefined, isReadonly: boolean | undefined, args: readonly RedisArg[], options?: object): Promise<unknown>;
   readonly masters: readonly unknown[];
 }
@@ -46,9 +48,10 @@ export interface CommandTarget {
  * @throws {RespireValidationError} when `client` is not a node-redis client.
  */
 export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
-  const candidate = client as { sendCommand?: unknown; masters?: unknown } | null;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function') {
-    throw new RespireValidationError(argument, 'must be a node-redis client from createClient() or createCluster()');
+  const candidate = client as { sendCommand?: unknown; masters?: unknown; isOpen?: unknown } | null;
+  // node-redis v5/v6 clients and clusters have sendCommand and a boolean isOpen; ioredis has no isOpen.
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function' || typeof candidate.isOpen !== 'boolean') {
+    throw new RespireValidationError(argument, 'must be a node-redis (v5 or v6) client from createClient() or createCluster(); other clients such as ioredis are not supported');
   }
   const timeout = options.commandTimeoutMs === undefined ? {} : { timeout: options.commandTimeoutMs };
   const plain = options.commandTimeoutMs === undefined ? undefined : timeout;

@@ -14,7 +14,7 @@ export const MAX_DURATION_MS = 2_147_483_647;
  */
 export function toDurationMs(name: string, value: unknown, allowZero = false): number {
   if (typeof value !== 'number' || Number.isNaN(value) || !Number.isFinite(value)) {
-    throw new RespireValidationError(name, `must be a finite number of milliseconds, got ${String(value)}`);
+    throw new RespireValidationError(name, `must be a finite number of milliseconds, got ${describeValue(value)}`);
   }
   const ms = Math.ceil(value);
   const min = allowZero ? 0 : 1;
@@ -33,7 +33,27 @@ export function toDurationMs(name: string, value: unknown, allowZero = false): n
  */
 export function toIntegerInRange(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}, got ${String(value)}`);
+    throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}, got ${describeValue(value)}`);
   }
   return value;
+}
+
+/** A value for an error message: strings quoted, so `'5'` is not mistaken for `5`. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  return String(value);
+}
+
+/**
+ * Refuses option names that are not known, so a typo (`dedupeId`, `deliverylimit`) fails loudly
+ * instead of silently falling back to a default.
+ * @throws {RespireValidationError} naming the unknown option and the known ones.
+ */
+export function assertKnownOptions(argument: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new RespireValidationError(argument, `unknown option '${key}'; known options: ${known.join(', ')}`);
+    }
+  }
 }

@@ -86,8 +86,15 @@ export class RespireServerError extends RespireError {
  */
 export class RespireTransportError extends RespireError {
   override name = 'RespireTransportError';
-  constructor(message: string, options?: RespireErrorOptions) {
+  /**
+   * False when the client refused the command before writing it (closed or offline client):
+   * then nothing happened. True when it may have run.
+   */
+  readonly outcomeUnknown: boolean;
+
+  constructor(message: string, options?: RespireErrorOptions & { outcomeUnknown?: boolean }) {
     super('TRANSPORT_FAILED', message, options);
+    this.outcomeUnknown = options?.outcomeUnknown ?? true;
   }
 }
 
@@ -132,6 +139,10 @@ export function isErrorReply(error: unknown): error is Error {
 export function toRespireError(error: unknown, operation: string): RespireError {
   if (isRespireError(error)) return error;
   if (!isErrorReply(error)) {
+    // node-redis refuses these before writing anything: the command did not run.
+    if (/^Client(Closed|Offline)Error$/.test((error as Error)?.constructor?.name ?? '')) {
+      return new RespireTransportError(`${operation}: not sent (${describe(error)}); connect the client first`, { cause: error, outcomeUnknown: false });
+    }
     return new RespireTransportError(`${operation}: the outcome is unknown (${describe(error)})`, { cause: error });
   }
   const message = error.message;

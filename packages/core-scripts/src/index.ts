@@ -13,7 +13,7 @@ export {
   toRespireError,
 } from './errors.js';
 export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
-export { MAX_DURATION_MS, toDurationMs, toIntegerInRange } from './durations.js';
+export { MAX_DURATION_MS, assertKnownOptions, describeValue, toDurationMs, toIntegerInRange } from './durations.js';
 export { crc16, hashTagOf, keySlot } from './slots.js';
 export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';

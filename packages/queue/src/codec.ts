@@ -33,6 +33,7 @@ export function jsonCodec<T>(): Codec<T> {
 
 /** @throws {RespireValidationError} unless `codec` has `encode` and `decode` functions. */
 export function toCodec<T>(codec: unknown): Codec<T> {
+  if (codec === jsonCodec) throw new RespireValidationError('codec', 'jsonCodec is a factory: pass jsonCodec() (called), not jsonCodec');
   const candidate = codec as Partial<Codec<T>> | null | undefined;
   if (typeof candidate?.encode !== 'function' || typeof candidate.decode !== 'function') {
     throw new RespireValidationError('codec', 'must be an object with encode(value) and decode(bytes) functions');

@@ -3,6 +3,7 @@ import {
   RespireCodecError,
   RespireServerError,
   RespireValidationError,
+  assertKnownOptions,
   commandTarget,
   isWellFormedText,
   queueKeys,
@@ -166,6 +167,7 @@ export class ReliableQueue<T> {
     if (typeof options !== 'object' || options === null) {
       throw new RespireValidationError('options', 'must be an object with at least a codec');
     }
+    assertKnownOptions('options', options, ['codec', 'deliveryLimit', 'keyPrefix', 'instrumentation', 'commandTimeoutMs']);
     this.#keys = queueKeys(name, options.keyPrefix);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, 2_147_483_647);
@@ -194,7 +196,7 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions<SendOptions>(options);
+    const { deduplicationId, deduplicationWindowMs } = toOptions<SendOptions>(options, ['deduplicationId', 'deduplicationWindowMs']);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
     const bytes = this.#encode(payload);
@@ -241,7 +243,7 @@ export class ReliableQueue<T> {
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', toOptions<ReceiveOptions>(options).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const max = toIntegerInRange('max', toOptions<ReceiveOptions>(options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     let deadLettered = 0;
     return instrumented(
       this.#instrumentation,
@@ -381,9 +383,10 @@ export class ReliableQueue<T> {
   }
 }
 
-function toOptions<O extends object>(options: unknown): Partial<O> {
+function toOptions<O extends object>(options: unknown, known: readonly (keyof O & string)[]): Partial<O> {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) throw new RespireValidationError('options', 'must be an object when given');
+  assertKnownOptions('options', options, known);
   return options as Partial<O>;
 }
 

@@ -297,7 +297,7 @@ describe('adversarial: refusals and validation', () => {
 
   it('null options are refused with a RespireValidationError, not a TypeError', async () => {
     const sent: unknown[] = [];
-    const queue = new ReliableQueue({ sendCommand: async (args: unknown) => void sent.push(args) }, 'q', { codec: utf8Codec });
+    const queue = new ReliableQueue({ isOpen: true, sendCommand: async (args: unknown) => void sent.push(args) }, 'q', { codec: utf8Codec });
     const sendError = await errorOf(queue.send('x', null as never));
     const receiveError = await errorOf(queue.receive(1000, null as never));
     expect(isRespireError(sendError, 'INVALID_ARGUMENT'), String(sendError)).toBe(true);

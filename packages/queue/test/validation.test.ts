@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ReliableQueue, isRespireError, utf8Codec, type Codec } from '@respire/queue';
+import { createClient } from 'redis';
+import { ReliableQueue, isRespireError, jsonCodec, utf8Codec, type Codec } from '@respire/queue';
 
 /** A client that records every command: validation must fail before any of them. */
 function recordingClient() {
@@ -7,6 +8,7 @@ function recordingClient() {
   return {
     sent,
     client: {
+      isOpen: true,
       sendCommand: async (args: unknown) => {
         sent.push(args);
         throw new Error('no I/O expected');
@@ -108,7 +110,7 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('rounds fractional durations up instead of rejecting them', async () => {
     const calls: unknown[][] = [];
     const capturing = new ReliableQueue(
-      { sendCommand: async (args: readonly unknown[]) => { calls.push([...args]); return [0]; } },
+      { isOpen: true, sendCommand: async (args: readonly unknown[]) => { calls.push([...args]); return [0]; } },
       'q',
       { codec: utf8Codec },
     );
@@ -120,7 +122,7 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('passes commandTimeoutMs with every command when set, and validates it', async () => {
     const seen: unknown[] = [];
     const capturing = new ReliableQueue(
-      { sendCommand: async (_args: readonly unknown[], options?: object) => { seen.push(options); return [0]; } },
+      { isOpen: true, sendCommand: async (_args: readonly unknown[], options?: object) => { seen.push(options); return [0]; } },
       'q',
       { codec: utf8Codec, commandTimeoutMs: 0 },
     );
@@ -130,6 +132,32 @@ describe('bad input fails before any I/O with a typed error', () => {
     expect(seen[1]).toEqual({ timeout: 0 });
     expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, commandTimeoutMs: -1 }), 'commandTimeoutMs');
     expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, commandTimeoutMs: Number.NaN }), 'commandTimeoutMs');
+  });
+
+  it('refuses unknown option names instead of silently using defaults', async () => {
+    expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, deliverylimit: 3 } as never), 'options');
+    await expectRejectsValidation(() => queue.send('x', { dedupeId: 'a' } as never), 'options', sent);
+    await expectRejectsValidation(() => queue.receive(1000, { maxMessages: 5 } as never), 'options', sent);
+    expect(() => new ReliableQueue(client, 'q', { codec: utf8Codec, deliverylimit: 3 } as never)).toThrow(/unknown option 'deliverylimit'.*deliveryLimit/);
+  });
+
+  it('explains a jsonCodec that was not called, and quotes string values in messages', () => {
+    expect(() => new ReliableQueue(client, 'q', { codec: jsonCodec as never })).toThrow(/pass jsonCodec\(\)/);
+    expect(() => new ReliableQueue(client, 'q', { codec: utf8Codec, deliveryLimit: '5' as never })).toThrow(/got "5"/);
+  });
+
+  it('refuses a client that is not node-redis (for example ioredis, which has sendCommand but no isOpen)', () => {
+    const ioredisLike = { sendCommand: async () => null, status: 'ready', duplicate: () => null };
+    expectValidation(() => new ReliableQueue(ioredisLike as never, 'q', { codec: utf8Codec }), 'client');
+  });
+
+  it('says nothing was sent when the client was never connected', async () => {
+    const closed = createClient({ url: 'redis://127.0.0.1:1' });
+    const unconnected = new ReliableQueue(closed, 'q', { codec: utf8Codec });
+    const error = await unconnected.send('x').then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'TRANSPORT_FAILED')).toBe(true);
+    expect((error as { outcomeUnknown: boolean }).outcomeUnknown).toBe(false);
+    expect((error as Error).message).toMatch(/not sent/);
   });
 
   it('reports an encode failure as a codec error without sending', async () => {

@@ -51,6 +51,9 @@ export interface FakeRedisServerOptions {
   port?: number;
 }
 
+/** Option names of {@link FakeRedisServer.start}; a typo such as `flavor` fails instead of being ignored. */
+const KNOWN_OPTIONS = new Set(['version', 'flavour', 'clock', 'password', 'users', 'scripts', 'scriptTimeLimitMs', 'commandLogLimit', 'port']);
+
 /**
  * An in-memory Redis server for unit tests, speaking RESP2 and RESP3 on 127.0.0.1, that runs
  * real Lua scripts (fengari), models server versions, follows a controllable clock and injects
@@ -99,9 +102,13 @@ export class FakeRedisServer {
   /**
    * Starts a server on 127.0.0.1.
    * @throws {RangeError} for an unknown version.
+   * @throws {TypeError} for an unknown option name.
    * @throws {Error} when the port cannot be bound.
    */
   static async start(options: FakeRedisServerOptions = {}): Promise<FakeRedisServer> {
+    for (const key of Object.keys(options)) {
+      if (!KNOWN_OPTIONS.has(key)) throw new TypeError(`FakeRedisServer.start: unknown option '${key}'; known options: ${[...KNOWN_OPTIONS].join(', ')}`);
+    }
     const model = serverModel(options.flavour ?? 'redis', options.version ?? '7.0');
     const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
     const table = commandTable();

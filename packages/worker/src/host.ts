@@ -11,7 +11,8 @@ export type StreamWorkerFaultPolicy = 'stop-all' | 'ignore';
 export interface StreamWorkerHostOptions {
   /**
    * Drain time for in-flight handlers on stop, in ms (1..2^31-1); then their signals abort.
-   * Set it to cover normal handler duration (seed 002 "Shutdown"). @defaultValue 30000
+   * Set it to cover normal handler duration (seed 002 "Shutdown"). It caps the workers' own
+   * `shutdownTimeoutMs`: each worker drains for the shorter of the two. @defaultValue 30000
    */
   shutdownTimeoutMs?: number;
   /**
@@ -113,7 +114,7 @@ export class StreamWorkerHost {
         started.push(worker);
       }
     } catch (error) {
-      await Promise.allSettled(started.map((w) => w.stop(this.#shutdownTimeoutMs)));
+      await Promise.allSettled(started.map((w) => this.#stopWorker(w)));
       this.#reject(error);
       throw error;
     }
@@ -137,13 +138,20 @@ export class StreamWorkerHost {
     });
   }
 
-  /** Stops every worker with the host's shutdown timeout. Resolves when all have stopped. */
+  /**
+   * Stops every worker, each draining for the shorter of its own `shutdownTimeoutMs` and the
+   * host's. Resolves when all have stopped.
+   */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#removeSignals();
-      await Promise.allSettled(this.#workers.map((w) => w.stop(this.#shutdownTimeoutMs)));
+      await Promise.allSettled(this.#workers.map((w) => this.#stopWorker(w)));
     })();
     return this.#stopping;
+  }
+
+  #stopWorker(worker: StreamWorker<unknown>): Promise<void> {
+    return worker.stop(Math.min(worker.shutdownTimeoutMs, this.#shutdownTimeoutMs));
   }
 
   #removeSignals(): void {

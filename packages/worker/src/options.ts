@@ -1,5 +1,6 @@
 import {
   RespireValidationError,
+  assertKnownOptions,
   assertSameSlot,
   commandTarget,
   toDurationMs,
@@ -130,6 +131,15 @@ export type StreamWorkerOptions<T = StreamEntry> = StreamWorkerBaseOptions &
   StreamWorkerHandlerOptions<T> &
   ([T] extends [StreamEntry] ? { deserialize?: (entry: StreamEntry) => T } : { deserialize: (entry: StreamEntry) => T });
 
+/** Every option name a worker accepts; anything else is a typo and fails at construction. */
+const KNOWN_OPTIONS = [
+  'client', 'stream', 'group', 'keyPrefix', 'consumerName', 'consumerCount', 'batchSize', 'readWaitMs',
+  'minimumIdleTimeMs', 'recoveryPollIntervalMs', 'createGroup', 'groupStart', 'deleteAcknowledgedEntries',
+  'deadLetterStream', 'deliveryLimit', 'telemetryName', 'metricsPollIntervalMs', 'metricsPollTimeoutMs',
+  'traceParentField', 'traceStateField', 'shutdownTimeoutMs', 'logger', 'instrumentation',
+  'handler', 'createScope', 'deserialize',
+] as const;
+
 /** @internal Validated options with defaults applied. */
 export interface ResolvedOptions {
   readonly target: CommandTarget;
@@ -195,6 +205,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     createScope?: unknown;
     deserialize?: unknown;
   };
+  assertKnownOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
   const prefix = toKeyPrefix(o.keyPrefix);
   const logicalStream = nonblank('stream', o.stream);

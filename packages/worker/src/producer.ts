@@ -76,13 +76,13 @@ export class StreamProducer<T> {
    * @throws {RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to retry safely).
    */
   async add(value: T, options: { idempotencyId?: string } = {}): Promise<string> {
-    let pairs: (string | Buffer)[];
+    let fields: StreamFields;
     try {
-      pairs = flatten(this.#serialize(value));
+      fields = this.#serialize(value);
     } catch (error) {
       throw new RespireCodecError(`StreamProducer.add: serialize failed (${error instanceof Error ? error.constructor.name : typeof error})`, { cause: error });
     }
-    if (pairs.length === 0) throw new RespireCodecError('StreamProducer.add: serialize returned no fields');
+    const pairs = flatten(fields);
     const iid = options.idempotencyId ?? randomBytes(12).toString('hex');
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
@@ -101,12 +101,27 @@ export class StreamProducer<T> {
   }
 }
 
+/**
+ * Checks what `serialize` returned and flattens it to `field, value, ...`.
+ * @throws {RespireCodecError} unless it is an object or an array of pairs of strings or Buffers.
+ */
 function flatten(fields: StreamFields): (string | Buffer)[] {
+  const isBytes = (x: unknown): x is string | Buffer => typeof x === 'string' || Buffer.isBuffer(x);
+  const pairs: readonly (readonly unknown[])[] | undefined = Array.isArray(fields)
+    ? (fields as readonly (readonly unknown[])[])
+    : typeof fields === 'object' && fields !== null && !Buffer.isBuffer(fields)
+      ? Object.entries(fields)
+      : undefined;
   const out: (string | Buffer)[] = [];
-  if (Array.isArray(fields)) {
-    for (const [f, v] of fields as readonly (readonly [string | Buffer, string | Buffer])[]) out.push(f, v);
-  } else {
-    for (const [f, v] of Object.entries(fields as Record<string, string | Buffer>)) out.push(f, v);
+  for (const pair of pairs ?? []) {
+    const [f, v] = Array.isArray(pair) && pair.length === 2 ? pair : [];
+    if (!isBytes(f) || !isBytes(v)) {
+      throw new RespireCodecError('StreamProducer.add: serialize must return field/value pairs of strings or Buffers; nothing was sent');
+    }
+    out.push(f, v);
+  }
+  if (pairs === undefined || out.length === 0) {
+    throw new RespireCodecError('StreamProducer.add: serialize must return an object or an array of [field, value] pairs with at least one field; nothing was sent');
   }
   return out;
 }

@@ -96,6 +96,11 @@ export class StreamWorker<T = StreamEntry> {
     return this.#o.telemetryName;
   }
 
+  /** Drain time `stop()` uses by default, in ms (the `shutdownTimeoutMs` option). */
+  get shutdownTimeoutMs(): number {
+    return this.#o.shutdownTimeoutMs;
+  }
+
   /** The worker's state. */
   get state(): StreamWorkerState {
     return this.#state;

@@ -269,6 +269,7 @@ describe('failure kinds (private standalone server)', () => {
     const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
     let ackCalls = 0;
     const lossy = {
+      isOpen: true,
       sendCommand: async (args: unknown[], options?: unknown) => {
         const isAck = (args[0] === 'EVALSHA' && args[1] === scripts.workerAck.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerAck.source);
         const reply = await real.sendCommand(args, options);
@@ -293,6 +294,7 @@ describe('failure kinds (private standalone server)', () => {
     const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
     let calls = 0;
     const lossy = {
+      isOpen: true,
       sendCommand: async (args: unknown[], options?: unknown) => {
         const isDl = (args[0] === 'EVALSHA' && args[1] === scripts.workerDeadLetter.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerDeadLetter.source);
         const reply = await real.sendCommand(args, options);

@@ -156,6 +156,23 @@ describe('StreamWorkerHost', () => {
     expect(healthy.state).toBe('stopped');
   });
 
+  it("drains each worker for the shorter of its own shutdownTimeoutMs and the host's", async () => {
+    const { stream } = uniqueKeys();
+    const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 30_000, logger: recordingLogger() });
+    let aborted = false;
+    host.add({
+      client: conn.client, stream, group: 'g', readWaitMs: 200, shutdownTimeoutMs: 300, logger: recordingLogger(),
+      handler: (_entry, signal) => new Promise((resolve) => signal.addEventListener('abort', () => { aborted = true; resolve('ack'); })),
+    });
+    await host.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
+    const started = Date.now();
+    await host.stop();
+    expect(aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("'ignore' keeps the other workers running", async () => {
     const a = uniqueKeys();
     const b = uniqueKeys();

@@ -32,6 +32,7 @@ describe('StreamProducer retries', () => {
     let appends = 0;
     let firstId: unknown;
     const lossy = {
+      isOpen: true,
       sendCommand: async (args: unknown[], options?: unknown) => {
         const isAppend = (args[0] === 'EVALSHA' && args[1] === scripts.workerAppend.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerAppend.source);
         const first = isAppend && appends === 0;
@@ -61,5 +62,17 @@ describe('StreamProducer retries', () => {
     expect(() => new StreamProducer({ client: conn.client, stream: 's', serialize: () => ({}), maxRetries: 11 })).toThrow(expect.objectContaining({ argument: 'maxRetries' }));
     const p = new StreamProducer<number>({ client: conn.client, stream: uniqueKeys().stream, serialize: () => { throw new SyntaxError('secret'); } });
     await expect(p.add(1)).rejects.toMatchObject({ name: 'RespireCodecError', message: expect.not.stringContaining('secret') });
+  });
+
+  it.each([
+    ['a string', () => JSON.stringify({ a: 1 })],
+    ['a number value', () => ({ amount: 5 })],
+    ['no fields', () => ({})],
+    ['a malformed pair', () => [['only-field']]],
+  ])('refuses a serializer that returns %s, sending nothing', async (_label, serialize) => {
+    const { stream } = uniqueKeys();
+    const p = new StreamProducer<number>({ client: conn.client, stream, serialize: serialize as never });
+    await expect(p.add(1)).rejects.toMatchObject({ name: 'RespireCodecError' });
+    expect(await range(conn, stream)).toHaveLength(0);
   });
 });

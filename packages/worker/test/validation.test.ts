@@ -38,6 +38,9 @@ describe('StreamWorker options', () => {
     ['handler', { createScope: () => ({ handler: () => 'ack' }) }],
     ['client', { client: {} }],
     ['keyPrefix', { keyPrefix: 5 }],
+    ['options', { minIdleTimeMs: 1000 }],
+    ['options', { concurrency: 4 }],
+    ['client', { client: { sendCommand: async () => null, status: 'ready' } }],
   ])('rejects an invalid %s', (argument, patch) => {
     expect(() => new StreamWorker({ ...base, ...(patch as object) } as never)).toThrow(
       expect.objectContaining({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument }),
