@@ -176,6 +176,9 @@ export interface ResolvedOptions {
 export const MAX_DEAD_LETTER_FIELD_PAIRS = 1024;
 const TELEMETRY_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const STREAM_ID = /^(?:0|\$|\d+(?:-\d+)?)$/;
+const MAX_U64 = 2n ** 64n - 1n;
+/** Both parts of an entry ID are unsigned 64-bit numbers on every server. */
+const fitsIn64Bits = (id: string) => id === '$' || id.split('-').every((part) => BigInt(part) <= MAX_U64);
 
 function nonblank(argument: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new RespireValidationError(argument, 'must be a nonblank string');
@@ -220,7 +223,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     o.recoveryPollIntervalMs === undefined ? 5000 : toDurationMs('recoveryPollIntervalMs', o.recoveryPollIntervalMs);
   const createGroup = bool('createGroup', o.createGroup, true);
   const groupStart = o.groupStart === undefined ? '0' : nonblank('groupStart', o.groupStart);
-  if (!STREAM_ID.test(groupStart)) {
+  if (!STREAM_ID.test(groupStart) || !fitsIn64Bits(groupStart)) {
     throw new RespireValidationError('groupStart', `must be '0', '$' or an entry ID like '1700000000000-0', got '${groupStart}'`);
   }
   const deleteAcknowledgedEntries = bool('deleteAcknowledgedEntries', o.deleteAcknowledgedEntries, false);

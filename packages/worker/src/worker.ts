@@ -179,6 +179,7 @@ class Run {
   #stopPromise: Promise<void> | undefined;
   #fault: unknown;
   #loops: Promise<void>[] = [];
+  #starting: Promise<void> = Promise.resolve();
   readonly inflight = new Set<AbortController>();
   #hardAborted = false;
   readonly info: WorkerInfo;
@@ -209,7 +210,12 @@ class Run {
     return this.#hardAborted;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.#starting = this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
     try {
       await ensureGroup(this.#o, false);
       await Promise.all(this.readers.map((r) => r.connect()));
@@ -219,6 +225,8 @@ class Run {
       this.#reject(failure);
       throw failure;
     }
+    // stop() during start: the connections just opened are closed by #stop, and nothing runs.
+    if (this.#stopping) return;
     safeHook(() => this.#o.instrumentation?.workerStarted?.(this.info));
     this.#loops = this.readers.map((r) => r.run());
   }
@@ -245,6 +253,8 @@ class Run {
   async #stop(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     this.onStopping?.();
+    // A stop during start() waits for it, so every connection it opened is known and closed here.
+    await this.#starting.catch(() => {});
     // Readers stop at once: end parked reads deliberately, so no entry is taken after stop().
     const interrupts = this.readers.map((r) => r.interrupt());
     let timer: NodeJS.Timeout | undefined;
@@ -321,6 +331,9 @@ class Reader {
       }
     } catch (error) {
       this.#run.fault(error);
+    } finally {
+      // A connection replaced while stopping would otherwise outlive stop().
+      if (this.#run.stopping) this.closeConnection();
     }
   }
 
@@ -375,7 +388,10 @@ class Reader {
         throw new RespireTransportError(`StreamWorker read: could not reconnect the reader (${exceptionType(error)})`, { cause: error });
       }
     }
-    if (this.#run.stopping) return [];
+    if (this.#run.stopping) {
+      this.closeConnection();
+      return [];
+    }
     const connection = this.#connection!;
     const key = this.#o.stream;
     const idPromise = connection.send(key, ['CLIENT', 'ID']).then(
@@ -492,6 +508,12 @@ async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, e
       if (!scope || typeof scope.handler !== 'function') throw new TypeError('createScope must resolve to { handler }');
       handler = scope.handler;
     } catch (error) {
+      // A scope that came back without a handler is still the caller's to release.
+      try {
+        await scope?.dispose?.();
+      } catch {
+        // The creation failure is the fault that matters.
+      }
       throw new RespireServerError(`StreamWorker: scope creation failed (${exceptionType(error)})`, { cause: error });
     }
   } else {
@@ -520,6 +542,8 @@ async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, e
 type Attempt = { kind: 'result'; value: unknown } | { kind: 'threw'; error: unknown };
 
 async function invoke(run: Run, o: ResolvedOptions, consumer: string, entry: StreamEntry, handler: StreamHandler<unknown>): Promise<DeliveryOutcome> {
+  // A delivery whose scope was still being created when the shutdown timeout expired never starts.
+  if (run.hardAborted) return 'canceled';
   const controller = new AbortController();
   run.inflight.add(controller);
   let attempt: Attempt;

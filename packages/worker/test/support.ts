@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
 import type { StreamEntry, StreamWorkerBaseOptions, StreamWorkerHandlerOptions, StreamWorkerLogger } from '../src/index.js';
 import type {} from '@respire/harness/global-setup';
@@ -46,11 +47,23 @@ async function cluster(urls: string[]): Promise<Connection> {
   return { client, cluster: true, raw: (key, args) => client.sendCommand(key, false, args), close: async () => void client.destroy() };
 }
 
-/** node-redis v6 (RESP3) and v5 (RESP2) standalone, and v6 on a 3-master Cluster. */
+/** One fake server per test file (the Redis 7.0 model, real clock), started on first use. */
+let fake: Promise<FakeRedisServer> | undefined;
+const fakeUrl = async () => (await (fake ??= FakeRedisServer.start({ version: '7.0' }))).url;
+afterAll(async () => {
+  await (await fake)?.close();
+  fake = undefined;
+});
+
+/**
+ * node-redis v6 (RESP3) and v5 (RESP2) standalone, v6 on a 3-master Cluster, and v6 on the fake
+ * server (`@respire/testing`), which runs the same worker scripts.
+ */
 export const targets: Target[] = [
   { name: 'standalone node-redis 6', connect: (url) => standalone(url ?? inject('redisUrl')) },
   { name: 'standalone node-redis 5', connect: (url) => standaloneV5(url ?? inject('redisUrl')) },
   { name: 'cluster node-redis 6', connect: () => cluster(inject('clusterUrls')) },
+  { name: 'fake server node-redis 6', connect: async (url) => standalone(url ?? (await fakeUrl())) },
 ];
 
 /** Keys no other test uses, sharing one hash tag: `{tag}:events` and `{tag}:dead`. */

@@ -1,0 +1,290 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
+
+/**
+ * Adversarial review of @respire/worker against seed 002 and DESIGN.md. Tests that fail here are
+ * confirmed defects; passing ones pin behaviour no other test covers.
+ */
+let conn: Connection;
+const running: StreamWorker<unknown>[] = [];
+beforeAll(async () => void (conn = await targets[0]!.connect()));
+afterAll(async () => conn.close());
+afterEach(async () => {
+  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
+});
+
+function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
+  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as never);
+  running.push(w as StreamWorker<unknown>);
+  return w;
+}
+
+interface Dup {
+  isOpen: boolean;
+  destroy(): void;
+  connect(): Promise<unknown>;
+}
+
+/**
+ * The suite's client seen through a wrapper that records every duplicate the worker opens (its
+ * blocking connections). `slowConnect(n)` delays the connect of duplicates from the n-th on (a slow
+ * network or a server busy accepting), nothing else.
+ */
+function trackingClient(): { client: RedisClientLike; dups: Dup[]; slowConnect(fromIndex: number, ms: number): void } {
+  const base = conn.client as unknown as { isOpen: boolean; sendCommand(...a: unknown[]): Promise<unknown>; duplicate(): Dup };
+  const dups: Dup[] = [];
+  let slowFrom = Infinity;
+  let slowMs = 0;
+  const wrapper = {
+    get isOpen() {
+      return base.isOpen;
+    },
+    sendCommand: (...args: unknown[]) => base.sendCommand(...args),
+    duplicate: () => {
+      const d = base.duplicate();
+      if (dups.length >= slowFrom) {
+        const connect = d.connect.bind(d);
+        d.connect = async () => {
+          await sleep(slowMs);
+          return connect();
+        };
+      }
+      dups.push(d);
+      return d;
+    },
+  };
+  return {
+    client: wrapper as unknown as RedisClientLike,
+    dups,
+    slowConnect: (fromIndex, ms) => {
+      slowFrom = fromIndex;
+      slowMs = ms;
+    },
+  };
+}
+
+describe('connections and hooks after stop()', () => {
+  it('stop() during start() leaves no reader connection open and reports workerStopped last', async () => {
+    const { stream } = uniqueKeys('adv');
+    const tracked = trackingClient();
+    const events: string[] = [];
+    const w = worker({
+      client: tracked.client,
+      stream,
+      group: 'g',
+      consumerCount: 2,
+      instrumentation: {
+        workerStarted: (_: WorkerInfo) => void events.push('started'),
+        workerStopped: (_: WorkerInfo) => void events.push('stopped'),
+      },
+      handler: () => 'ack',
+    });
+    const starting = w.start(); // e.g. SIGTERM or a framework shutdown hook while the app is still starting
+    const stopping = w.stop(1000);
+    await Promise.allSettled([starting, stopping]);
+    await w.done.catch(() => {});
+    await sleep(300);
+    // Every blocking connection the worker opened is closed once stop() has resolved...
+    expect(tracked.dups.length).toBeGreaterThan(0);
+    expect(tracked.dups.filter((d) => d.isOpen)).toHaveLength(0);
+    // ...and gauges are not told to start polling a worker that has already stopped.
+    expect(events.at(-1)).toBe('stopped');
+    expect(w.state).toBe('stopped');
+  });
+
+  it('stop() while a reader is reconnecting closes the replacement connection', async () => {
+    const { stream } = uniqueKeys('adv');
+    const tracked = trackingClient();
+    tracked.slowConnect(1, 600); // the replacement connection takes 600 ms to connect
+    const w = worker({ client: tracked.client, stream, group: 'g', readWaitMs: 1000, recoveryPollIntervalMs: 60_000, handler: () => 'ack' });
+    await w.start();
+    await sleep(150); // parked in XREADGROUP BLOCK
+    tracked.dups[0]!.destroy(); // the blocking connection drops
+    await eventually(() => tracked.dups.length === 2, 2000, 10); // the reader is now reconnecting
+    await w.stop(100); // the shutdown timeout expires while the reader is still connecting
+    await sleep(900); // the slow connect finishes after stop() returned
+    expect(tracked.dups.filter((d) => d.isOpen)).toHaveLength(0);
+  });
+});
+
+describe('shutdown timeout (seed 002 "Shutdown")', () => {
+  it('a handler whose scope was still being created at the shutdown timeout never runs with a live signal after stop()', async () => {
+    const { stream } = uniqueKeys('adv');
+    let stopped = false;
+    const startedAfterStop: { aborted: boolean }[] = [];
+    const w = worker({
+      stream,
+      group: 'g',
+      createScope: async () => {
+        await sleep(400); // async DI activation, e.g. acquiring a pooled connection
+        return {
+          handler: async (_e: StreamEntry, signal: AbortSignal) => {
+            if (stopped) startedAfterStop.push({ aborted: signal.aborted });
+            return 'ack';
+          },
+        };
+      },
+    });
+    await w.start();
+    await add(conn, stream, { k: 'a' });
+    await sleep(150); // the reader took the entry and is creating its scope
+    await w.stop(50); // the shutdown timeout expires first
+    stopped = true;
+    await sleep(600);
+    // Seed: "When the host shutdown timeout expires, handlers are cancelled". A handler that only
+    // starts after that must see a cancelled token (or not be started at all).
+    expect(startedAfterStop.every((s) => s.aborted)).toBe(true);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+  });
+});
+
+describe('scopes (seed 002 "Each entry gets a new async DI scope, disposed after handling")', () => {
+  it('a scope whose handler could not be resolved is still disposed when the worker faults', async () => {
+    const { stream } = uniqueKeys('adv');
+    let disposed = 0;
+    const w = worker({
+      stream,
+      group: 'g',
+      createScope: () => ({ handler: undefined as never, dispose: () => void disposed++ }),
+    });
+    await w.start();
+    await add(conn, stream, { k: 'a' });
+    await expect(w.done).rejects.toMatchObject({ code: expect.any(String) });
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    expect(disposed).toBe(1);
+  });
+});
+
+describe('option validation (DESIGN decision 10: typed errors before any I/O)', () => {
+  it('rejects a groupStart entry ID that no Redis server accepts (beyond 64-bit) at construction', () => {
+    for (const groupStart of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999999']) {
+      expect(() => new StreamWorker({ client: conn.client, stream: 's', group: 'g', groupStart, handler: () => 'ack' })).toThrow(RespireValidationError);
+    }
+  });
+
+  it('accepts a 256-byte group with deadLetterStream and writes it unchanged; rejects 257 bytes (passes)', async () => {
+    const { stream, dead } = uniqueKeys('adv');
+    const long = 'é'.repeat(128); // 256 bytes
+    expect(() => new StreamWorker({ client: conn.client, stream, deadLetterStream: dead, group: long + 'x', handler: () => 'ack' })).toThrow(RespireValidationError);
+    const w = worker({ stream, group: long, deadLetterStream: dead, handler: () => 'dead-letter' });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    const [record] = await range(conn, dead);
+    expect(record![1].slice(2, 4)).toEqual(['_respire.group', long]);
+  });
+});
+
+describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
+  it('cuts a long exception type to at most 256 bytes without splitting a UTF-8 character (passes)', async () => {
+    const { stream, dead } = uniqueKeys('adv');
+    const name = 'Ü'.repeat(200); // 400 bytes
+    const Named = { [name]: class extends Error {} }[name]!;
+    const w = worker({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, handler: () => {
+      throw new Named('secret');
+    } });
+    await w.start();
+    await add(conn, stream, { k: 'v' });
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    const raw = (await conn.raw(dead, ['XRANGE', dead, '-', '+'])) as unknown[][];
+    const fields = (raw[0]![1] as unknown[]).map(String);
+    expect(fields.slice(0, 10).filter((_, i) => i % 2 === 0)).toEqual([
+      '_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type',
+    ]);
+    expect(fields[7]).toBe('processing-failed');
+    expect(fields[5]).toBe('1');
+    const type = fields[9]!;
+    expect(Buffer.byteLength(type)).toBeLessThanOrEqual(256);
+    expect(type).toBe('Ü'.repeat(128));
+    expect(fields.join('|')).not.toContain('secret');
+  });
+
+  it('an entry prefetched in a batch and abandoned by stop() counts toward the limit and is dead-lettered without the handler at the next replay (passes)', async () => {
+    const { stream, dead } = uniqueKeys('adv');
+    for (const k of ['a', 'b']) await add(conn, stream, { k });
+    const calls: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = worker({
+      stream, group: 'g', consumerName: 'adv-host', batchSize: 2, deadLetterStream: dead, deliveryLimit: 1,
+      handler: async (e) => (calls.push(e.getString('k')!), await gate, 'ack'),
+    });
+    await first.start();
+    await eventually(() => calls.length === 1);
+    const stopping = first.stop(2000);
+    release();
+    await stopping;
+    expect(calls).toEqual(['a']);
+    // b was read (delivery 1 = the limit) but never started: the restart replays it at delivery 2.
+    const second = worker({
+      stream, group: 'g', consumerName: 'adv-host', batchSize: 2, deadLetterStream: dead, deliveryLimit: 1,
+      handler: (e) => (calls.push(e.getString('k')!), 'ack'),
+    });
+    await second.start();
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    expect(calls).toEqual(['a']);
+    const [record] = await range(conn, dead);
+    expect(record![1].slice(4, 8)).toEqual(['_respire.attempt', '2', '_respire.reason', 'delivery-limit']);
+    expect(await pendingCount(conn, stream, 'g')).toBe(0);
+  });
+});
+
+describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery page)', () => {
+  it('a reader parked with a long readWaitMs still recovers an idle entry on time (passes)', async () => {
+    const { stream } = uniqueKeys('adv');
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
+    await add(conn, stream, { k: 'orphan' });
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'ghost', 'COUNT', '1', 'STREAMS', stream, '>']);
+    const seen: number[] = [];
+    const startedAt = Date.now();
+    const w = worker({ stream, group: 'g', readWaitMs: 20_000, minimumIdleTimeMs: 800, recoveryPollIntervalMs: 200, handler: (e) => (seen.push(e.deliveryCount), 'ack') });
+    await w.start();
+    await eventually(() => seen.length === 1, 4000);
+    expect(Date.now() - startedAt).toBeLessThan(2500);
+    expect(seen).toEqual([2]);
+    expect(await pendingEntries(conn, stream, 'g')).toEqual([]);
+    const t0 = Date.now();
+    await w.stop(1000);
+    expect(Date.now() - t0).toBeLessThan(1500); // the 20 s parked read does not hold up stop()
+  });
+});
+
+describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
+  it('takes at most one page of batchSize idle entries per reader per recoveryPollIntervalMs, counting each claim (passes)', async () => {
+    const { FakeRedisServer } = await import('@respire/testing');
+    const { createClient } = await import('redis');
+    const server = await FakeRedisServer.start({ version: '8.4' });
+    const client = createClient({ url: server.url });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const { stream } = uniqueKeys('adv84');
+      await client.sendCommand(['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
+      for (let i = 0; i < 4; i++) await client.sendCommand(['XADD', stream, '*', 'k', String(i)]);
+      await client.sendCommand(['XREADGROUP', 'GROUP', 'g', 'ghost', 'COUNT', '4', 'STREAMS', stream, '>']);
+      await sleep(30);
+      const seen: { at: number; count: number }[] = [];
+      const w = new StreamWorker({
+        client, stream, group: 'g', readWaitMs: 100, batchSize: 1, minimumIdleTimeMs: 20, recoveryPollIntervalMs: 400,
+        logger: recordingLogger(), handler: (e) => (seen.push({ at: Date.now(), count: e.deliveryCount }), 'ack'),
+      });
+      const t0 = Date.now();
+      await w.start();
+      try {
+        await eventually(() => seen.length === 4, 4000);
+        expect(seen.every((s) => s.count === 2)).toBe(true);
+        // pages at about 0, 400, 800 and 1200 ms: never two within one interval
+        for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(350);
+        expect(seen[3]!.at - t0).toBeGreaterThanOrEqual(1100);
+        expect(server.commandLog.entries().some((e) => e.name === 'XREADGROUP' && e.origin === 'script')).toBe(true);
+      } finally {
+        await w.stop(1000);
+      }
+    } finally {
+      client.destroy();
+      await server.close();
+    }
+  });
+});
