@@ -181,6 +181,11 @@ class Run {
   #loops: Promise<void>[] = [];
   #starting: Promise<void> = Promise.resolve();
   readonly inflight = new Set<AbortController>();
+  /**
+   * Entry ID → the newest delivery count any reader of this run received, and how many readers
+   * still hold a delivery of it (so the map stays bounded by the prefetch).
+   */
+  readonly newestDelivery = new Map<string, { count: number; holders: number }>();
   #hardAborted = false;
   readonly info: WorkerInfo;
 
@@ -338,11 +343,41 @@ class Reader {
   }
 
   async #handleAll(entries: readonly RawEntry[]): Promise<void> {
+    const newest = this.#run.newestDelivery;
     for (const raw of entries) {
-      // Undispatched entries stay pending when the worker stops.
-      if (this.#run.stopping) return;
-      await handleDelivery(this.#run, this.#o, this.consumer, raw);
+      const seen = newest.get(raw.id) ?? { count: 0, holders: 0 };
+      seen.count = Math.max(seen.count, raw.deliveryCount);
+      seen.holders++;
+      newest.set(raw.id, seen);
     }
+    let next = 0;
+    try {
+      for (; next < entries.length; next++) {
+        const raw = entries[next]!;
+        // Undispatched entries stay pending when the worker stops.
+        if (this.#run.stopping) return;
+        // A sibling reader recovered this prefetched entry while it waited here: that newer delivery
+        // is (or was) handled, so this one would only run the handler twice and fail the fence.
+        if (newest.get(raw.id)!.count > raw.deliveryCount) {
+          safeLog(this.#o.logger, 'debug', 'prefetched entry superseded by a newer delivery in this worker; skipped', { entryId: raw.id, consumer: this.consumer });
+          this.#release(raw.id);
+          continue;
+        }
+        try {
+          await handleDelivery(this.#run, this.#o, this.consumer, raw);
+        } finally {
+          this.#release(raw.id);
+        }
+      }
+    } finally {
+      for (; next < entries.length; next++) if (this.#run.stopping) this.#release(entries[next]!.id);
+    }
+  }
+
+  /** Forgets one reader's hold on an entry's newest delivery count once it is handled or skipped. */
+  #release(id: string): void {
+    const seen = this.#run.newestDelivery.get(id);
+    if (seen && --seen.holders <= 0) this.#run.newestDelivery.delete(id);
   }
 
   /** Seed 002: a stable name replays its own pending entries once at startup, before new entries. */

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
 
 /**
  * Adversarial review of @respire/worker against seed 002 and DESIGN.md. Tests that fail here are
@@ -164,7 +164,7 @@ describe('option validation (DESIGN decision 10: typed errors before any I/O)', 
     }
   });
 
-  it('accepts a 256-byte group with deadLetterStream and writes it unchanged; rejects 257 bytes (passes)', async () => {
+  it('accepts a 256-byte group with deadLetterStream and writes it unchanged; rejects 257 bytes', async () => {
     const { stream, dead } = uniqueKeys('adv');
     const long = 'é'.repeat(128); // 256 bytes
     expect(() => new StreamWorker({ client: conn.client, stream, deadLetterStream: dead, group: long + 'x', handler: () => 'ack' })).toThrow(RespireValidationError);
@@ -178,7 +178,7 @@ describe('option validation (DESIGN decision 10: typed errors before any I/O)', 
 });
 
 describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
-  it('cuts a long exception type to at most 256 bytes without splitting a UTF-8 character (passes)', async () => {
+  it('cuts a long exception type to at most 256 bytes without splitting a UTF-8 character', async () => {
     const { stream, dead } = uniqueKeys('adv');
     const name = 'Ü'.repeat(200); // 400 bytes
     const Named = { [name]: class extends Error {} }[name]!;
@@ -201,7 +201,7 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
     expect(fields.join('|')).not.toContain('secret');
   });
 
-  it('an entry prefetched in a batch and abandoned by stop() counts toward the limit and is dead-lettered without the handler at the next replay (passes)', async () => {
+  it('an entry prefetched in a batch and abandoned by stop() counts toward the limit and is dead-lettered without the handler at the next replay', async () => {
     const { stream, dead } = uniqueKeys('adv');
     for (const k of ['a', 'b']) await add(conn, stream, { k });
     const calls: string[] = [];
@@ -232,7 +232,7 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
 });
 
 describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery page)', () => {
-  it('a reader parked with a long readWaitMs still recovers an idle entry on time (passes)', async () => {
+  it('a reader parked with a long readWaitMs still recovers an idle entry on time', async () => {
     const { stream } = uniqueKeys('adv');
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
     await add(conn, stream, { k: 'orphan' });
@@ -252,7 +252,7 @@ describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery 
 });
 
 describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
-  it('takes at most one page of batchSize idle entries per reader per recoveryPollIntervalMs, counting each claim (passes)', async () => {
+  it('takes at most one page of batchSize idle entries per reader per recoveryPollIntervalMs, counting each claim', async () => {
     const { FakeRedisServer } = await import('@respire/testing');
     const { createClient } = await import('redis');
     const server = await FakeRedisServer.start({ version: '8.4' });
@@ -286,5 +286,36 @@ describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
       client.destroy();
       await server.close();
     }
+  });
+});
+
+describe('prefetched entries recovered by a sibling reader', () => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await standalone(inject('redisUrl'))));
+  afterAll(async () => conn.close());
+
+  it('are not handled again by their original reader once a newer delivery exists in the worker', async () => {
+    const { stream } = uniqueKeys();
+    await add(conn, stream, { k: 'slow' });
+    await add(conn, stream, { k: 'second' });
+    const calls = new Map<string, number>();
+    const worker = new StreamWorker({
+      client: conn.client, stream, group: 'g', consumerCount: 2, batchSize: 2, readWaitMs: 50,
+      minimumIdleTimeMs: 150, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      handler: async (entry: StreamEntry) => {
+        const k = entry.getString('k')!;
+        calls.set(k, (calls.get(k) ?? 0) + 1);
+        if (k === 'slow' && entry.deliveryCount === 1) await sleep(700);
+        return 'ack';
+      },
+    });
+    await worker.start();
+    try {
+      await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (calls.get('second') ?? 0) >= 1, 8000);
+      await sleep(800);
+    } finally {
+      await worker.stop(2000);
+    }
+    expect(calls.get('second')).toBe(1);
   });
 });
