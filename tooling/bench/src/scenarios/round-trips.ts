@@ -21,7 +21,7 @@ export async function queueRoundTrips(url: string): Promise<RoundTrips[]> {
   // Warm up: load every script once.
   await queue.send(payload, { deduplicationId: 'warm' });
   await queue.ack((await queue.receive(60_000))[0]!);
-  await queue.nack({ id: '1-0', receipt: `1.${'a'.repeat(16)}` });
+  await queue.nack({ id: '1-0', receipt: `1.${'a'.repeat(16)}.1` });
   const out: RoundTrips[] = [];
   const measure = async (operation: string, run: () => Promise<unknown>) => {
     const before = await sampleServer(admin);
