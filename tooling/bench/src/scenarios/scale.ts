@@ -38,9 +38,14 @@ export async function scale(url: string, backlog: number, samples: number, dueMe
     }
     latencies.sort((a, b) => a - b);
 
+    // Lease them all with a short timeout, long enough that none is due before all are leased
+    // (due entries come first, so a 1 ms lease would be redelivered instead of leasing the rest).
     await pooled(dueMessages, 512, () => queue.send(payload));
-    for (let leased = 0; leased < dueMessages; ) leased += (await queue.receive(1, { max: 1000 })).length;
-    await sleep(20);
+    const leaseMs = 3_000;
+    const leaseStarted = Date.now();
+    for (let leased = 0; leased < dueMessages; ) leased += (await queue.receive(leaseMs, { max: 1000 })).length;
+    if (Date.now() - leaseStarted >= leaseMs) throw new Error('leasing the due messages took longer than their lease');
+    await sleep(leaseMs + 50);
     const before = await sampleServer(client);
     const started = process.hrtime.bigint();
     for (let recovered = 0; recovered < dueMessages; ) {
