@@ -25,6 +25,20 @@ export interface StreamWorkerTelemetry extends StreamWorkerInstrumentation {
   dispose(): void;
 }
 
+/** The span attributes of one delivery attempt (messaging semantic conventions and ours). */
+function spanAttributes(start: DeliveryStart): Attributes {
+  return {
+    [names.ATTR_MESSAGING_SYSTEM]: names.MESSAGING_SYSTEM,
+    [names.ATTR_MESSAGING_OPERATION_NAME]: 'process',
+    [names.ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+    [names.ATTR_MESSAGING_DESTINATION_NAME]: destinationName(start.destination),
+    [names.ATTR_MESSAGING_CONSUMER_GROUP_NAME]: start.group,
+    [names.ATTR_MESSAGING_MESSAGE_ID]: start.entryId,
+    [names.ATTR_WORKER_NAME]: start.telemetryName,
+    [names.ATTR_DELIVERY_COUNT]: start.deliveryCount,
+  };
+}
+
 /** `{orders}:events` → `orders:events`: the configured stream name without its hash-tag braces. */
 function destinationName(stream: string): string {
   return stream.replace(/[{}]/g, '');
@@ -65,6 +79,18 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
     description: 'Latest group pending count from XINFO GROUPS.',
   });
 
+  // One frozen attribute set per (worker, outcome): recording allocates nothing on the hot path.
+  const attributeCache = new Map<string, Attributes>();
+  const outcomeAttributes = (telemetryName: string, outcome: DeliveryOutcome): Attributes => {
+    const key = `${telemetryName}\u0000${outcome}`;
+    let attributes = attributeCache.get(key);
+    if (!attributes) {
+      attributes = Object.freeze({ [names.ATTR_WORKER_NAME]: telemetryName, [names.ATTR_WORKER_OUTCOME]: outcome });
+      attributeCache.set(key, attributes);
+    }
+    return attributes;
+  };
+
   const pollers = new Map<WorkerInfo, GroupPoller>();
   const observeGroups: BatchObservableCallback = (result) => {
     for (const poller of pollers.values()) {
@@ -80,28 +106,17 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
   return {
     startDelivery(start: DeliveryStart): DeliveryScope {
       const started = performance.now();
-      const attributes: Attributes = {
-        [names.ATTR_MESSAGING_SYSTEM]: names.MESSAGING_SYSTEM,
-        [names.ATTR_MESSAGING_OPERATION_NAME]: 'process',
-        [names.ATTR_MESSAGING_OPERATION_TYPE]: 'process',
-        [names.ATTR_MESSAGING_DESTINATION_NAME]: destinationName(start.destination),
-        [names.ATTR_MESSAGING_CONSUMER_GROUP_NAME]: start.group,
-        [names.ATTR_MESSAGING_MESSAGE_ID]: start.entryId,
-        [names.ATTR_WORKER_NAME]: start.telemetryName,
-        [names.ATTR_DELIVERY_COUNT]: start.deliveryCount,
-      };
       const parent = extractParentContext(start.traceParent, start.traceState);
-      const span = tracer.startSpan(names.WORKER_SPAN_NAME, { kind: SpanKind.CONSUMER, attributes }, parent);
+      const span = tracer.startSpan(names.WORKER_SPAN_NAME, { kind: SpanKind.CONSUMER }, parent);
+      // Attributes only for a span that records: with no SDK this path stays allocation-light.
+      if (span.isRecording()) span.setAttributes(spanAttributes(start));
       let ended = false;
       return {
         end(outcome: DeliveryOutcome) {
           if (ended) return;
           ended = true;
           try {
-            duration.record((performance.now() - started) / 1000, {
-              [names.ATTR_WORKER_NAME]: start.telemetryName,
-              [names.ATTR_WORKER_OUTCOME]: outcome,
-            });
+            duration.record((performance.now() - started) / 1000, outcomeAttributes(start.telemetryName, outcome));
           } catch {
             // A failing exporter never changes an outcome.
           }

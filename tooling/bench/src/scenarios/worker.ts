@@ -37,9 +37,11 @@ export async function workerThroughput(url: string, run: WorkerRun): Promise<Thr
   const stream = `{bench-${randomBytes(4).toString('hex')}}:events`;
   await fill(client, stream, run.messages, run.payloadBytes);
   const label = run.label ?? `StreamWorker consumerCount ${run.consumerCount} batchSize ${run.batchSize}`;
+  let worker: { stop(): Promise<void> } | undefined;
   try {
+    // Measured: start, then until every entry is acknowledged; stop() is not part of the figure.
     return await measureThroughput(label, client, run.messages, async () => {
-      const worker = new StreamWorker({
+      const started = new StreamWorker({
         client,
         stream,
         group: 'g',
@@ -51,11 +53,12 @@ export async function workerThroughput(url: string, run: WorkerRun): Promise<Thr
         handler: () => StreamWorkerResult.Ack,
         ...(run.instrumentation ? { instrumentation: run.instrumentation } : {}),
       });
-      await worker.start();
+      worker = started;
+      await started.start();
       await waitAcknowledged(client, stream, run.messages);
-      await worker.stop();
     });
   } finally {
+    await worker?.stop();
     await client.sendCommand(['DEL', stream]);
     client.destroy();
   }
