@@ -10,9 +10,8 @@ MKSTREAM when missing). Writes run only after every key type and every permissio
 will use has been checked.
 
 KEYS[1]  ready stream                          (stream)
-KEYS[2]  deadlines                             (sorted set: entry ID -> deadline, ms)
-KEYS[3]  deliveries                            (hash: entry ID -> receipt or delivery count)
-KEYS[4]  dead-letter stream                    (stream)
+KEYS[2]  deadlines                             (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
+KEYS[3]  dead-letter stream                    (stream)
 ARGV[1]  visibility timeout                    (ms, 1..2^31-1)
 ARGV[2]  max                                   (messages, 1..1000)
 ARGV[3]  delivery limit                        (deliveries, >= 1)
@@ -29,31 +28,26 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 --@include leases
 
 respire_require_acl()
-local stream, deadlines, deliveries, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local stream, deadlines, dead = KEYS[1], KEYS[2], KEYS[3]
 local visibility, max, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local token, group = ARGV[4], ARGV[5]
 respire_expect_type(stream, 'stream')
-respire_expect_type(deadlines, 'zset')
-respire_expect_type(deliveries, 'hash')
 
 local now = respire_now_ms()
 local deadline = respire_int(math.ceil(now) + visibility)
 
 -- Plan: classify the due entries before writing anything.
 local redeliver, exhausted, vanished = {}, {}, {}
-local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', respire_ms(now), 'LIMIT', 0, max)
-if #due > 0 then
-  local metas = redis.call('HMGET', deliveries, unpack(due))
-  for i, id in ipairs(due) do
-    local count = respire_delivery_count(metas[i])
-    local body = redis.call('XRANGE', stream, id, id)[1]
-    if not body then
-      vanished[#vanished + 1] = id
-    elseif count >= limit then
-      exhausted[#exhausted + 1] = { id, respire_payload(body[2]), count }
-    else
-      redeliver[#redeliver + 1] = { id, respire_payload(body[2]), count + 1 }
-    end
+local due = respire_typed_call(deadlines, 'zset', 'ZRANGEBYSCORE', deadlines, '-inf', respire_ms(now), 'LIMIT', 0, max)
+for _, member in ipairs(due) do
+  local id, count = respire_parse_member(member)
+  local body = id and redis.call('XRANGE', stream, id, id)[1]
+  if not body then
+    vanished[#vanished + 1] = id
+  elseif count >= limit then
+    exhausted[#exhausted + 1] = { id, respire_payload(body[2]), count }
+  else
+    redeliver[#redeliver + 1] = { id, respire_payload(body[2]), count + 1 }
   end
 end
 local slots = max - #redeliver
@@ -70,14 +64,12 @@ if #exhausted > 0 or #vanished > 0 then
     respire_allow(stream, 'XACK', stream, group, '0-1')
     respire_allow(stream, 'XDEL', stream, '0-1')
   end
-  respire_allow(deadlines, 'ZREM', deadlines, 'x')
-  respire_allow(deliveries, 'HDEL', deliveries, 'x')
 end
+if #due > 0 then respire_allow(deadlines, 'ZREM', deadlines, 'x') end
 if slots > 0 then
   respire_allow(stream, 'XREADGROUP', 'GROUP', group, group, 'COUNT', '1', 'STREAMS', stream, '>')
 end
 respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
-respire_allow(deliveries, 'HSET', deliveries, 'x', 'x')
 
 -- Writes. XREADGROUP goes first: a missing group is its only failure, and nothing has changed yet.
 local fresh = {}
@@ -98,7 +90,9 @@ for _, entry in ipairs(exhausted) do
     'delivery_count', respire_int(entry[3]))
   drop[#drop + 1] = entry[1]
 end
-for _, id in ipairs(vanished) do drop[#drop + 1] = id end
+for _, id in ipairs(vanished) do
+  if id then drop[#drop + 1] = id end
+end
 if #drop > 0 then
   if native then
     redis.call('XACKDEL', stream, group, 'IDS', #drop, unpack(drop))
@@ -106,25 +100,20 @@ if #drop > 0 then
     redis.call('XACK', stream, group, unpack(drop))
     redis.call('XDEL', stream, unpack(drop))
   end
-  redis.call('ZREM', deadlines, unpack(drop))
-  redis.call('HDEL', deliveries, unpack(drop))
 end
+if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end
 
 local reply = { #exhausted }
-local scores, metas = {}, {}
+local leases = {}
 local function lease(id, payload, count)
-  scores[#scores + 1] = deadline
-  scores[#scores + 1] = id
-  metas[#metas + 1] = id
-  metas[#metas + 1] = respire_int(count) .. '.' .. token .. '.' .. respire_int(#scores / 2)
+  local position = #leases / 2 + 1
+  leases[#leases + 1] = deadline
+  leases[#leases + 1] = respire_member(id, respire_int(count) .. '.' .. token .. '.' .. respire_int(position))
   reply[#reply + 1] = id
   reply[#reply + 1] = payload
   reply[#reply + 1] = count
 end
 for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3]) end
 for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1) end
-if #scores > 0 then
-  redis.call('ZADD', deadlines, unpack(scores))
-  redis.call('HSET', deliveries, unpack(metas))
-end
+if #leases > 0 then redis.call('ZADD', deadlines, unpack(leases)) end
 return reply

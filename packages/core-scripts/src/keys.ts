@@ -55,10 +55,12 @@ export interface QueueKeys {
   readonly hashTag: string;
   /** The ready stream holding every waiting and leased message. */
   readonly stream: string;
-  /** Sorted set: entry ID → lease deadline or NACK due time (ms, server clock). */
+  /**
+   * Sorted set of the delivery metadata: member `<entry ID>:<receipt>` while leased, or
+   * `<entry ID>:<delivery count>` after NACK, scored with the lease deadline or due time (ms,
+   * server clock). Only entries delivered at least once have a member.
+   */
   readonly deadlines: string;
-  /** Hash: entry ID → receipt while leased, or delivery count after NACK. */
-  readonly deliveries: string;
   /** The dead-letter stream. */
   readonly deadLetter: string;
   /** The key prefix of every deduplication key; the ID follows. */
@@ -85,14 +87,12 @@ export function queueKeys(name: unknown, keyPrefix: unknown): QueueKeys {
     hashTag,
     stream: `${base}:stream`,
     deadlines: `${base}:deadlines`,
-    deliveries: `${base}:deliveries`,
     deadLetter: `${base}:dead-letter`,
     deduplicationPrefix: `${base}:dedup:`,
   };
   assertSameSlot({
     stream: keys.stream,
     deadlines: keys.deadlines,
-    deliveries: keys.deliveries,
     deadLetter: keys.deadLetter,
     deduplication: `${keys.deduplicationPrefix}x`,
   });

@@ -74,7 +74,7 @@ describe('script runner', () => {
   });
 
   it('checks the number of keys against the script header', async () => {
-    await expect(runScript(commandTarget(client), scripts.queueAck, ['only-one'], [])).rejects.toThrow(/takes 3 keys/);
+    await expect(runScript(commandTarget(client), scripts.queueReceive, ['only-one'], [])).rejects.toThrow(/takes 3 keys/);
   });
 });
 

@@ -36,8 +36,8 @@ describe('queue key namespace', () => {
     const keys = queueKeys('orders', 'app:');
     expect(keys.stream).toBe('app:{respire-queue:orders}:stream');
     expect(keys.deadLetter).toBe('app:{respire-queue:orders}:dead-letter');
-    expect(new Set([keys.stream, keys.deadlines, keys.deliveries, keys.deadLetter]).size).toBe(4);
-    for (const key of [keys.deadlines, keys.deliveries, keys.deadLetter, `${keys.deduplicationPrefix}any{thing}`]) {
+    expect(new Set([keys.stream, keys.deadlines, keys.deadLetter]).size).toBe(3);
+    for (const key of [keys.deadlines, keys.deadLetter, `${keys.deduplicationPrefix}any{thing}`]) {
       expect(keySlot(key)).toBe(keySlot(keys.stream));
     }
   });

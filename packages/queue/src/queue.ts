@@ -253,7 +253,7 @@ export class ReliableQueue<T> {
         const reply = (await runScript(
           this.#target,
           scripts.queueReceive,
-          [this.#keys.stream, this.#keys.deadlines, this.#keys.deliveries, this.#keys.deadLetter],
+          [this.#keys.stream, this.#keys.deadlines, this.#keys.deadLetter],
           [String(timeoutMs), String(max), String(this.deliveryLimit), token, GROUP],
           { binary: true, operation: 'ReliableQueue.receive' },
         )) as unknown[];
@@ -293,7 +293,7 @@ export class ReliableQueue<T> {
         const reply = (await runScript(
           this.#target,
           scripts.queueAck,
-          [this.#keys.stream, this.#keys.deadlines, this.#keys.deliveries],
+          [this.#keys.stream, this.#keys.deadlines],
           [GROUP, ...pairs],
           { operation: 'ReliableQueue.ack' },
         )) as number[];
@@ -327,7 +327,7 @@ export class ReliableQueue<T> {
         const reply = (await runScript(
           this.#target,
           scripts.queueNack,
-          [this.#keys.deadlines, this.#keys.deliveries],
+          [this.#keys.deadlines],
           [String(delay), ...pairs],
           { operation: 'ReliableQueue.nack' },
         )) as number[];

@@ -161,7 +161,7 @@ describe('server versions decide the path inside the script, per call', () => {
     await client.xAdd(keys.stream, '*', { payload: 'x' });
     const error = await queue.receive(1_000).then(() => null, (e: unknown) => e);
     expect(isRespireError(error, 'UNSUPPORTED_SERVER'), String(error)).toBe(true);
-    expect(await client.exists([keys.deadlines, keys.deliveries])).toBe(0);
+    expect(await client.exists([keys.deadlines])).toBe(0);
   });
 
   it('sends one command per operation on the wire: no capability probes', async () => {

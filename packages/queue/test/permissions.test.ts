@@ -79,7 +79,6 @@ describe('refusals change nothing', () => {
   it.each([
     ['stream', 'stream'],
     ['deadlines', 'deadlines'],
-    ['deliveries', 'deliveries'],
   ] as const)('a string already at the %s key gives a typed error and nothing changes', async (_label, role) => {
     const name = uniqueName();
     const keys = queueKeys(name, '');

@@ -26,7 +26,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     expect(await queue.ack(message!)).toBe(true);
     const keys = queueKeys(queue.name, '');
     expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
-    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines, keys.deliveries])).toBe(0);
+    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
     expect(await queue.receive(30_000)).toEqual([]);
   });
 
@@ -139,7 +139,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     expect(fields).toEqual([['payload', payload], ['source_id', Buffer.from(id)], ['delivery_count', Buffer.from('3')]]);
     const keys = queueKeys(queue.name, '');
     expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
-    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines, keys.deliveries])).toBe(0);
+    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
     expect(await queue.receive(30_000)).toEqual([]);
   });
 

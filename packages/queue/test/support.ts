@@ -78,14 +78,13 @@ export function uniqueName(label = 'q'): string {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Everything stored for a queue, to prove that a refused call changed nothing. */
-export async function snapshot(conn: Connection, keys: { stream: string; deadlines: string; deliveries: string; deadLetter: string }): Promise<string> {
-  const [type, stream, deadlines, deliveries, dead, groups] = await Promise.all([
+export async function snapshot(conn: Connection, keys: { stream: string; deadlines: string; deadLetter: string }): Promise<string> {
+  const [type, stream, deadlines, dead, groups] = await Promise.all([
     conn.raw(keys.stream, ['TYPE', keys.stream]),
     conn.raw(keys.stream, ['TYPE', keys.stream]).then((t) => (String(t) === 'stream' ? conn.raw(keys.stream, ['XRANGE', keys.stream, '-', '+']) : null)),
     conn.raw(keys.deadlines, ['TYPE', keys.deadlines]).then((t) => (String(t) === 'zset' ? conn.raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1', 'WITHSCORES']) : t)),
-    conn.raw(keys.deliveries, ['TYPE', keys.deliveries]).then((t) => (String(t) === 'hash' ? conn.raw(keys.deliveries, ['HGETALL', keys.deliveries]) : t)),
     conn.raw(keys.deadLetter, ['TYPE', keys.deadLetter]).then((t) => (String(t) === 'stream' ? conn.raw(keys.deadLetter, ['XRANGE', keys.deadLetter, '-', '+']) : t)),
     conn.raw(keys.stream, ['TYPE', keys.stream]).then((t) => (String(t) === 'stream' ? conn.raw(keys.stream, ['XINFO', 'GROUPS', keys.stream]) : null)),
   ]);
-  return JSON.stringify({ type, stream, deadlines, deliveries, dead, groups });
+  return JSON.stringify({ type, stream, deadlines, dead, groups });
 }

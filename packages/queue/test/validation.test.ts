@@ -116,7 +116,7 @@ describe('bad input fails before any I/O with a typed error', () => {
     );
     await capturing.receive(0.2);
     await capturing.receive(1500.01);
-    expect(calls.map((args) => args[7])).toEqual(['1', '1501']);
+    expect(calls.map((args) => args[6])).toEqual(['1', '1501']);
   });
 
   it('passes commandTimeoutMs with every command when set, and validates it', async () => {

@@ -89,7 +89,7 @@ describe('virtual clock', () => {
     await withServer({ clock: { mode: 'virtual', startMs: START } }, async (server, open) => {
       const client = await open();
       const target = commandTarget(client);
-      const keys = ['{q}:s', '{q}:d', '{q}:m', '{q}:dl'];
+      const keys = ['{q}:s', '{q}:d', '{q}:dl'];
       await runScript(target, scripts.queueSend, ['{q}:s', '{q}:x'], ['p', '60000']);
       const receive = () => runScript(target, scripts.queueReceive, keys, ['30000', '10', '5', 'TTTTTTTTTTTTTTTT', 'respire']) as Promise<unknown[]>;
       expect((await receive()).length).toBe(4);

@@ -76,7 +76,7 @@ describe('fault injection', () => {
     await withServer({ scripts: [{ name: 'ack-alias', sha1: scripts.queueAck.sha1 }] }, async (server, open) => {
       const client = await open();
       const target = commandTarget(client);
-      const ack = () => runScript(target, scripts.queueAck, ['{q}:s', '{q}:d', '{q}:m'], ['g', '1-1', 'r']);
+      const ack = () => runScript(target, scripts.queueAck, ['{q}:s', '{q}:d'], ['g', '1-1', 'r']);
       server.faults.inject({ script: 'queue-ack', action: { type: 'error', message: 'BUSY injected' } });
       await expect(ack()).rejects.toThrow(/BUSY injected/);
       server.faults.inject({ script: 'ack-alias', action: { type: 'error', message: 'ERR by alias' } });

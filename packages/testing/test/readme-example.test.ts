@@ -23,7 +23,7 @@ afterAll(async () => {
 it('redelivers a message once its visibility timeout has passed, without sleeping', async () => {
   const target = commandTarget(client);
   const q = queueKeys('orders', '');
-  const keys = [q.stream, q.deadlines, q.deliveries, q.deadLetter];
+  const keys = [q.stream, q.deadlines, q.deadLetter];
   await runScript(target, scripts.queueSend, [q.stream, `${q.deduplicationPrefix}o-1`], ['payload', '60000']);
   const receive = async () => (await runScript(target, scripts.queueReceive, keys, ['30000', '10', '5', 'TTTTTTTTTTTTTTTT', 'respire'])) as unknown[];
 

@@ -1,18 +1,28 @@
 --[[ include: leases
-Delivery metadata of the reliable queue. The deliveries hash maps an entry ID to
-"<deliveryCount>.<token>.<index>" while leased (that string is the receipt: the receive call's
-token plus the message's position in its batch, so no two leased messages share a receipt) and
-to "<deliveryCount>" once the receipt was revoked by NACK. The deadlines sorted set scores each
-entry ID with its lease deadline or NACK due time (whole ms, server clock). A lease is valid
-while now < deadline (now with microseconds); at the deadline itself the entry is due. Deadlines
-round up, so a lease is never shorter than requested.
+Delivery metadata of the reliable queue lives in one sorted set, the deadlines: each member is
+"<entry ID>:<state>", scored with its deadline (whole ms, server clock). The state is the
+receipt "<deliveryCount>.<token>.<position>" while leased (the receive call's token plus the
+message's position in its batch, so no two leased messages share a receipt), or just
+"<deliveryCount>" once NACK revoked the receipt (the score is then the due time). An entry has
+one member at a time. A lease is valid while now < deadline (now with microseconds); at the
+deadline itself the entry is due. Deadlines round up, so a lease is never shorter than asked.
 
-  respire_payload(fields)        the value of the 'payload' field of a stream entry's field list ('' if absent)
-  respire_delivery_count(meta)   the delivery count stored in a deliveries value (0 when nil)
-  respire_valid_receipts(deliveries, deadlines, ids, receipts, now)
+  respire_member(id, state)        the deadlines member of an entry in a state
+  respire_parse_member(member)     -> entry ID, delivery count (0 when unparsable)
+  respire_payload(fields)          the 'payload' field of a stream entry's field list ('' if absent)
+  respire_valid_receipts(deadlines, ids, receipts, now)
       -> list of positions i whose receipts[i] still holds the lease on ids[i]
          (a repeated ID counts once: its later positions are already completed)
 ]]
+local function respire_member(id, state)
+  return id .. ':' .. state
+end
+
+local function respire_parse_member(member)
+  local id, count = string.match(member, '^([^:]+):(%d+)')
+  return id, tonumber(count) or 0
+end
+
 local function respire_payload(fields)
   for f = 1, #fields, 2 do
     if fields[f] == 'payload' then return fields[f + 1] end
@@ -20,21 +30,17 @@ local function respire_payload(fields)
   return ''
 end
 
-local function respire_delivery_count(meta)
-  if not meta then return 0 end
-  return tonumber(string.match(meta, '^(%d+)')) or 0
-end
-
-local function respire_valid_receipts(deliveries, deadlines, ids, receipts, now)
-  local metas = redis.call('HMGET', deliveries, unpack(ids))
-  local scores = redis.call('ZMSCORE', deadlines, unpack(ids))
+local function respire_valid_receipts(deadlines, ids, receipts, now)
+  local members = {}
+  for i = 1, #ids do members[i] = respire_member(ids[i], receipts[i]) end
+  local scores = respire_typed_call(deadlines, 'zset', 'ZMSCORE', deadlines, unpack(members))
   local valid, seen = {}, {}
   for i = 1, #ids do
-    local id, meta, score = ids[i], metas[i], scores[i]
-    if meta and meta == receipts[i] and score and tonumber(score) > now and not seen[id] then
+    local id, score = ids[i], scores[i]
+    if score and tonumber(score) > now and not seen[id] then
       seen[id] = true
       valid[#valid + 1] = i
     end
   end
-  return valid
+  return valid, members
 end

@@ -2,6 +2,10 @@
 Checks made before a script's first write, so that a refusal changes nothing.
 
   respire_expect_type(key, kind)  raises RESPIRE_WRONGTYPE <key> <found> unless the key is missing or of `kind`
+  respire_typed_call(key, kind, cmd, ...)
+                                  runs a command whose WRONGTYPE (nothing changed yet: a read, or
+                                  the script's first write) becomes RESPIRE_WRONGTYPE naming the key,
+                                  so no TYPE call is needed
   respire_allow(key, cmd, ...)    raises RESPIRE_NOPERM unless the calling user may run `cmd ...`
                                   (redis.acl_check_cmd: command and key permissions); `key` names
                                   the key in the message
@@ -12,6 +16,17 @@ local function respire_expect_type(key, kind)
   if found ~= 'none' and found ~= kind then
     error({ err = 'RESPIRE_WRONGTYPE ' .. key .. ' holds a ' .. found .. ', expected a ' .. kind })
   end
+end
+
+local function respire_typed_call(key, kind, cmd, ...)
+  local reply = redis.pcall(cmd, ...)
+  if type(reply) == 'table' and reply.err then
+    if string.find(reply.err, 'WRONGTYPE', 1, true) then
+      error({ err = 'RESPIRE_WRONGTYPE ' .. key .. ' holds another type, expected a ' .. kind })
+    end
+    error(reply)
+  end
+  return reply
 end
 
 local function respire_allow(key, cmd, ...)

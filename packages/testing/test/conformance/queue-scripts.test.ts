@@ -33,15 +33,15 @@ const receive = (q: Queue, opts: { visibilityMs?: number; max?: number; limit?: 
     runScript(
       q.target,
       scripts.queueReceive,
-      [q.keys.stream, q.keys.deadlines, q.keys.deliveries, q.keys.deadLetter],
+      [q.keys.stream, q.keys.deadlines, q.keys.deadLetter],
       [String(opts.visibilityMs ?? 60_000), String(opts.max ?? 10), String(opts.limit ?? 5), opts.token, 'respire'],
       { binary: true },
     ),
   );
 const ack = (q: Queue, pairs: string[]) =>
-  outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines, q.keys.deliveries], ['respire', ...pairs]));
+  outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines], ['respire', ...pairs]));
 const nack = (q: Queue, delayMs: number, pairs: string[]) =>
-  outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines, q.keys.deliveries], [String(delayMs), ...pairs]));
+  outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines], [String(delayMs), ...pairs]));
 
 /** Entry IDs in a receive reply: { deadLettered, id, payload, count, ... }. */
 function idsOf(reply: unknown): string[] {
@@ -62,8 +62,9 @@ async function scenario(q: Queue): Promise<unknown[]> {
   const first = await receive(q, { max: 2, token: TOKEN_A });
   record('receive 2', first);
   const [id1, id2] = idsOf(first);
-  const receipt1 = String(await q.raw.send(['HGET', q.keys.deliveries, id1!]));
-  const receipt2 = String(await q.raw.send(['HGET', q.keys.deliveries, id2!]));
+  // Receipts as the queue builds them: <count>.<token>.<position in the batch>.
+  const receipt1 = `1.${TOKEN_A}.1`;
+  const receipt2 = `1.${TOKEN_A}.2`;
   record('receipts', [receipt1, receipt2]);
   record('ack id1', await ack(q, [id1!, receipt1]));
   record('ack id1 again', await ack(q, [id1!, receipt1]));
@@ -73,7 +74,7 @@ async function scenario(q: Queue): Promise<unknown[]> {
   const second = await receive(q, { max: 10, token: TOKEN_B, visibilityMs: 20 });
   record('receive redelivers id2, then c', second);
   record('raw XLEN', await q.raw.send(['XLEN', q.keys.stream]));
-  record('raw HGETALL deliveries', await q.raw.send(['HMGET', q.keys.deliveries, id1!, id2!]));
+  record('raw ZRANGE deadlines', await q.raw.send(['ZRANGE', q.keys.deadlines, '0', '-1']));
   // Visibility timeout: a short lease expires and the entry comes back with a higher count.
   await sleep(80);
   record('receive after leases expired (limit 2: id2 dead-lettered)', await receive(q, { max: 10, limit: 2, token: TOKEN_C, visibilityMs: 1 }));

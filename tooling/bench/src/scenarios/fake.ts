@@ -15,7 +15,7 @@ export async function fakeScriptRate(runs: number): Promise<{ runs: number; seco
     const target = commandTarget(client);
     const payload = Buffer.alloc(100, 'x');
     const receive = () =>
-      runScript(target, scripts.queueReceive, [keys.stream, keys.deadlines, keys.deliveries, keys.deadLetter], ['3600000', '10', '5', 'AAAAAAAAAAAAAAAA', 'respire'], { binary: true });
+      runScript(target, scripts.queueReceive, [keys.stream, keys.deadlines, keys.deadLetter], ['3600000', '10', '5', 'AAAAAAAAAAAAAAAA', 'respire'], { binary: true });
     for (let i = 0; i < runs * 10; i += 500) {
       await Promise.all(Array.from({ length: Math.min(500, runs * 10 - i) }, () => client.sendCommand(['XADD', keys.stream, '*', 'payload', payload])));
     }
