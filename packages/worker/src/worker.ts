@@ -350,6 +350,10 @@ class Reader {
       seen.holders++;
       newest.set(raw.id, seen);
     }
+    // Handlers run one after another; the completion of one (ack, release or dead-letter script)
+    // overlaps the next handler, and the batch's completions all settle before the next read,
+    // so prefetch stays bounded by consumerCount × batchSize.
+    const completions: Promise<unknown>[] = [];
     let next = 0;
     try {
       for (; next < entries.length; next++) {
@@ -363,14 +367,16 @@ class Reader {
           this.#release(raw.id);
           continue;
         }
-        try {
-          await handleDelivery(this.#run, this.#o, this.consumer, raw);
-        } finally {
-          this.#release(raw.id);
-        }
+        let handled!: () => void;
+        const handlerReturned = new Promise<void>((resolve) => (handled = resolve));
+        const delivery = handleDelivery(this.#run, this.#o, this.consumer, raw, handled).finally(() => this.#release(raw.id));
+        const settled = delivery.catch((error: unknown) => this.#run.fault(error));
+        completions.push(settled);
+        await Promise.race([handlerReturned, settled]);
       }
     } finally {
       for (; next < entries.length; next++) if (this.#run.stopping) this.#release(entries[next]!.id);
+      await Promise.all(completions);
     }
   }
 
@@ -511,7 +517,12 @@ class Reader {
 }
 
 /** Seed 002 "Results": runs one delivery, completes it by its result, disposes its scope. */
-async function handleDelivery(run: Run, o: ResolvedOptions, consumer: string, raw: RawEntry): Promise<void> {
+/**
+ * One delivery: handler (inside its scope), fenced completion, scope disposal, telemetry.
+ * `handled` is called as soon as the handler has returned (or when no handler will run), so the
+ * reader can start the next handler while this completion is in flight.
+ */
+async function handleDelivery(run: Run, o: ResolvedOptions, consumer: string, raw: RawEntry, handled: () => void): Promise<void> {
   const entry = toEntry(raw.id, raw.fields, raw.deliveryCount);
   if (o.deadLetterStream !== undefined && entry.fields.length > MAX_DEAD_LETTER_FIELD_PAIRS) {
     // Seed 002 "1,024-field limit": fault before the handler; the entry stays pending.
@@ -528,13 +539,14 @@ async function handleDelivery(run: Run, o: ResolvedOptions, consumer: string, ra
       outcome = await deadLetter(o, consumer, entry, 'delivery-limit', '');
       return;
     }
-    outcome = await handleWithScope(run, o, consumer, entry);
+    outcome = await handleWithScope(run, o, consumer, entry, handled);
   } finally {
+    handled();
     safeHook(() => scope?.end(outcome));
   }
 }
 
-async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, entry: StreamEntry): Promise<DeliveryOutcome> {
+async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, entry: StreamEntry, handled: () => void): Promise<DeliveryOutcome> {
   let scope: StreamWorkerScope<unknown> | undefined;
   let handler: StreamHandler<unknown>;
   if (o.createScope) {
@@ -556,7 +568,7 @@ async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, e
   }
   let settled: { outcome: DeliveryOutcome } | { error: unknown };
   try {
-    settled = { outcome: await invoke(run, o, consumer, entry, handler) };
+    settled = { outcome: await invoke(run, o, consumer, entry, handler, handled) };
   } catch (error) {
     settled = { error };
   }
@@ -576,7 +588,14 @@ async function handleWithScope(run: Run, o: ResolvedOptions, consumer: string, e
 
 type Attempt = { kind: 'result'; value: unknown } | { kind: 'threw'; error: unknown };
 
-async function invoke(run: Run, o: ResolvedOptions, consumer: string, entry: StreamEntry, handler: StreamHandler<unknown>): Promise<DeliveryOutcome> {
+async function invoke(
+  run: Run,
+  o: ResolvedOptions,
+  consumer: string,
+  entry: StreamEntry,
+  handler: StreamHandler<unknown>,
+  handled: () => void,
+): Promise<DeliveryOutcome> {
   // A delivery whose scope was still being created when the shutdown timeout expired never starts.
   if (run.hardAborted) return 'canceled';
   const controller = new AbortController();
@@ -589,6 +608,7 @@ async function invoke(run: Run, o: ResolvedOptions, consumer: string, entry: Str
     attempt = { kind: 'threw', error };
   } finally {
     run.inflight.delete(controller);
+    handled();
   }
   if (controller.signal.aborted || run.hardAborted) {
     // Seed 002 "Shutdown": after the timeout a handler's result is not acknowledged; the entry stays pending.
