@@ -4,7 +4,6 @@
  * not covered yet and pass.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createClient } from 'redis';
 import { createAclUser } from '@respire/harness';
 import { keySlot, queueKeys } from '@respire/core-scripts';
 import {
@@ -16,14 +15,8 @@ import {
   type QueueOperationStart,
   type ReceivedMessage,
 } from '@respire/queue';
-import { sleep, snapshot, targets, uniqueName, type Connection } from './support.js';
+import { sleep, snapshot, standalone, targets, uniqueName, type Connection } from './support.js';
 
-async function connectStandalone(url: string): Promise<Connection> {
-  const client = createClient({ url });
-  client.on('error', () => {});
-  await client.connect();
-  return { client, raw: (_key, args) => client.sendCommand(args), close: async () => void client.destroy() };
-}
 
 const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e);
 
@@ -249,7 +242,7 @@ describe.each(targets)('adversarial ReliableQueue on $name', (target) => {
 describe('adversarial: refusals and validation', () => {
   let admin: Connection;
   beforeAll(async () => {
-    admin = await connectStandalone(inject('redisUrl'));
+    admin = await standalone(inject('redisUrl'));
   });
   afterAll(async () => {
     await admin.close();
@@ -257,7 +250,7 @@ describe('adversarial: refusals and validation', () => {
 
   async function restricted(name: string, rules: string[]) {
     const user = await createAclUser([inject('redisUrl')], `u-${uniqueName()}`, rules);
-    const conn = await connectStandalone(user.urlFor(inject('redisUrl')));
+    const conn = await standalone(user.urlFor(inject('redisUrl')));
     return { conn, queue: new ReliableQueue(conn.client, name, { codec: utf8Codec }) };
   }
 

@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createClient } from 'redis';
 import { createAclUser } from '@respire/harness';
 import { queueKeys } from '@respire/core-scripts';
 import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
-import { snapshot, uniqueName, type Connection } from './support.js';
+import { snapshot, standalone, uniqueName, type Connection } from './support.js';
 
-async function connect(url: string): Promise<Connection> {
-  const client = createClient({ url });
-  client.on('error', () => {});
-  await client.connect();
-  return { client, raw: (_key, args) => client.sendCommand(args), close: async () => void client.destroy() };
-}
 
 describe('refusals change nothing', () => {
   let admin: Connection;
   beforeAll(async () => {
-    admin = await connect(inject('redisUrl'));
+    admin = await standalone(inject('redisUrl'));
   });
   afterAll(async () => {
     await admin.close();
@@ -23,7 +16,7 @@ describe('refusals change nothing', () => {
 
   async function restrictedQueue(name: string, rules: string[], deliveryLimit = 5) {
     const user = await createAclUser([inject('redisUrl')], `u-${uniqueName()}`, rules);
-    const conn = await connect(user.urlFor(inject('redisUrl')));
+    const conn = await standalone(user.urlFor(inject('redisUrl')));
     return { conn, queue: new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit }) };
   }
 

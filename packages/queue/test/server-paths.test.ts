@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { commandCalls, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 
 /**
@@ -21,10 +21,7 @@ describe('server-dependent paths, checked with INFO commandstats', () => {
     await server.close();
   });
 
-  const calls = async (command: string) => {
-    const info = String(await client.sendCommand(['INFO', 'commandstats']));
-    return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-  };
+  const calls = (command: string) => commandCalls(client, command);
   it('acks and dead-letters with XACKDEL on Redis 8.2+, with XACK + XDEL elsewhere', async () => {
     const [maj = 0, min = 0] = server.version.split('.').map(Number);
     const native = server.flavour === 'redis' && (maj > 8 || (maj === 8 && min >= 2));

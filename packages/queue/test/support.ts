@@ -1,74 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { createClient, createCluster } from 'redis';
-import { createClient as createClientV5 } from 'redis5';
-import { afterAll, inject } from 'vitest';
+import {
+  contractTargets,
+  standalone as harnessStandalone,
+  type Connection as HarnessConnection,
+  type Target as HarnessTarget,
+} from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
 
-/** A connected client of one kind, closed by `close`. */
-export interface Connection {
-  readonly client: RedisClientLike;
-  /** Sends a raw command to the node that serves `key`. */
-  raw(key: string, args: (string | Buffer)[]): Promise<unknown>;
-  close(): Promise<void>;
-}
+export type Connection = HarnessConnection<RedisClientLike>;
+export type Target = HarnessTarget<RedisClientLike>;
 
-export interface Target {
-  readonly name: string;
-  connect(url?: string): Promise<Connection>;
-}
-
-async function standalone(url: string): Promise<Connection> {
-  const client = createClient({ url });
-  client.on('error', () => {});
-  await client.connect();
-  return {
-    client,
-    raw: (_key, args) => client.sendCommand(args),
-    close: async () => void client.destroy(),
-  };
-}
-
-async function standaloneV5(url: string): Promise<Connection> {
-  const client = createClientV5({ url });
-  client.on('error', () => {});
-  await client.connect();
-  return {
-    client: client as unknown as RedisClientLike,
-    raw: (_key, args) => client.sendCommand(args),
-    close: async () => void client.destroy(),
-  };
-}
-
-async function cluster(urls: string[]): Promise<Connection> {
-  const client = createCluster({ rootNodes: urls.map((url) => ({ url })) });
-  client.on('error', () => {});
-  await client.connect();
-  return {
-    client,
-    raw: (key, args) => client.sendCommand(key, false, args),
-    close: async () => void client.destroy(),
-  };
-}
-
-/** One fake server per test file (the Redis 7.0 model, real clock), started on first use. */
-let fake: Promise<FakeRedisServer> | undefined;
-const fakeUrl = async () => (await (fake ??= FakeRedisServer.start({ version: '7.0' }))).url;
-afterAll(async () => {
-  await (await fake)?.close();
-  fake = undefined;
-});
+/** A node-redis v6 connection to `url`. */
+export const standalone = (url: string): Promise<Connection> => harnessStandalone<RedisClientLike>(url);
 
 /**
  * The suite runs on each: node-redis v6 (RESP3) and v5 (RESP2) standalone, v6 on a 3-master
- * Cluster, and v6 on the fake server (`@respire/testing`), which runs the same scripts.
+ * Cluster, and v6 on the fake server (`@respire/testing`, Redis 7.0 model), which runs the same scripts.
  */
-export const targets: Target[] = [
-  { name: 'standalone node-redis 6', connect: (url) => standalone(url ?? inject('redisUrl')) },
-  { name: 'standalone node-redis 5', connect: (url) => standaloneV5(url ?? inject('redisUrl')) },
-  { name: 'cluster node-redis 6', connect: () => cluster(inject('clusterUrls')) },
-  { name: 'fake server node-redis 6', connect: async (url) => standalone(url ?? (await fakeUrl())) },
-];
+export const targets: Target[] = contractTargets<RedisClientLike>(() => FakeRedisServer.start({ version: '7.0' }));
 
 /** A queue name no other test uses. */
 export function uniqueName(label = 'q'): string {

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { commandCalls, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { StreamProducer, StreamWorker } from '../src/index.js';
 import { eventually, recordingLogger, sleep } from './support.js';
 
@@ -25,10 +25,7 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     const [maj = 0, min = 0] = server.version.split('.').map(Number);
     return server.flavour === 'redis' && (maj > major || (maj === major && min >= minor));
   };
-  const calls = async (command: string) => {
-    const info = String(await client.sendCommand(['INFO', 'commandstats']));
-    return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-  };
+  const calls = (command: string) => commandCalls(client, command);
 
   it('deleteAcknowledgedEntries: XACKDEL ACKED on Redis 8.2+ (body deleted); XACK elsewhere (body kept)', async () => {
     const stream = '{paths}:acked';

@@ -4,3 +4,5 @@ export { startRedisCluster } from './cluster.js';
 export type { RedisClusterHandle } from './cluster.js';
 export { createAclUser } from './acl.js';
 export type { AclUser } from './acl.js';
+export { contractTargets, standalone, commandCalls } from './targets.js';
+export type { Connection, Target } from './targets.js';
