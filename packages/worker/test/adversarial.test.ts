@@ -275,8 +275,10 @@ describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
       try {
         await eventually(() => seen.length === 4, 4000);
         expect(seen.every((s) => s.count === 2)).toBe(true);
-        // pages at about 0, 400, 800 and 1200 ms: never two within one interval
-        for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(350);
+        // Pages at about 0, 400, 800 and 1200 ms: never two within one interval. Two pages in one
+        // interval would hand entries over within a few ms; the margin absorbs scheduling jitter
+        // of a loaded CI machine, and the total below pins the cadence.
+        for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(200);
         expect(seen[3]!.at - t0).toBeGreaterThanOrEqual(1100);
         expect(server.commandLog.entries().some((e) => e.name === 'XREADGROUP' && e.origin === 'script')).toBe(true);
       } finally {
