@@ -1,6 +1,7 @@
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import { afterAll, inject } from 'vitest';
+import type {} from './global-setup.js'; // the ProvidedContext keys inject() reads
 
 /** A connected client of one kind, closed by `close`. `C` is the client type the suite expects. */
 export interface Connection<C = unknown> {
