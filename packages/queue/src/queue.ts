@@ -15,6 +15,7 @@ import {
   type CommandTarget,
   type QueueKeys,
   type RedisClientLike,
+  type ScriptDefinition,
 } from '@respire/core-scripts';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
@@ -284,23 +285,7 @@ export class ReliableQueue<T> {
    * @returns one boolean per message, in order, as {@link ack}.
    */
   async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
-    const pairs = receiptArgs(messages);
-    if (pairs.length === 0) return [];
-    return instrumented(
-      this.#instrumentation,
-      { operation: 'ack', queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
-      async () => {
-        const reply = (await runScript(
-          this.#target,
-          scripts.queueAck,
-          [this.#keys.stream, this.#keys.deadlines],
-          [GROUP, ...pairs],
-          { operation: 'ReliableQueue.ack' },
-        )) as number[];
-        return reply.map((flag) => Number(flag) === 1);
-      },
-      (results) => ({ completed: results.filter(Boolean).length }),
-    );
+    return this.#settle('ack', messages, scripts.queueAck, [this.#keys.stream, this.#keys.deadlines], [GROUP]);
   }
 
   /**
@@ -318,19 +303,24 @@ export class ReliableQueue<T> {
   /** Rejects up to 1,000 deliveries in one round trip and one atomic script; as {@link nack}. */
   async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
     const delay = toDurationMs('delayMs', delayMs, true);
+    return this.#settle('nack', messages, scripts.queueNack, [this.#keys.deadlines], [String(delay)]);
+  }
+
+  /** Runs the ack or nack script for validated receipts: one round trip, one boolean per message. */
+  async #settle(
+    operation: 'ack' | 'nack',
+    messages: readonly MessageReceipt[],
+    script: ScriptDefinition,
+    keys: string[],
+    head: string[],
+  ): Promise<boolean[]> {
     const pairs = receiptArgs(messages);
     if (pairs.length === 0) return [];
     return instrumented(
       this.#instrumentation,
-      { operation: 'nack', queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
+      { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
       async () => {
-        const reply = (await runScript(
-          this.#target,
-          scripts.queueNack,
-          [this.#keys.deadlines],
-          [String(delay), ...pairs],
-          { operation: 'ReliableQueue.nack' },
-        )) as number[];
+        const reply = (await runScript(this.#target, script, keys, [...head, ...pairs], { operation: `ReliableQueue.${operation}` })) as number[];
         return reply.map((flag) => Number(flag) === 1);
       },
       (results) => ({ completed: results.filter(Boolean).length }),
