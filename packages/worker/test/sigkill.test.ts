@@ -61,7 +61,8 @@ const worker = new StreamWorker({
   minimumIdleTimeMs: 60000, logger: { warn() {}, error() {} },
   handler: async (entry) => {
     handled++;
-    if (handled === 3) { process.stdout.write('MIDBATCH ' + entry.id + '\\n'); await new Promise(() => {}); }
+    // The previous entry's completion overlaps this handler: let it land before announcing mid-batch.
+    if (handled === 3) { await new Promise((r) => setTimeout(r, 300)); process.stdout.write('MIDBATCH ' + entry.id + '\\n'); await new Promise(() => {}); }
     process.stdout.write('ACKING ' + entry.id + '\\n');
     return 'ack';
   },
