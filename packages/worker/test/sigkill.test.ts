@@ -71,11 +71,14 @@ await worker.start();
 process.stdout.write('STARTED\\n');
 `;
 
-it('a worker process killed with SIGKILL mid-batch: another worker recovers every entry after the minimum idle time', async () => {
-  const { stream } = uniqueKeys('kill');
+/**
+ * Adds `count` entries, runs the child worker (consumer "victim", batch 5) until its third handler
+ * hangs mid-batch, then kills it with SIGKILL. Returns the entry IDs and what the child printed.
+ */
+async function killVictimMidBatch(stream: string, count: number): Promise<{ ids: string[]; output: string }> {
   await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
   const ids: string[] = [];
-  for (let i = 0; i < 8; i++) ids.push(await add(conn, stream, { i: String(i) }));
+  for (let i = 0; i < count; i++) ids.push(await add(conn, stream, { i: String(i) }));
   writeFileSync(join(out, 'child.mjs'), CHILD);
   const redisModule = pathToFileURL(createRequire(import.meta.url).resolve('redis')).href;
   const child = spawn(process.execPath, [join(out, 'child.mjs')], {
@@ -91,6 +94,12 @@ it('a worker process killed with SIGKILL mid-batch: another worker recovers ever
   });
   child.kill('SIGKILL');
   await exited;
+  return { ids, output };
+}
+
+it('a worker process killed with SIGKILL mid-batch: another worker recovers every entry after the minimum idle time', async () => {
+  const { stream } = uniqueKeys('kill');
+  const { ids, output } = await killVictimMidBatch(stream, 8);
   const ackedByVictim = [...output.matchAll(/ACKING (\S+)/g)].map((m) => m[1]!);
   const victimPending = ((await conn.raw(stream, ['XPENDING', stream, 'g', '-', '+', '100', 'victim-0'])) as unknown[][]).map((p) => String(p[0]));
   expect(ackedByVictim.length).toBe(2);
@@ -124,21 +133,7 @@ it('a worker process killed with SIGKILL mid-batch: another worker recovers ever
 
 it('a process restarted under the same stable consumer name resumes its own pending entries at once, without waiting for the minimum idle time', async () => {
   const { stream } = uniqueKeys('kill');
-  await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
-  const ids: string[] = [];
-  for (let i = 0; i < 6; i++) ids.push(await add(conn, stream, { i: String(i) }));
-  writeFileSync(join(out, 'child.mjs'), CHILD);
-  const redisModule = pathToFileURL(createRequire(import.meta.url).resolve('redis')).href;
-  const child = spawn(process.execPath, [join(out, 'child.mjs')], {
-    env: { ...process.env, REDIS_URL: inject('redisUrl'), REDIS_MODULE: redisModule, STREAM: stream },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise((r) => child.once('exit', r));
-  await eventually(() => output.includes('MIDBATCH'), 10_000);
-  child.kill('SIGKILL');
-  await exited;
+  const { ids, output } = await killVictimMidBatch(stream, 6);
   const acked = [...output.matchAll(/ACKING (\S+)/g)].map((m) => m[1]!);
   const handled: [string, number][] = [];
   const restarted = new StreamWorker({
