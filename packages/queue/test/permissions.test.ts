@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createAclUser } from '@respire/harness';
+import { createAclUser, redisAtLeast } from '@respire/harness';
 import { queueKeys } from '@respire/core-scripts';
 import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
 import { snapshot, standalone, uniqueName, type Connection } from './support.js';
@@ -27,8 +27,7 @@ describe('refusals change nothing', () => {
     await owner.send('x');
     const [message] = await owner.receive(30_000);
     // On Redis 8.2+ the ack would take XACKDEL instead, so deny that too where it exists.
-    const [major = 0, minor = 0] = inject('redisVersion').split('.').map(Number);
-    const native = inject('redisFlavour') === 'redis' && (major > 8 || (major === 8 && minor >= 2)) ? ['-xackdel'] : [];
+    const native = redisAtLeast({ flavour: inject('redisFlavour'), version: inject('redisVersion') }, 8, 2) ? ['-xackdel'] : [];
     const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xdel', ...native]);
     try {
       const before = await snapshot(admin, keys);

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandCalls, startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { commandCalls, redisAtLeast, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 
 /**
@@ -23,8 +23,7 @@ describe('server-dependent paths, checked with INFO commandstats', () => {
 
   const calls = (command: string) => commandCalls(client, command);
   it('acks and dead-letters with XACKDEL on Redis 8.2+, with XACK + XDEL elsewhere', async () => {
-    const [maj = 0, min = 0] = server.version.split('.').map(Number);
-    const native = server.flavour === 'redis' && (maj > 8 || (maj === 8 && min >= 2));
+    const native = redisAtLeast(server, 8, 2);
     const queue = new ReliableQueue(client, 'paths', { codec: utf8Codec, deliveryLimit: 1 });
     await queue.send('a');
     await queue.send('b');

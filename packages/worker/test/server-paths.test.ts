@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandCalls, startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { commandCalls, redisAtLeast, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { StreamProducer, StreamWorker } from '../src/index.js';
 import { eventually, recordingLogger, sleep } from './support.js';
 
@@ -21,10 +21,7 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     await server.close();
   });
 
-  const atLeast = (major: number, minor: number) => {
-    const [maj = 0, min = 0] = server.version.split('.').map(Number);
-    return server.flavour === 'redis' && (maj > major || (maj === major && min >= minor));
-  };
+  const atLeast = (major: number, minor: number) => redisAtLeast(server, major, minor);
   const calls = (command: string) => commandCalls(client, command);
 
   it('deleteAcknowledgedEntries: XACKDEL ACKED on Redis 8.2+ (body deleted); XACK elsewhere (body kept)', async () => {

@@ -1,4 +1,4 @@
-export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli } from './servers.js';
+export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli, redisAtLeast } from './servers.js';
 export type { RedisServerHandle, StartOptions } from './servers.js';
 export { startRedisCluster } from './cluster.js';
 export type { RedisClusterHandle } from './cluster.js';

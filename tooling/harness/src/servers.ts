@@ -144,3 +144,9 @@ export function redisCli(port: number, args: string[]): string {
   if (result.error) throw result.error;
   return (result.stdout ?? '').trim();
 }
+
+/** True when the server is Redis (not Valkey) at `major.minor` or newer: the gate for Redis-only stream commands. */
+export function redisAtLeast(server: Pick<RedisServerHandle, 'flavour' | 'version'>, major: number, minor: number): boolean {
+  const [maj = 0, min = 0] = server.version.split('.').map(Number);
+  return server.flavour === 'redis' && (maj > major || (maj === major && min >= minor));
+}
