@@ -1,0 +1,258 @@
+/**
+ * The operator's API (seed 002: "authorized inspection of consumer groups, pending entries, and
+ * dead letters, with retry and delete actions"): the shapes every face of it (the `respire` CLI,
+ * `@respire/dashboard`) is written against. `RespireAdmin` implements {@link AdminApi}.
+ *
+ * Conventions:
+ * - Times are milliseconds; absolute times are the server's clock (`TIME`), never the host's.
+ * - Counts that Redis cannot tell are `null` ("unknown"), never 0.
+ * - Bytes stay bytes (`Buffer`); rendering (UTF-8 / JSON / hex, caps) is the face's job, with
+ *   {@link PayloadView} helpers exported by the admin package.
+ * - Every read is bounded: pages carry `count` (1..1000) and a cursor; nothing runs KEYS, an
+ *   unbounded XRANGE/XPENDING/ZRANGE, or a cross-slot multi-key command.
+ * - A resource is addressed by its {@link ResourceId}: the resolved key of its main stream (for a
+ *   queue `<keyPrefix>{respire-queue:<name>}:stream`, for a worker stream its stream key). Unknown
+ *   ids (neither configured nor, for queues, discoverable) throw `RespireValidationError('resource')`.
+ */
+
+/** The resolved key of a resource's main stream; stable and unique across queues and streams. */
+export type ResourceId = string;
+
+/** A reliable queue the admin knows (configured, or found by the bounded SCAN). */
+export interface QueueResource {
+  readonly kind: 'queue';
+  readonly id: ResourceId;
+  /** Queue name (as given to `new ReliableQueue(client, name)`). */
+  readonly name: string;
+  readonly keyPrefix: string;
+  readonly keys: { readonly stream: string; readonly deadlines: string; readonly deadLetter: string };
+  /** True when it came from the SCAN rather than from configuration. */
+  readonly discovered: boolean;
+}
+
+/** A worker stream the admin knows (from configuration: see `StreamConfig`). */
+export interface StreamResource {
+  readonly kind: 'stream';
+  readonly id: ResourceId;
+  /** Resolved stream key. */
+  readonly stream: string;
+  /**
+   * Resolved dead-letter stream of the workers on this stream, when configured. Retrying one of
+   * its records appends the original fields to {@link stream}.
+   */
+  readonly deadLetterStream: string | undefined;
+  /** Display label from configuration, else the stream key. */
+  readonly label: string;
+}
+
+export type Resource = QueueResource | StreamResource;
+
+/** Counts of one queue at a glance (seed 000 state; DESIGN.md: the deadlines sorted set, not the PEL). */
+export interface QueueStatus {
+  readonly resource: QueueResource;
+  /** Entries in the stream (waiting + leased + delayed; XLEN). */
+  readonly length: number;
+  /** Not yet delivered: the private group's lag; null when the server cannot tell. */
+  readonly ready: number | null;
+  /** Delivered and not completed: members of the deadlines set (leased or NACKed). */
+  readonly inFlight: number;
+  /** Of those, due now (expired leases and due NACKs): redelivered or dead-lettered by the next receive. */
+  readonly due: number;
+  /** Dead-letter stream length. */
+  readonly deadLetters: number;
+}
+
+export interface GroupStatus {
+  readonly name: string;
+  readonly consumers: number;
+  /** PEL size. */
+  readonly pending: number;
+  /** Undelivered entries (XINFO GROUPS `lag`); null = unknown, never shown as 0. */
+  readonly lag: number | null;
+  readonly lastDeliveredId: string;
+}
+
+export interface StreamStatus {
+  readonly resource: StreamResource;
+  /** XLEN; 0 when the stream does not exist (then `exists` is false). */
+  readonly length: number;
+  readonly exists: boolean;
+  readonly groups: readonly GroupStatus[];
+  /** Length of the dead-letter stream, or null when none is configured. */
+  readonly deadLetters: number | null;
+}
+
+export interface Overview {
+  readonly serverTimeMs: number;
+  readonly queues: readonly QueueStatus[];
+  readonly streams: readonly StreamStatus[];
+  /** True when the queue SCAN stopped at its page limit: more queues may exist. */
+  readonly discoveryTruncated: boolean;
+}
+
+export interface ConsumerInfo {
+  readonly name: string;
+  readonly pending: number;
+  /** Since the consumer's last attempted interaction (XINFO CONSUMERS `idle`), ms. */
+  readonly idleMs: number;
+  /** Since its last successful interaction (Redis 7.2+ `inactive`), ms; null when unknown. */
+  readonly inactiveMs: number | null;
+}
+
+/** One XPENDING extended-form row. */
+export interface PendingEntry {
+  readonly id: string;
+  readonly consumer: string;
+  readonly idleMs: number;
+  readonly deliveryCount: number;
+}
+
+/** A page of rows and the cursor of the next page (undefined: this was the last). */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly next: string | undefined;
+}
+
+export interface PageOptions {
+  /** Rows per page, 1..1000. @defaultValue 50 */
+  readonly count?: number;
+  /** Cursor from the previous page's `next`; omitted for the first page. */
+  readonly cursor?: string;
+}
+
+/** A stream entry body; `null` from {@link AdminApi.entry} means deleted or trimmed. */
+export interface EntryBody {
+  readonly id: string;
+  /** Field/value pairs in order, as bytes (names may repeat). */
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+}
+
+/** A worker dead-letter record (seed 002 "Dead-letter entries"): metadata read positionally. */
+export interface WorkerDeadLetter {
+  readonly kind: 'worker';
+  readonly id: string;
+  readonly sourceId: string;
+  readonly group: string;
+  readonly attempt: number;
+  readonly reason: string;
+  readonly exceptionType: string;
+  /** The original fields, after the five `_respire.*` pairs, unchanged and in order. */
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+}
+
+/** A queue dead-letter record (seed 000): `payload`, `source_id`, `delivery_count`. */
+export interface QueueDeadLetter {
+  readonly kind: 'queue';
+  readonly id: string;
+  readonly sourceId: string;
+  readonly deliveryCount: number;
+  readonly payload: Buffer;
+}
+
+/** A record that does not have the shape its stream's owner writes (shown raw, never retried). */
+export interface ForeignRecord {
+  readonly kind: 'foreign';
+  readonly id: string;
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+}
+
+export type DeadLetterRecord = WorkerDeadLetter | QueueDeadLetter | ForeignRecord;
+
+/** A delivered, not yet completed queue message: receipt-free. */
+export interface QueueDelivery {
+  readonly id: string;
+  readonly deliveryCount: number;
+  /** `leased`: held under a receipt; `delayed`: NACKed, waiting for its due time. */
+  readonly state: 'leased' | 'delayed';
+  /** Lease deadline or due time, server clock, ms since the epoch. */
+  readonly untilMs: number;
+  /** True when `untilMs` has passed: the next receive redelivers or dead-letters it. */
+  readonly due: boolean;
+}
+
+/** Who did it; the faces pass their authorized principal. */
+export interface Actor {
+  readonly name: string;
+  readonly role: 'viewer' | 'operator';
+}
+
+/** One audited action (logger callback and, optionally, an audit stream). */
+export interface AuditRecord {
+  readonly atMs: number;
+  readonly actor: string;
+  readonly action: 'retry' | 'delete' | 'retry-all' | 'delete-all' | 'release' | 'ack' | 'remove-idle-consumers';
+  readonly resource: ResourceId;
+  /** Entry or record IDs, group, consumer names acted on. */
+  readonly target: Readonly<Record<string, string | number | readonly string[]>>;
+  readonly result: 'ok' | 'missing' | 'changed' | 'refused' | 'failed';
+  /** Error code or a short reason when not ok. */
+  readonly detail?: string;
+}
+
+export type RetryResult =
+  | { readonly status: 'retried'; readonly newId: string }
+  /** The record is gone (already retried or deleted). */
+  | { readonly status: 'missing' }
+  /** A foreign record, or a worker record without a configured source stream. */
+  | { readonly status: 'refused'; readonly reason: string };
+
+export type DeleteResult = { readonly status: 'deleted' } | { readonly status: 'missing' };
+
+export type PendingActionResult =
+  | { readonly status: 'released' | 'acknowledged' }
+  | { readonly status: 'missing' }
+  /** The delivery count or owner changed since the page was rendered: nothing was done. */
+  | { readonly status: 'changed'; readonly deliveryCount: number; readonly consumer: string };
+
+export interface BulkProgress {
+  readonly done: number;
+  readonly failed: number;
+}
+
+export interface BulkOptions {
+  /** Records per script call / page, 1..1000. @defaultValue 100 */
+  readonly pageSize?: number;
+  /** Stop after this many records (default: the stream's length when the action started). */
+  readonly limit?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: BulkProgress) => void;
+}
+
+export interface IdleConsumerResult {
+  readonly removed: readonly string[];
+  /** Consumers idle past the threshold but still holding pending entries: never removed. */
+  readonly keptWithPending: readonly string[];
+}
+
+/** Everything the faces call. Reads never block Redis; actions are atomic where Redis allows. */
+export interface AdminApi {
+  resources(): Promise<{ readonly resources: readonly Resource[]; readonly discoveryTruncated: boolean }>;
+  resource(id: ResourceId): Promise<Resource>;
+  overview(): Promise<Overview>;
+  queueStatus(id: ResourceId): Promise<QueueStatus>;
+  streamStatus(id: ResourceId): Promise<StreamStatus>;
+
+  consumers(id: ResourceId, group: string): Promise<readonly ConsumerInfo[]>;
+  pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>>;
+  /** One entry body (XRANGE id id); null when deleted or trimmed. */
+  entry(id: ResourceId, entryId: string): Promise<EntryBody | null>;
+  deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>>;
+  deadLetter(id: ResourceId, recordId: string): Promise<DeadLetterRecord | null>;
+  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }>;
+
+  retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
+  deleteDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;
+  retryAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkProgress>;
+  deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkProgress>;
+  /** Fenced by the delivery count and owner shown on the page. */
+  releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: { readonly deliveryCount: number; readonly consumer: string }): Promise<PendingActionResult>;
+  ackPending(
+    actor: Actor,
+    id: ResourceId,
+    group: string,
+    entryId: string,
+    expected: { readonly deliveryCount: number; readonly consumer: string },
+    options?: { readonly deleteEntry?: boolean },
+  ): Promise<PendingActionResult>;
+  removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
+}
