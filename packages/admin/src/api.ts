@@ -43,6 +43,15 @@ export interface StreamResource {
   readonly deadLetterStream: string | undefined;
   /** Display label from configuration, else the stream key. */
   readonly label: string;
+  /**
+   * True when {@link deadLetterStream} shares the source stream's Cluster slot (seed 002 requires
+   * it of workers): a retry is then one atomic script. False for a dead-letter stream an operator
+   * configured in another slot: a retry appends first and deletes second, so a retry repeated
+   * after a failure between the two may append a duplicate (never loses the record; on Redis
+   * 8.6+ an idempotent XADD keyed by the record ID suppresses the repeat). False when no
+   * dead-letter stream is configured.
+   */
+  readonly retryAtomic: boolean;
 }
 
 export type Resource = QueueResource | StreamResource;
@@ -187,6 +196,11 @@ export interface AuditRecord {
   readonly result: 'ok' | 'missing' | 'changed' | 'refused' | 'failed';
   /** Error code or a short reason when not ok. */
   readonly detail?: string;
+  /**
+   * Set (on the record handed to the logger) when appending this record to the audit stream
+   * failed; the action itself stands.
+   */
+  readonly auditStreamError?: string;
 }
 
 export type RetryResult =
@@ -205,14 +219,25 @@ export type PendingActionResult =
   | { readonly status: 'changed'; readonly deliveryCount: number; readonly consumer: string };
 
 export interface BulkProgress {
+  /** Records retried (or deleted). */
   readonly done: number;
+  /** Records left in place: foreign records a retry cannot put back. */
   readonly failed: number;
+}
+
+/** What a bulk action did; `aborted` when its `signal` stopped it between pages. */
+export interface BulkResult extends BulkProgress {
+  readonly aborted: boolean;
 }
 
 export interface BulkOptions {
   /** Records per script call / page, 1..1000. @defaultValue 100 */
   readonly pageSize?: number;
-  /** Stop after this many records (default: the stream's length when the action started). */
+  /**
+   * Stop after this many records. Records appended after the action started (for example a
+   * retried entry that fails again) are never touched: pages stop at the last record ID seen at
+   * the start. @defaultValue the stream's length when the action started
+   */
   readonly limit?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: BulkProgress) => void;
@@ -232,6 +257,12 @@ export interface AdminApi {
   queueStatus(id: ResourceId): Promise<QueueStatus>;
   streamStatus(id: ResourceId): Promise<StreamStatus>;
 
+  /**
+   * Consumer-group views (`consumers`, `pending`, `releasePending`, `ackPending`,
+   * `removeIdleConsumers`) are for worker streams; a queue's group PEL does not tell the truth
+   * after first delivery (use `queueDeliveries`), so a queue id throws `RespireValidationError`.
+   * A missing stream or group reads as empty.
+   */
   consumers(id: ResourceId, group: string): Promise<readonly ConsumerInfo[]>;
   pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>>;
   /** One entry body (XRANGE id id); null when deleted or trimmed. */
@@ -242,8 +273,8 @@ export interface AdminApi {
 
   retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
   deleteDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;
-  retryAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkProgress>;
-  deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkProgress>;
+  retryAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
+  deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   /** Fenced by the delivery count and owner shown on the page. */
   releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: { readonly deliveryCount: number; readonly consumer: string }): Promise<PendingActionResult>;
   ackPending(
