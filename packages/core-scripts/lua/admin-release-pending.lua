@@ -1,0 +1,40 @@
+--[[ admin-release-pending: an operator's fenced release of one pending entry for redelivery.
+Seed 002 "Pending messages and reliability": idle pending entries are recovered by the workers;
+external tools must not reset delivery counts. The entry is released only while XPENDING still
+shows it pending to the expected consumer at the expected delivery count (the values the operator
+saw); otherwise nothing changes and the current values are returned. Releasing claims it to the
+same consumer with XCLAIM ... IDLE <ARGV[5]> JUSTID: JUSTID leaves the delivery count unchanged,
+and the idle time set past every allowed minimum idle time makes the next recovery page of any
+worker on the group claim it at once (that claim counts a delivery, as recovery always does). A
+pending entry whose body was deleted is dropped from the PEL by XCLAIM itself (Redis 7+).
+
+KEYS[1]  source stream                         (stream)
+ARGV[1]  consumer group
+ARGV[2]  entry ID
+ARGV[3]  expected consumer                     (owner shown to the operator)
+ARGV[4]  expected delivery count               (shown to the operator, >= 1)
+ARGV[5]  idle time to set                      (ms, 1..2^31-1)
+
+Reply    { 1, consumer, count } released; { 0, '', 0 } not pending (also a missing group or stream);
+         { -1, consumer, count } changed: the current owner and count, nothing done;
+         { 2, consumer, count } its body was deleted: XCLAIM dropped it from the PEL
+Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XCLAIM)
+Server   Redis 7+.
+]]
+--@include server
+--@include pending
+
+respire_require_acl()
+local stream, group, id, consumer, count, idle = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local entry = respire_pending_entry(stream, group, id)
+if not entry then return { 0, '', 0 } end
+if entry[2] ~= consumer or tonumber(entry[4]) ~= tonumber(count) then
+  return { -1, entry[2], tonumber(entry[4]) }
+end
+local ok, allowed = pcall(redis.acl_check_cmd, 'XCLAIM', stream, group, consumer, '0', id, 'IDLE', idle, 'JUSTID')
+if not ok or allowed ~= true then
+  error({ err = 'RESPIRE_NOPERM XCLAIM on ' .. stream .. ' is not permitted for this user' })
+end
+local claimed = redis.call('XCLAIM', stream, group, consumer, 0, id, 'IDLE', idle, 'JUSTID')
+if claimed[1] == id then return { 1, consumer, tonumber(entry[4]) } end
+return { 2, consumer, tonumber(entry[4]) }

@@ -1,0 +1,67 @@
+--[[ admin-retry-queue-dead-letters: send queue dead letters to their queue again.
+Seed 000 "Delivery limit and dead letters": a dead-letter entry holds the binary payload, the
+original source_id and the final delivery_count (fields payload, source_id, delivery_count, in that
+order). For each record ID, in order: a missing record (or an ID repeated in this call) is
+"missing"; a record of another shape is "foreign" and left alone; otherwise its payload is appended
+to the queue's ready stream as a fresh message (XADD * payload <bytes>, as a send without a
+deduplication ID: its delivery count starts again) and the record is deleted (XDEL). Every record
+is read and every type and permission checked before the first write, so a refusal changes
+nothing; the appends and deletions of one call are atomic together.
+
+KEYS[1]  dead-letter stream                    (stream)
+KEYS[2]  ready stream of the queue             (stream; same hash tag {respire-queue:<name>})
+ARGV[1..] record IDs                           (1..1000 stream IDs)
+
+Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
+         { 0, '' } missing; { -1, reason } foreign (not a queue dead-letter record)
+Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGTYPE (either key),
+         RESPIRE_NOPERM (XRANGE or XDEL on the dead-letter stream, XADD on the ready stream)
+Server   Redis 7+.
+]]
+--@include server
+--@include preflight
+
+respire_require_acl()
+local dead, stream = KEYS[1], KEYS[2]
+
+local function foreign_reason(fields)
+  if #fields ~= 6 or fields[1] ~= 'payload' or fields[3] ~= 'source_id' or fields[5] ~= 'delivery_count' then
+    return 'fields are not payload, source_id, delivery_count'
+  end
+  if not string.match(fields[6], '^%d+$') then return 'delivery_count is not a whole number' end
+  return nil
+end
+
+-- Plan: read and classify every record before writing anything.
+local reply, plan, seen = {}, {}, {}
+for i = 1, #ARGV do
+  local id = ARGV[i]
+  local record = nil
+  if not seen[id] then
+    seen[id] = true
+    record = respire_typed_call(dead, 'stream', 'XRANGE', dead, id, id)[1]
+  end
+  if not record then
+    reply[i] = { 0, '' }
+  else
+    local reason = foreign_reason(record[2])
+    if reason then
+      reply[i] = { -1, reason }
+    else
+      plan[#plan + 1] = { i, id, record[2][2] }
+    end
+  end
+end
+if #plan == 0 then return reply end
+
+-- Preflight: every write this call will make.
+respire_expect_type(stream, 'stream')
+respire_allow(stream, 'XADD', stream, '*', 'payload', 'x')
+respire_allow(dead, 'XDEL', dead, '0-1')
+
+for _, p in ipairs(plan) do
+  local added = redis.call('XADD', stream, '*', 'payload', p[3])
+  redis.call('XDEL', dead, p[2])
+  reply[p[1]] = { 1, added }
+end
+return reply

@@ -1,0 +1,73 @@
+--[[ admin-retry-worker-dead-letters: put worker dead-letter records back on their source stream.
+Seed 002 "Delivery limits and dead-letter inspection": a record's first five field/value pairs are
+_respire.source_id, _respire.group, _respire.attempt, _respire.reason and _respire.exception_type,
+then the original fields unchanged and in order. For each record ID, in order: a missing record (or
+an ID repeated in this call) is "missing"; a record without the five pairs in place, without
+original fields or with more than 1,024 of them is "foreign" and left alone; otherwise the original
+fields (pairs 6..n) are appended to the source stream as a new entry (XADD *) and the record is
+deleted (XDEL). Every record is read and every type and permission checked before the first write,
+so a refusal changes nothing; the appends and deletions of one call are atomic together.
+
+KEYS[1]  dead-letter stream                    (stream)
+KEYS[2]  source stream                         (stream; same Cluster slot, different key)
+ARGV[1..] record IDs                           (1..1000 stream IDs)
+
+Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
+         { 0, '' } missing; { -1, reason } foreign (not a worker dead-letter record)
+Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGTYPE (either key),
+         RESPIRE_NOPERM (XRANGE or XDEL on the dead-letter stream, XADD on the source)
+Server   Redis 7+.
+]]
+--@include server
+--@include preflight
+
+respire_require_acl()
+local dead, source = KEYS[1], KEYS[2]
+local META = { '_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type' }
+
+local function foreign_reason(fields)
+  for i = 1, #META do
+    if fields[2 * i - 1] ~= META[i] then return 'pair ' .. i .. ' is not ' .. META[i] end
+  end
+  if not string.match(fields[6], '^%d+$') then return '_respire.attempt is not a whole number' end
+  if #fields < 12 then return 'no original fields after the five _respire.* pairs' end
+  if #fields > 2 * (1024 + 5) then return 'more than 1,024 original field/value pairs' end
+  return nil
+end
+
+-- Plan: read and classify every record before writing anything.
+local reply, plan, seen = {}, {}, {}
+for i = 1, #ARGV do
+  local id = ARGV[i]
+  local record = nil
+  if not seen[id] then
+    seen[id] = true
+    record = respire_typed_call(dead, 'stream', 'XRANGE', dead, id, id)[1]
+  end
+  if not record then
+    reply[i] = { 0, '' }
+  else
+    local reason = foreign_reason(record[2])
+    if reason then
+      reply[i] = { -1, reason }
+    else
+      plan[#plan + 1] = { i, id, record[2] }
+    end
+  end
+end
+if #plan == 0 then return reply end
+
+-- Preflight: every write this call will make.
+respire_expect_type(source, 'stream')
+respire_allow(source, 'XADD', source, '*', 'field', 'value')
+respire_allow(dead, 'XDEL', dead, '0-1')
+
+for _, p in ipairs(plan) do
+  local fields = p[3]
+  local original = {}
+  for f = 11, #fields do original[#original + 1] = fields[f] end
+  local added = redis.call('XADD', source, '*', unpack(original))
+  redis.call('XDEL', dead, p[2])
+  reply[p[1]] = { 1, added }
+end
+return reply
