@@ -1,0 +1,3 @@
+import { respireTestConfig } from '../../tooling/harness/src/vitest-config.js';
+
+export default respireTestConfig(import.meta.dirname, { redis: true });
