@@ -1,0 +1,54 @@
+/* Respire dashboard: optional auto-refresh. Pages work without it.
+ * Polls the current URL at the interval the server put in <body data-poll-ms> (only when the
+ * operator turned auto-refresh on), parses the server-rendered page with DOMParser and moves its
+ * <main> and <footer> nodes in. No data ever goes through innerHTML; nothing here builds markup. */
+/* global document, window, fetch, DOMParser */
+(function () {
+  'use strict';
+  var interval = Number(document.body && document.body.getAttribute('data-poll-ms'));
+  if (!interval || interval < 2000) return;
+  var state = document.querySelector('.poll-state');
+  var busy = false;
+
+  function say(text) {
+    if (state) state.textContent = text;
+  }
+
+  function editing() {
+    var active = document.activeElement;
+    return !!active && active !== document.body && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(active.tagName);
+  }
+
+  function swap(next, selector) {
+    var current = document.querySelector(selector);
+    var fresh = next.querySelector(selector);
+    if (!current || !fresh) return;
+    current.replaceChildren.apply(current, Array.prototype.map.call(fresh.childNodes, function (node) {
+      return document.importNode(node, true);
+    }));
+  }
+
+  function tick() {
+    if (busy || document.hidden || editing()) return;
+    busy = true;
+    fetch(window.location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      .then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var next = new DOMParser().parseFromString(html, 'text/html');
+        swap(next, 'main');
+        swap(next, 'footer');
+        say('Refreshed at ' + new Date().toLocaleTimeString());
+      })
+      .catch(function (error) {
+        say('Auto-refresh failed (' + error.message + '); retrying.');
+      })
+      .finally(function () {
+        busy = false;
+      });
+  }
+
+  window.setInterval(tick, interval);
+})();

@@ -1,0 +1,57 @@
+import type { Actor, Resource } from '@respire/admin';
+
+/**
+ * Who is asking, as the host application's `authorize` callback decided: `viewer` may read every
+ * page it is allowed to see; `operator` may also retry, delete, release, acknowledge and remove
+ * idle consumers. The name is the actor recorded by the admin API's audit.
+ */
+export type Principal = Actor;
+
+/**
+ * Decides who sent a request: a principal, or `null`/`undefined` for "not authenticated" (401).
+ * Throwing refuses the request (403). Called for every request except the static assets.
+ *
+ * @example
+ * ```ts
+ * authorize: async (request) => {
+ *   const session = await sessions.fromCookie(request.headers.get('cookie'));
+ *   if (!session) return null;
+ *   return { name: session.user, role: session.groups.includes('oncall') ? 'operator' : 'viewer' };
+ * }
+ * ```
+ */
+export type Authorize = (request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;
+
+/**
+ * Per-resource authorization: `false` hides the queue or stream from this principal, and every
+ * page and action on it answers 404 as if it did not exist.
+ */
+export type Guard = (principal: Principal, resource: Resource) => boolean | Promise<boolean>;
+
+const anonymous = Symbol.for('respire.dashboard.anonymous');
+
+/**
+ * Local development only: every request, from anyone who can reach the port, is an operator
+ * named `anonymous` who may retry and delete. The dashboard shows a warning banner on every page
+ * and emits a process warning when it is created. Never use it on a reachable address.
+ */
+export function dangerouslyAllowAnonymousOperator(): Authorize {
+  const authorize: Authorize = () => ({ name: 'anonymous', role: 'operator' });
+  Object.defineProperty(authorize, anonymous, { value: true });
+  return authorize;
+}
+
+/** True for the callback {@link dangerouslyAllowAnonymousOperator} returned. */
+export function isAnonymousOperator(authorize: Authorize): boolean {
+  return (authorize as unknown as Record<symbol, unknown>)[anonymous] === true;
+}
+
+/** A principal as the callback returned it, checked: anything else is refused. */
+export function checkPrincipal(value: unknown): Principal | 'invalid' | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'object') return 'invalid';
+  const { name, role } = value as { name?: unknown; role?: unknown };
+  if (typeof name !== 'string' || name.length === 0 || name.length > 256) return 'invalid';
+  if (role !== 'viewer' && role !== 'operator') return 'invalid';
+  return { name, role };
+}

@@ -1,0 +1,164 @@
+import type { Child } from 'hono/jsx';
+import type { Principal } from '../auth.js';
+import { serverTime } from '../format.js';
+
+/** What every page needs to build links and forms. */
+export interface PageContext {
+  /** Base path without a trailing slash ('' at the root). */
+  readonly base: string;
+  readonly principal: Principal;
+  readonly csrfToken: string;
+  readonly anonymous: boolean;
+  /** The current page's path and query (for refresh links), inside the base path. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Auto-refresh interval offered, 0 when polling is disabled. */
+  readonly pollIntervalMs: number;
+}
+
+/** A link inside the dashboard: `href(ctx, '/group', { id, group })`. */
+export function href(ctx: Pick<PageContext, 'base'>, path: string, params: Readonly<Record<string, string | number | undefined>> = {}): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(key, String(value));
+  const text = query.toString();
+  return `${ctx.base}${path}${text ? `?${text}` : ''}`;
+}
+
+export interface Crumb {
+  readonly label: string;
+  readonly href?: string;
+}
+
+export interface LayoutProps {
+  readonly ctx: PageContext;
+  readonly title: string;
+  readonly crumbs?: readonly Crumb[];
+  readonly serverTimeMs?: number;
+  readonly notice?: { readonly kind: 'ok' | 'warn' | 'error'; readonly text: string } | undefined;
+  readonly children?: Child;
+}
+
+function RefreshControls({ ctx }: { ctx: PageContext }) {
+  const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
+  const withRefresh = (on: boolean) => {
+    const query = new URLSearchParams(ctx.query);
+    if (on) query.set('refresh', 'on');
+    else query.delete('refresh');
+    const text = query.toString();
+    return `${ctx.base}${ctx.path}${text ? `?${text}` : ''}`;
+  };
+  return (
+    <div class="refresh">
+      <a class="button secondary" href={withRefresh(polling)} id="refresh-now">Refresh</a>
+      {ctx.pollIntervalMs > 0 ? (
+        polling ? (
+          <a class="button secondary" href={withRefresh(false)} aria-pressed="true">
+            Auto-refresh every {Math.round(ctx.pollIntervalMs / 1000)} s: on
+          </a>
+        ) : (
+          <a class="button secondary" href={withRefresh(true)} aria-pressed="false">
+            Auto-refresh: off
+          </a>
+        )
+      ) : null}
+    </div>
+  );
+}
+
+export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children }: LayoutProps) {
+  const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="csrf-token" content={ctx.csrfToken} />
+        <title>{`${title} · Respire`}</title>
+        <link rel="stylesheet" href={`${ctx.base}/assets/dashboard.css`} />
+        <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
+      </head>
+      <body data-poll-ms={polling ? String(ctx.pollIntervalMs) : undefined}>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="top">
+          <a class="brand" href={`${ctx.base}/`}>Respire</a>
+          <nav aria-label="Breadcrumb" class="crumbs">
+            <ol>
+              <li><a href={`${ctx.base}/`}>Overview</a></li>
+              {crumbs.map((crumb) => (
+                <li>{crumb.href ? <a href={crumb.href}>{crumb.label}</a> : <span aria-current="page">{crumb.label}</span>}</li>
+              ))}
+            </ol>
+          </nav>
+          <div class="who">
+            <span class="principal">{ctx.principal.name}</span>
+            <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
+          </div>
+        </header>
+        {ctx.anonymous ? (
+          <p class="banner danger" role="alert">
+            Anonymous operator access (dangerouslyAllowAnonymousOperator): anyone who reaches this port may retry and delete. Development only.
+          </p>
+        ) : null}
+        <main id="main">
+          <div class="title-row">
+            <h1>{title}</h1>
+            <RefreshControls ctx={ctx} />
+          </div>
+          {notice ? (
+            <p class={`notice ${notice.kind}`} role={notice.kind === 'ok' ? 'status' : 'alert'}>
+              {notice.text}
+            </p>
+          ) : null}
+          {children}
+        </main>
+        <footer>
+          {serverTimeMs !== undefined ? <span>Server time {serverTime(serverTimeMs)}</span> : null}
+          <span class="poll-state" aria-live="polite"></span>
+        </footer>
+      </body>
+    </html>
+  );
+}
+
+/** A bare page for errors and refusals (no data of any resource on it). */
+export function MessagePage({ ctx, title, status, children }: { ctx: PageContext; title: string; status: number; children?: Child }) {
+  return (
+    <Layout ctx={{ ...ctx, pollIntervalMs: 0 }} title={title}>
+      <section class={`message status-${status}`}>{children}</section>
+      <p>
+        <a href={`${ctx.base}/`}>Back to the overview</a>
+      </p>
+    </Layout>
+  );
+}
+
+/** Previous/next links for a cursor-paged table. */
+export function Pager({ first, next, label }: { first?: string | undefined; next?: string | undefined; label: string }) {
+  if (!first && !next) return null;
+  return (
+    <nav class="pager" aria-label={`${label} pages`}>
+      {first ? <a href={first}>First page</a> : null}
+      {next ? <a href={next} rel="next">Next page</a> : <span class="muted">Last page</span>}
+    </nav>
+  );
+}
+
+/** A POST form carrying the CSRF token. */
+export function ActionForm({ ctx, action, fields, children, class: className }: {
+  ctx: PageContext;
+  action: string;
+  fields: Readonly<Record<string, string | number>>;
+  class?: string;
+  children?: Child;
+}) {
+  return (
+    <form method="post" action={`${ctx.base}/actions/${action}`} class={className ?? 'inline'}>
+      <input type="hidden" name="_csrf" value={ctx.csrfToken} />
+      {Object.entries(fields).map(([name, value]) => (
+        <input type="hidden" name={name} value={String(value)} />
+      ))}
+      {children}
+    </form>
+  );
+}
