@@ -1,7 +1,7 @@
 /* Respire dashboard: optional auto-refresh. Pages work without it.
  * Polls the current URL at the interval the server put in <body data-poll-ms> (only when the
  * operator turned auto-refresh on), parses the server-rendered page with DOMParser and moves its
- * <main> and <footer> nodes in. No data ever goes through innerHTML; nothing here builds markup. */
+ * <main> and <footer> nodes in. Nothing here builds markup from strings. */
 /* global document, window, fetch, DOMParser */
 (function () {
   'use strict';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { secureHeaders } from 'hono/secure-headers';
@@ -152,6 +153,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const assets: Record<string, { body: Buffer; type: string }> = {
     'dashboard.css': { body: loadAsset('dashboard.css'), type: 'text/css; charset=utf-8' },
     'dashboard.js': { body: loadAsset('dashboard.js'), type: 'text/javascript; charset=utf-8' },
+    'favicon.svg': { body: loadAsset('favicon.svg'), type: 'image/svg+xml' },
   };
 
   const app = new Hono<Env>({ strict: false });
@@ -252,6 +254,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           <meta charset="utf-8" />
           <title>{`${title} · Respire`}</title>
           <link rel="stylesheet" href={`${base}/assets/dashboard.css`} />
+          <link rel="icon" href={`${base}/assets/favicon.svg`} type="image/svg+xml" />
         </head>
         <body>
           <main id="main" class="bare">
@@ -723,6 +726,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const ctxc = c as unknown as Context<Env>;
     if (error instanceof HttpError) return page(ctxc, error.status, error.status === 404 ? 'Not found' : error.status === 409 ? 'Conflict' : 'Bad request', <p>{error.message}</p>);
     if (isValidationError(error)) return page(ctxc, 400, 'Bad request', <p>{error.message}</p>);
+    if (error instanceof HTTPException && error.status === 403) {
+      // Hono's csrf(): a form posted from another origin.
+      return page(ctxc, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
+    }
+    if (error instanceof HTTPException) return error.getResponse();
     onError(error, c.req.raw);
     if (!ctxc.get('principal')) return bare(ctxc, 500, 'Error', 'Something went wrong.');
     return page(ctxc, 500, 'Something went wrong', <p>The request failed: {error instanceof Error ? `${error.name}: ${error.message}` : String(error)}</p>);

@@ -216,8 +216,8 @@ export interface Got {
   readonly body: string;
 }
 
-/** GET `path` (relative to the world's base URL, or absolute) as `token`. */
-export async function get(world: World, path: string, token: string | undefined = TOKENS.operator, headers: Record<string, string> = {}): Promise<Got> {
+/** GET `path` (relative to the world's base URL, or absolute) as `token` (null: no credentials). */
+export async function get(world: World, path: string, token: string | null = TOKENS.operator, headers: Record<string, string> = {}): Promise<Got> {
   const response = await fetch(path.startsWith('http') ? path : `${world.url}${path}`, {
     redirect: 'manual',
     headers: { ...(token ? bearer(token) : {}), ...headers },
@@ -230,9 +230,9 @@ export async function post(
   world: World,
   path: string,
   form: Record<string, string | number>,
-  { token = TOKENS.operator, headers = {} }: { token?: string | undefined; headers?: Record<string, string> } = {},
+  { token = TOKENS.operator, headers = {} }: { token?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Got> {
-  const body = new URLSearchParams(Object.entries(form).map(([k, v]) => [k, String(v)])).toString();
+  const body = new URLSearchParams(Object.entries(form).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const response = await fetch(`${world.url}${path}`, {
     method: 'POST',
     redirect: 'manual',
@@ -265,4 +265,4 @@ export async function csrfFor(world: World, token: string = TOKENS.operator): Pr
 
 /** `?id=...&...` */
 export const q = (params: Record<string, string | number | undefined>) =>
-  `?${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString()}`;
+  `?${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;

@@ -76,6 +76,7 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
         <meta name="csrf-token" content={ctx.csrfToken} />
         <title>{`${title} · Respire`}</title>
         <link rel="stylesheet" href={`${ctx.base}/assets/dashboard.css`} />
+        <link rel="icon" href={`${ctx.base}/assets/favicon.svg`} type="image/svg+xml" />
         <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
       </head>
       <body data-poll-ms={polling ? String(ctx.pollIntervalMs) : undefined}>

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * `respire-dashboard`: the dashboard as a standalone server with its own Redis connection.
+ * Secure by default: it needs a credential and binds 127.0.0.1 unless --host says otherwise.
+ * Exit codes: 0 stopped by a signal; 1 failed at start (Redis, port); 2 usage.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { QueueConfig, StreamConfig } from '@respire/admin';
+import { startStandaloneDashboard, type StandaloneUser } from './standalone.js';
+
+class UsageError extends Error {}
+
+interface ConfigFile {
+  url?: string;
+  cluster?: boolean;
+  queues?: QueueConfig[];
+  streams?: StreamConfig[];
+  discoverQueues?: boolean;
+  auditStream?: string;
+}
+
+const version = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+function readJson<T>(path: string, what: string): T {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (error) {
+    throw new UsageError(`cannot read the ${what} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Runs the command with `argv` (without `node` and the script). Resolves once the server listens. */
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // --stream and --dead-letter-stream pair up in argv order: each dead-letter stream belongs to the stream before it.
+  const streams: { stream: string; deadLetterStream?: string; keyPrefix?: string; label?: string }[] = [];
+  const queues: QueueConfig[] = [];
+  const program = new Command('respire-dashboard')
+    .description('The Respire dashboard: queues, consumer groups, pending entries and dead letters, with retry and delete.')
+    .version(version)
+    .addOption(new Option('--url <url>', 'Redis URL (default: $REDIS_URL)'))
+    .option('--cluster', 'treat --url as a root node of a Redis Cluster')
+    .option('--host <address>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
+      return n;
+    }, 7373)
+    .option('--base-path <path>', 'serve under this path, e.g. /respire', '/')
+    .option('--queue <name>', 'a reliable queue to show (repeatable)', (name: string) => {
+      queues.push({ name });
+      return name;
+    })
+    .option('--key-prefix <prefix>', 'key prefix of the --queue and --stream entries (their keyPrefix option)')
+    .option('--stream <key>', 'a worker stream to show (repeatable)', (stream: string) => {
+      streams.push({ stream });
+      return stream;
+    })
+    .option('--dead-letter-stream <key>', 'dead-letter stream of the --stream before it (retries go back to that stream)', (key: string) => {
+      const last = streams.at(-1);
+      if (!last) throw new InvalidArgumentError('give --stream KEY before its --dead-letter-stream');
+      if (last.deadLetterStream !== undefined) throw new InvalidArgumentError(`--stream ${last.stream} already has a dead-letter stream`);
+      last.deadLetterStream = key;
+      return key;
+    })
+    .option('--discover-queues', 'also find reliable queues with a bounded SCAN of the key space')
+    .option('--config <file>', 'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, auditStream }')
+    .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
+    .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
+    .option('--viewer-token-env <name>', 'environment variable holding a read-only token (user "viewer")', 'RESPIRE_DASHBOARD_VIEWER_TOKEN')
+    .option('--audit-stream <key>', 'also append an audit record of every action to this stream')
+    .option('--poll-interval-ms <ms>', 'auto-refresh interval offered on every page (0: no auto-refresh)', (v) => Number(v))
+    .option('--secure-cookies', 'mark the session cookie Secure (when served over HTTPS, e.g. behind a TLS proxy)')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.addHelpText(
+    'after',
+    '\nCredentials: set RESPIRE_DASHBOARD_TOKEN (at least 16 characters) for an operator, and/or\n' +
+      'RESPIRE_DASHBOARD_VIEWER_TOKEN for a read-only user, or pass --users FILE. Sign in on the page\n' +
+      'with the user name and token, or send "Authorization: Bearer <token>".\n\n' +
+      'Example:\n  RESPIRE_DASHBOARD_TOKEN=$(openssl rand -hex 24) respire-dashboard --url redis://localhost:6379 \\\n' +
+      '    --queue notifications --stream orders --dead-letter-stream orders-dead',
+  );
+
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const o = program.opts<{
+    url?: string; cluster?: boolean; host: string; port: number; basePath: string; keyPrefix?: string; discoverQueues?: boolean;
+    config?: string; users?: string; tokenEnv: string; viewerTokenEnv: string; auditStream?: string; pollIntervalMs?: number; secureCookies?: boolean;
+  }>();
+
+  try {
+    const config: ConfigFile = o.config ? readJson<ConfigFile>(o.config, 'config file') : {};
+    const url = o.url ?? config.url ?? env.REDIS_URL;
+    if (!url) throw new UsageError('no Redis URL: pass --url redis://host:port, set it in --config, or set REDIS_URL');
+
+    const users: StandaloneUser[] = [];
+    if (o.users) {
+      const file = readJson<{ users?: StandaloneUser[] }>(o.users, 'users file');
+      if (!Array.isArray(file.users)) throw new UsageError(`the users file ${o.users} needs a "users" array`);
+      users.push(...file.users);
+    }
+    const operatorToken = env[o.tokenEnv];
+    if (operatorToken) users.push({ name: 'operator', role: 'operator', token: operatorToken });
+    const viewerToken = env[o.viewerTokenEnv];
+    if (viewerToken) users.push({ name: 'viewer', role: 'viewer', token: viewerToken });
+    if (users.length === 0) {
+      throw new UsageError(`no credential: set ${o.tokenEnv} (an operator token of at least 16 characters; e.g. export ${o.tokenEnv}=$(openssl rand -hex 24)), ${o.viewerTokenEnv}, or pass --users FILE. There is no anonymous mode.`);
+    }
+
+    const prefix = o.keyPrefix ? { keyPrefix: o.keyPrefix } : {};
+    const allQueues = [...(config.queues ?? []), ...queues.map((q) => ({ ...q, ...prefix }))];
+    const allStreams = [...(config.streams ?? []), ...streams.map((s) => ({ ...s, ...prefix }))];
+    const dashboard = await startStandaloneDashboard({
+      url,
+      cluster: o.cluster ?? config.cluster ?? false,
+      host: o.host,
+      port: o.port,
+      basePath: o.basePath,
+      users,
+      queues: allQueues,
+      streams: allStreams,
+      discoverQueues: o.discoverQueues ?? config.discoverQueues ?? false,
+      ...((o.auditStream ?? config.auditStream) ? { auditStream: (o.auditStream ?? config.auditStream) as string } : {}),
+      ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
+      secureCookies: o.secureCookies ?? false,
+    });
+    const who = users.map((u) => `${u.name} (${u.role})`).join(', ');
+    console.log(`Respire dashboard listening on ${dashboard.url}`);
+    console.log(`  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${allQueues.length} queues, ${allStreams.length} streams configured${o.discoverQueues ? ', discovering queues' : ''}`);
+    console.log(`  sign in as ${who}`);
+    if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') console.log(`  listening on ${o.host}: serve it over HTTPS (a TLS proxy) and pass --secure-cookies`);
+    const stop = () => {
+      void dashboard.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TypeError) {
+      console.error(`respire-dashboard: ${error.message}`);
+      return 2;
+    }
+    console.error(`respire-dashboard: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
