@@ -712,7 +712,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const f = await form(c);
     const stream = await resolveStream(c, need(c, f, 'id'));
     const group = need(c, f, 'group');
-    const minIdleMs = intParam(f, 'minIdleMs', 60_000, 525_600 * 60_000);
+    const minIdleMs = intParam(f, 'minIdleMs', 1000, 525_600 * 60_000);
     const result = await admin.removeIdleConsumers(c.get('principal'), stream.id, group, minIdleMs);
     return redirect(c, '/group', { id: stream.id, group, done: 'removed-consumers', n: result.removed.length, kept: result.keptWithPending.length });
   });

@@ -1,0 +1,183 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  addWorkerDeadLetter,
+  csrfFor,
+  deadLetterQueueMessages,
+  get,
+  pendingRows,
+  post,
+  q,
+  queueOf,
+  range,
+  readAsConsumer,
+  sleep,
+  startWorld,
+  xadd,
+  xlen,
+  type World,
+} from './support.js';
+
+/** Each action's effect on the keys, its audit record, and the fencing of pending-entry actions. */
+let world: World;
+let token: string;
+
+beforeEach(async () => {
+  world = await startWorld({ label: 'act', dashboard: { bulkLimit: 3 } });
+  token = await csrfFor(world);
+});
+afterEach(() => world.close());
+
+const location = (headers: Headers) => decodeURIComponent(headers.get('location') ?? '');
+
+describe('dead letters', () => {
+  it('retries a worker dead letter: the original fields go back to the source stream, the record is removed, the action is audited', async () => {
+    const source = await xadd(world, world.stream.key, ['order-id', '42', 'status', 'paid']);
+    const record = await addWorkerDeadLetter(world, source, ['order-id', '42', 'status', 'paid']);
+    const response = await post(world, '/actions/retry', { id: world.stream.id, record, _csrf: token });
+    expect(response.status).toBe(303);
+    expect(location(response.headers)).toContain('done=retried');
+    expect(await xlen(world, world.stream.dead)).toBe(0);
+    const entries = await range(world, world.stream.key);
+    expect(entries).toHaveLength(2);
+    expect(entries[1]![1]).toEqual(['order-id', '42', 'status', 'paid']);
+    expect(world.audits).toContainEqual(expect.objectContaining({ actor: 'alice', action: 'retry', resource: world.stream.id, result: 'ok' }));
+
+    const after = await get(world, location(response.headers).replace(world.base, ''));
+    expect(after.body).toContain(`Retried dead letter ${record}: appended again as entry ${entries[1]![0]}.`);
+  });
+
+  it('retries a queue dead letter: the payload is sent to the queue again and received', async () => {
+    await deadLetterQueueMessages(world, ['order 7 shipped']);
+    const [record] = await range(world, world.queue.deadKey);
+    const response = await post(world, '/actions/retry', { id: world.queue.id, record: record![0], _csrf: token });
+    expect(response.status).toBe(303);
+    expect(await xlen(world, world.queue.deadKey)).toBe(0);
+    const received = await queueOf(world, 5).receive(10_000, { max: 10 });
+    expect(received.map((m) => m.payload)).toEqual(['order 7 shipped']);
+  });
+
+  it('deletes a dead letter through the confirmation step', async () => {
+    const record = await addWorkerDeadLetter(world, '1-1', ['a', 'b']);
+    const confirm = await get(world, `/confirm/delete${q({ id: world.stream.id, record })}`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain('Delete dead letter');
+    expect(confirm.body).toMatch(/<form method="post" action="\/ops\/respire\/actions\/delete"/);
+    const response = await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token });
+    expect(response.status).toBe(303);
+    expect(await xlen(world, world.stream.dead)).toBe(0);
+    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'delete', actor: 'alice', result: 'ok' }));
+  });
+
+  it('answers 409 "already gone" when the record was retried or deleted meanwhile', async () => {
+    const record = await addWorkerDeadLetter(world, '1-1', ['a', 'b']);
+    await world.raw(world.stream.dead, ['XDEL', world.stream.dead, record]);
+    const retry = await post(world, '/actions/retry', { id: world.stream.id, record, _csrf: token });
+    expect(retry.status).toBe(409);
+    expect(retry.body).toContain('no longer there');
+    expect((await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token })).status).toBe(409);
+  });
+
+  it('retries all in bounded runs: each request handles at most bulkLimit records and says how many remain', async () => {
+    const sources: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const source = await xadd(world, world.stream.key, ['n', String(i)]);
+      sources.push(source);
+      await addWorkerDeadLetter(world, source, ['n', String(i)]);
+    }
+    const confirm = await get(world, `/confirm/retry-all${q({ id: world.stream.id })}`);
+    expect(confirm.body).toContain('Retry 3 dead letters');
+    const first = await post(world, '/actions/retry-all', { id: world.stream.id, _csrf: token });
+    expect(first.status).toBe(303);
+    expect(location(first.headers)).toMatch(/n=3.*remain=2/);
+    expect(await xlen(world, world.stream.dead)).toBe(2);
+    const page = await get(world, location(first.headers).replace(world.base, ''));
+    expect(page.body).toContain('Retried 3 dead letters. 2 remain: run it again to continue.');
+    const second = await post(world, '/actions/retry-all', { id: world.stream.id, _csrf: token });
+    expect(location(second.headers)).toMatch(/n=2.*remain=0/);
+    expect(await xlen(world, world.stream.dead)).toBe(0);
+    expect((await range(world, world.stream.key)).slice(5).map(([, f]) => f[1])).toEqual(['0', '1', '2', '3', '4']);
+    expect(world.audits.filter((a) => a.action === 'retry-all')).toHaveLength(2);
+  });
+
+  it('deletes all in bounded runs', async () => {
+    await deadLetterQueueMessages(world, ['a', 'b', 'c', 'd']);
+    const first = await post(world, '/actions/delete-all', { id: world.queue.id, _csrf: token });
+    expect(location(first.headers)).toMatch(/done=deleted-all.*n=3.*remain=1/);
+    expect(await xlen(world, world.queue.deadKey)).toBe(1);
+    await post(world, '/actions/delete-all', { id: world.queue.id, _csrf: token });
+    expect(await xlen(world, world.queue.deadKey)).toBe(0);
+  });
+});
+
+describe('pending entries', () => {
+  it('releases a pending entry for redelivery, carrying the delivery count and owner shown', async () => {
+    const id = await xadd(world, world.stream.key, ['order-id', '1']);
+    await readAsConsumer(world, 'c-1', 1);
+    const page = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group })}`);
+    expect(page.body).toContain(`name="deliveryCount" value="1"`);
+    expect(page.body).toContain(`name="consumer" value="c-1"`);
+    const response = await post(world, '/actions/release', { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    expect(response.status).toBe(303);
+    expect(location(response.headers)).toContain('done=released');
+    // Released: claimable at once by any reader (its idle time is past every minimum idle time).
+    const claimed = (await world.raw(world.stream.key, ['XAUTOCLAIM', world.stream.key, world.stream.group, 'c-2', '60000', '0-0', 'COUNT', '10'])) as unknown[];
+    expect(((claimed[1] as unknown[][]) ?? []).map((e) => String(e[0]))).toEqual([id]);
+    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'release', actor: 'alice', result: 'ok' }));
+  });
+
+  it('refuses to release or ack an entry whose delivery count or owner changed since the page was rendered, and says so', async () => {
+    const id = await xadd(world, world.stream.key, ['order-id', '1']);
+    await readAsConsumer(world, 'c-1', 1);
+    // Shown: c-1, 1 delivery. Meanwhile another reader claims it (delivery count 2, owner c-2).
+    await world.raw(world.stream.key, ['XCLAIM', world.stream.key, world.stream.group, 'c-2', '0', id]);
+    for (const action of ['release', 'ack']) {
+      const response = await post(world, `/actions/${action}`, { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+      expect(response.status).toBe(409);
+      expect(response.body).toContain('Changed since the page was rendered');
+      expect(response.body).toContain('Nothing was done');
+      expect(response.body).toMatch(/owner <span class="name">c-2<\/span>, 2 deliveries/);
+    }
+    expect(await pendingRows(world, world.stream.key, world.stream.group)).toEqual([expect.objectContaining({ id, consumer: 'c-2', count: 2 })]);
+    expect(world.audits.filter((a) => a.result === 'changed')).toHaveLength(2);
+  });
+
+  it('acks a pending entry, and with "also delete" removes it from the stream', async () => {
+    const a = await xadd(world, world.stream.key, ['n', 'a']);
+    const b = await xadd(world, world.stream.key, ['n', 'b']);
+    await readAsConsumer(world, 'c-1', 2);
+    const confirm = await get(world, `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1' })}`);
+    expect(confirm.body).toContain('Also delete the entry from the stream');
+    expect((await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1', _csrf: token })).status).toBe(303);
+    const ack2 = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: b, deliveryCount: 1, consumer: 'c-1', deleteEntry: '1', _csrf: token });
+    expect(ack2.status).toBe(303);
+    expect(await pendingRows(world, world.stream.key, world.stream.group)).toEqual([]);
+    expect((await range(world, world.stream.key)).map(([id]) => id)).toEqual([a]);
+    const again = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    expect(again.status).toBe(409);
+    expect(again.body).toContain('no longer pending');
+  });
+
+  it('removes idle consumers without pending entries and keeps those that hold some', async () => {
+    await xadd(world, world.stream.key, ['n', '1']);
+    await readAsConsumer(world, 'busy', 1);
+    await world.raw(world.stream.key, ['XGROUP', 'CREATECONSUMER', world.stream.key, world.stream.group, 'idle-one']);
+    await world.raw(world.stream.key, ['XGROUP', 'CREATECONSUMER', world.stream.key, world.stream.group, 'idle-two']);
+    // Threshold of one minute: nobody is that idle yet, nothing is removed.
+    const none = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000, _csrf: token });
+    expect(location(none.headers)).toMatch(/n=0/);
+    expect((await world.admin.consumers(world.stream.id, world.stream.group)).map((c) => c.name).sort()).toEqual(['busy', 'idle-one', 'idle-two']);
+    // Below the one-second floor the form is refused.
+    expect((await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 999, _csrf: token })).status).toBe(400);
+    await sleep(1100);
+    const removed = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 1000, _csrf: token });
+    expect(location(removed.headers)).toMatch(/n=2.*kept=1/);
+    expect((await world.admin.consumers(world.stream.id, world.stream.group)).map((c) => c.name)).toEqual(['busy']);
+    expect(await pendingRows(world, world.stream.key, world.stream.group)).toHaveLength(1);
+    const notice = await get(world, location(removed.headers).replace(world.base, ''));
+    expect(notice.body).toContain('Removed 2 idle consumers; kept 1 that still hold pending entries.');
+    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'remove-idle-consumers', actor: 'alice', result: 'ok' }));
+    const review = await get(world, `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 1 })}`);
+    expect(review.status).toBe(200);
+    expect(review.body).toContain('Would be removed now (0)');
+  });
+});

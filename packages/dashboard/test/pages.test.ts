@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addWorkerDeadLetter,
+  csrfFor,
+  deadLetterQueueMessages,
+  get,
+  post,
+  q,
+  queueOf,
+  range,
+  readAsConsumer,
+  startWorld,
+  xadd,
+  xlen,
+  type World,
+} from './support.js';
+
+/** What the pages show (counts, unknowns, bodies, payload rendering) and how they page. */
+describe('pages on a standalone server', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'pages', dashboard: { pageSize: 2 } });
+  });
+  afterAll(() => world.close());
+
+  it('shows queue counts and stream counts on the overview; an unknown lag reads "unknown", never 0', async () => {
+    const queue = queueOf(world, 3);
+    for (let i = 0; i < 4; i++) await queue.send(`m${i}`);
+    await queue.receive(60_000, { max: 1 });
+    const ids = [await xadd(world, world.stream.key, ['n', '1']), await xadd(world, world.stream.key, ['n', '2']), await xadd(world, world.stream.key, ['n', '3'])];
+    await world.raw(world.stream.key, ['XGROUP', 'CREATE', world.stream.key, world.stream.group, '0']);
+    // A deleted entry the group has not read yet: Redis cannot tell the lag.
+    await world.raw(world.stream.key, ['XDEL', world.stream.key, ids[1]!]);
+    const status = await world.admin.streamStatus(world.stream.id);
+    expect(status.groups[0]!.lag).toBeNull();
+
+    const page = await get(world, '/');
+    expect(page.status).toBe(200);
+    const queueRow = new RegExp(`${world.queue.name}</a>[\\s\\S]*?</tr>`).exec(page.body)?.[0] ?? '';
+    // ready 3, in flight 1, due 0, dead letters 0, stream length 4
+    expect([...queueRow.matchAll(/<td class="num[^"]*">(?:<a [^>]*>)?([^<]*)/g)].map((m) => m[1])).toEqual(['3', '1', '0', '0', '4']);
+    const groupRow = new RegExp(`>${world.stream.group}</a></td>[\\s\\S]*?</tr>`).exec(page.body)?.[0] ?? '';
+    expect(groupRow).toContain('<td class="num unknown">unknown</td>');
+    expect(page.body).toContain('Server time');
+  });
+
+  it('shows leased messages without receipts, with their deadline in server time', async () => {
+    const page = await get(world, `/deliveries${q({ id: world.queue.id })}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('leased');
+    expect(page.body).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/);
+    const receipts = (await world.raw(`{respire-queue:${world.queue.name}}:deadlines`, ['ZRANGE', `{respire-queue:${world.queue.name}}:deadlines`, '0', '-1'])) as string[];
+    expect(receipts).toHaveLength(1);
+    const receipt = String(receipts[0]).split(':')[1]!;
+    expect(receipt.length).toBeGreaterThan(4);
+    expect(page.body).not.toContain(receipt);
+  });
+
+  it('pages the dead letters with a cursor and the pending entries of a group', async () => {
+    for (let i = 0; i < 5; i++) await addWorkerDeadLetter(world, `1-${i}`, ['n', String(i)]);
+    const seen: string[] = [];
+    let path: string | undefined = `/dead-letters${q({ id: world.stream.id, order: 'oldest' })}`;
+    for (let pages = 0; path && pages < 10; pages++) {
+      const page = await get(world, path);
+      expect(page.status).toBe(200);
+      seen.push(...[...page.body.matchAll(/<th scope="row"><a [^>]*><code>(\d+-\d+)<\/code>/g)].map((m) => m[1]!));
+      const next = /<a href="([^"]+)" rel="next">/.exec(page.body)?.[1];
+      path = next ? next.replace(/&amp;/g, '&').replace(world.base, '') : undefined;
+    }
+    expect(seen).toEqual((await range(world, world.stream.dead)).map(([id]) => id));
+
+    for (let i = 0; i < 3; i++) await xadd(world, world.stream.key, ['n', String(10 + i)]);
+    await readAsConsumer(world, 'c-1', 10);
+    const first = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group })}`);
+    expect([...first.body.matchAll(/name="entry" value="(\d+-\d+)"/g)]).toHaveLength(2);
+    expect(first.body).toContain('rel="next"');
+  });
+
+  it('shows an entry body on demand, and a deleted body as deleted', async () => {
+    const pending = await world.admin.pending(world.stream.id, world.stream.group, { count: 10 });
+    const [first, second] = pending.items;
+    const shown = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, body: first!.id })}`);
+    expect(shown.body).toContain(`Entry <code>${first!.id}</code>`);
+    expect(shown.body).toMatch(/<code>n<\/code>[\s\S]*?<pre>1<\/pre>/);
+    await world.raw(world.stream.key, ['XDEL', world.stream.key, second!.id]);
+    const gone = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, body: second!.id })}`);
+    expect(gone.body).toContain('deleted or trimmed');
+  });
+
+  it('shows worker records with their _respire metadata beside the original fields, and queue records with payload, source ID and delivery count', async () => {
+    const record = await addWorkerDeadLetter(world, '5-5', ['order-id', '99', 'note', 'fragile'], { reason: 'explicit', exceptionType: '', attempt: 2 });
+    const page = await get(world, `/dead-letter${q({ id: world.stream.id, record })}`);
+    expect(page.body).toContain('<dt>Source entry</dt><dd><code>5-5</code></dd>');
+    expect(page.body).toContain('<dt>Reason</dt><dd>explicit</dd>');
+    expect(page.body).toContain('<dt>Attempt</dt><dd>2</dd>');
+    expect(page.body).toContain('<dt>Group</dt><dd>fulfillment</dd>');
+    expect(page.body).toMatch(/<code>order-id<\/code>[\s\S]*?<pre>99<\/pre>/);
+    expect(page.body).not.toContain('<code>_respire.source_id</code>');
+
+    await deadLetterQueueMessages(world, ['{"order":7,"items":["a"]}']);
+    const queueRecord = (await range(world, world.queue.deadKey)).find(([, fields]) => fields[1]!.startsWith('{"order":7'));
+    const queuePage = await get(world, `/dead-letter${q({ id: world.queue.id, record: queueRecord![0] })}`);
+    expect(queuePage.body).toContain('<dt>Delivery count</dt><dd>1</dd>');
+    expect(queuePage.body).toContain('JSON');
+    expect(queuePage.body).toContain('&quot;order&quot;: 7');
+  });
+});
+
+describe('hostile data (server-rendered HTML)', () => {
+  const svg = '"><svg onload=alert(1)>';
+  let world: World;
+  let hostile: { key: string; dead: string };
+  beforeAll(async () => {
+    const tag = `evil-${Date.now()}`;
+    hostile = { key: `{${tag}}${svg}`, dead: `{${tag}}:dead<script>alert(2)</script>` };
+    world = await startWorld({ label: 'evil', extraStreams: [{ stream: hostile.key, deadLetterStream: hostile.dead }] });
+    const id = await xadd(world, hostile.key, [svg, '<script>alert(3)</script>']);
+    await world.raw(hostile.key, ['XGROUP', 'CREATE', hostile.key, `g${svg}`, '0']);
+    await world.raw(hostile.key, ['XREADGROUP', 'GROUP', `g${svg}`, `c${svg}`, 'COUNT', '1', 'STREAMS', hostile.key, '>']);
+    await addWorkerDeadLetter(world, id, [svg, `<img src=x onerror=alert(4)>`], { reason: `<b>${svg}</b>`, exceptionType: `</code><script>alert(5)</script>` }, hostile.dead);
+    await addWorkerDeadLetter(world, id, ['big', Buffer.alloc(1024 * 1024, 'A')], {}, hostile.dead);
+    await addWorkerDeadLetter(world, id, ['bytes', Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x3c, 0x73])], {}, hostile.dead);
+  });
+  afterAll(() => world.close());
+
+  const pages = () => [
+    '/',
+    `/stream${q({ id: hostile.key })}`,
+    `/group${q({ id: hostile.key, group: `g${svg}` })}`,
+    `/dead-letters${q({ id: hostile.key })}`,
+  ];
+
+  it('renders stream, group, consumer and field names, reasons, exception types and payloads as text', async () => {
+    for (const path of pages()) {
+      const page = await get(world, path);
+      expect(page.status, path).toBe(200);
+      expect(page.body, path).not.toContain('<svg');
+      expect(page.body, path).not.toMatch(/<script>alert|<img src=x|<b>&quot;/);
+      // The only "onload=" / "onerror=" left are inside escaped text.
+      expect(page.body.replaceAll('&lt;svg onload=', '').replaceAll('&lt;img src=x onerror=', ''), path).not.toMatch(/onload=|onerror=/);
+    }
+    const list = await get(world, `/dead-letters${q({ id: hostile.key })}`);
+    expect(list.body).toContain('&quot;&gt;&lt;svg onload=alert(1)&gt;');
+    expect(list.body).toContain('&lt;/code&gt;&lt;script&gt;alert(5)&lt;/script&gt;');
+  });
+
+  it('caps a 1 MiB value at 64 KiB and says so; shows invalid UTF-8 as hex', async () => {
+    const records = await world.admin.deadLetters(hostile.key, { count: 10, order: 'oldest' });
+    const big = await get(world, `/dead-letter${q({ id: hostile.key, record: records.items[1]!.id })}`);
+    expect(big.body).toContain('Showing the first 64 KiB of 1.0 MiB');
+    expect(big.body.length).toBeLessThan(80 * 1024);
+    const bytes = await get(world, `/dead-letter${q({ id: hostile.key, record: records.items[2]!.id })}`);
+    expect(bytes.body).toContain('hex (not valid UTF-8)');
+    expect(bytes.body).toContain('ff fe c3 28 3c 73');
+  });
+
+  it('escapes query parameters echoed on a page', async () => {
+    const page = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, consumer: `${svg}<script>alert(6)</script>` })}`);
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('<svg');
+    expect(page.body).not.toContain('<script>alert(6)');
+    expect(page.body).toContain('&lt;script&gt;alert(6)&lt;/script&gt;');
+  });
+});
+
+describe('Cluster: the queue and the worker stream in different slots', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'cl', cluster: true });
+  });
+  afterAll(() => world.close());
+
+  it('shows both on the overview and retries and deletes dead letters of each', async () => {
+    const slot = async (key: string) => Number(await world.raw(key, ['CLUSTER', 'KEYSLOT', key]));
+    expect(await slot(world.queue.id)).not.toBe(await slot(world.stream.key));
+
+    await deadLetterQueueMessages(world, ['cluster order']);
+    const source = await xadd(world, world.stream.key, ['order-id', '3']);
+    const record = await addWorkerDeadLetter(world, source, ['order-id', '3']);
+    await readAsConsumer(world, 'c-1', 1);
+    const overview = await get(world, '/');
+    expect(overview.status).toBe(200);
+    expect(overview.body).toContain(world.queue.name);
+    expect(overview.body).toContain(`>${world.stream.group}</a>`);
+
+    const token = await csrfFor(world);
+    expect((await post(world, '/actions/retry', { id: world.stream.id, record, _csrf: token })).status).toBe(303);
+    expect(await xlen(world, world.stream.dead)).toBe(0);
+    expect((await range(world, world.stream.key)).at(-1)![1]).toEqual(['order-id', '3']);
+
+    const [queueRecord] = await range(world, world.queue.deadKey);
+    expect((await post(world, '/actions/retry', { id: world.queue.id, record: queueRecord![0], _csrf: token })).status).toBe(303);
+    expect((await queueOf(world, 5).receive(10_000, { max: 5 })).map((m) => m.payload)).toEqual(['cluster order']);
+
+    const release = await post(world, '/actions/release', { id: world.stream.id, group: world.stream.group, entry: source, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    expect(release.status).toBe(303);
+    for (const path of [`/group${q({ id: world.stream.id, group: world.stream.group })}`, `/deliveries${q({ id: world.queue.id })}`, `/dead-letters${q({ id: world.queue.id })}`]) {
+      expect((await get(world, path)).status, path).toBe(200);
+    }
+  });
+});
