@@ -7,10 +7,10 @@
   'use strict';
   var interval = Number(document.body && document.body.getAttribute('data-poll-ms'));
   if (!interval || interval < 2000) return;
-  var state = document.querySelector('.poll-state');
   var busy = false;
 
   function say(text) {
+    var state = document.querySelector('.poll-state');
     if (state) state.textContent = text;
   }
 

@@ -52,11 +52,11 @@ function RefreshControls({ ctx }: { ctx: PageContext }) {
       <a class="button secondary" href={withRefresh(polling)} id="refresh-now">Refresh</a>
       {ctx.pollIntervalMs > 0 ? (
         polling ? (
-          <a class="button secondary" href={withRefresh(false)} aria-pressed="true">
+          <a class="button secondary on" href={withRefresh(false)}>
             Auto-refresh every {Math.round(ctx.pollIntervalMs / 1000)} s: on
           </a>
         ) : (
-          <a class="button secondary" href={withRefresh(true)} aria-pressed="false">
+          <a class="button secondary" href={withRefresh(true)}>
             Auto-refresh: off
           </a>
         )

@@ -365,7 +365,7 @@ export function GroupPage(p: GroupPageProps) {
                           <ActionForm ctx={ctx} action="release" fields={{ id: stream.id, group, entry: e.id, deliveryCount: e.deliveryCount, consumer: e.consumer }}>
                             <button type="submit" class="button secondary small" aria-label={`Release entry ${e.id} for redelivery`}>Release</button>
                           </ActionForm>
-                          <a class="button danger small" href={href(ctx, '/confirm/ack', { id: stream.id, group, entry: e.id, deliveryCount: e.deliveryCount, consumer: e.consumer })} aria-label={`Acknowledge entry ${e.id}`}>
+                          <a class="button danger small" href={href(ctx, '/confirm/ack', { id: stream.id, group, entry: e.id, deliveryCount: e.deliveryCount, consumer: e.consumer })} aria-label={`Ack entry ${e.id}…`}>
                             Ack…
                           </a>
                         </>

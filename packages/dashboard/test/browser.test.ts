@@ -1,0 +1,334 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
+import { launchChromium, SCREENSHOT_DIR } from './browser.js';
+import {
+  addWorkerDeadLetter,
+  bearer,
+  deadLetterQueueMessages,
+  eventually,
+  q,
+  range,
+  readAsConsumer,
+  startWorld,
+  TOKENS,
+  xadd,
+  xlen,
+  type World,
+} from './support.js';
+
+/** The dashboard in headless Chromium (Debian's package), against the real admin API on real Redis. */
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  browser = chromium.browser;
+});
+afterAll(() => chromium?.close());
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close();
+});
+
+/** A page signed in as `token`, counting every dialog (an alert() would be an XSS). */
+async function open(token: string = TOKENS.operator): Promise<{ page: Page; dialogs: string[] }> {
+  const context = await browser.newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { page, dialogs };
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+
+/** axe-core in the page: the serious and critical violations. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
+    const { violations } = await axe.run(document, { resultTypes: ['violations'] });
+    return violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
+  });
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id} at ${v.targets.join(', ')}`);
+}
+
+/** Orders with a realistic mix: pending entries on two consumers, dead letters of each reason. */
+async function seedOrders(world: World): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 1; i <= 12; i++) ids.push(await xadd(world, world.stream.key, ['order-id', String(1000 + i), 'customer', `customer-${i % 5}`, 'total', (i * 12.5).toFixed(2)]));
+  await readAsConsumer(world, 'orders-host-1-0', 4);
+  await readAsConsumer(world, 'orders-host-2-0', 3);
+  await addWorkerDeadLetter(world, ids[0]!, ['order-id', '1001', 'customer', 'customer-1', 'total', '12.50'], { reason: 'processing-failed', exceptionType: 'PaymentGatewayTimeout', attempt: 3 });
+  await addWorkerDeadLetter(world, ids[1]!, ['order-id', '1002', 'customer', 'customer-2', 'total', '25.00'], { reason: 'explicit', exceptionType: '', attempt: 1 });
+  await addWorkerDeadLetter(world, ids[2]!, ['order-id', '1003', 'customer', 'customer-3', 'total', '37.50'], { reason: 'delivery-limit', exceptionType: '', attempt: 3 });
+  await deadLetterQueueMessages(world, ['{"orderId":1001,"customer":"customer-1","event":"shipped"}', 'order 1002 shipped', Buffer.from([0x00, 0xff, 0x10, 0x80])]);
+  return ids;
+}
+
+describe('operator pages', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'ui', dashboard: { pollIntervalMs: 2000 } });
+    await seedOrders(world);
+  });
+  afterAll(() => world.close());
+
+  it('shows the overview with data, the CSP header, and passes axe (no serious or critical violations)', async () => {
+    const { page, dialogs } = await open();
+    const response = await page.goto(`${world.url}/`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    await expect(page.locator('h1').textContent()).resolves.toBe('Overview');
+    await expect(page.getByRole('link', { name: world.queue.name }).count()).resolves.toBe(1);
+    await expect(page.getByRole('link', { name: world.stream.group }).count()).resolves.toBe(1);
+    await expect(page.locator('.card.danger .card-value').textContent()).resolves.toBe('6');
+    await shot(page, 'overview');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('shows the consumer group, dead letters, a dead letter and a confirmation step, each passing axe', async () => {
+    const { page } = await open();
+    const visits: [string, string][] = [
+      ['group', `/group${q({ id: world.stream.id, group: world.stream.group })}`],
+      ['dead-letters-stream', `/dead-letters${q({ id: world.stream.id })}`],
+      ['dead-letters-queue', `/dead-letters${q({ id: world.queue.id })}`],
+      ['leased-messages', `/deliveries${q({ id: world.queue.id })}`],
+    ];
+    for (const [name, path] of visits) {
+      expect((await page.goto(`${world.url}${path}`))!.status(), path).toBe(200);
+      await shot(page, name);
+      expect(await axeViolations(page), name).toEqual([]);
+    }
+    await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
+    await page.getByRole('link', { name: /^View dead letter/ }).first().click();
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^Dead letter \d+-\d+$/);
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('Reason');
+    await shot(page, 'dead-letter');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Delete…' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Delete this dead letter?');
+    await shot(page, 'confirm-delete');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('deletes a dead letter through the confirmation step', async () => {
+    const { page } = await open();
+    const before = await range(world, world.stream.dead);
+    await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id, order: 'oldest' })}`);
+    await page.getByRole('link', { name: `Delete dead letter ${before[0]![0]}` }).click();
+    await page.getByRole('button', { name: 'Delete dead letter' }).click();
+    await page.waitForURL(/done=deleted/);
+    await expect(page.getByRole('status').textContent()).resolves.toBe(`Deleted dead letter ${before[0]![0]}.`);
+    expect((await range(world, world.stream.dead)).map(([id]) => id)).toEqual(before.slice(1).map(([id]) => id));
+    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'delete', actor: 'alice', result: 'ok' }));
+  });
+
+  it('reaches the Retry button with the keyboard alone', async () => {
+    const { page } = await open();
+    await page.goto(`${world.url}/dead-letters${q({ id: world.queue.id, order: 'oldest' })}`);
+    const first = (await range(world, world.queue.deadKey))[0]![0];
+    let label = '';
+    for (let i = 0; i < 60 && label !== `Retry dead letter ${first}`; i++) {
+      await page.keyboard.press('Tab');
+      label = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+    }
+    expect(label).toBe(`Retry dead letter ${first}`);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/done=retried/);
+    expect((await range(world, world.queue.deadKey)).map(([id]) => id)).not.toContain(first);
+  });
+
+  it('refreshes on its own when auto-refresh is on (capped interval), without reloading the page', async () => {
+    const { page } = await open();
+    await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
+    await page.getByRole('link', { name: 'Auto-refresh: off' }).click();
+    await page.waitForURL(/refresh=on/);
+    await expect(page.locator('body').getAttribute('data-poll-ms')).resolves.toBe('2000');
+    const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = Math.random()));
+    const count = Number(await page.locator('.toolbar strong').textContent());
+    await addWorkerDeadLetter(world, '9-9', ['order-id', 'late']);
+    await page.waitForFunction((expected) => document.querySelector('.toolbar strong')?.textContent === String(expected), count + 1, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(marker);
+    await expect(page.locator('.poll-state').textContent()).resolves.toMatch(/^Refreshed at/);
+  });
+});
+
+describe('retry end to end', () => {
+  it('puts a dead letter back on its stream, where a running StreamWorker processes it again', async () => {
+    const world = await startWorld({ label: 'e2e' });
+    let healed = false;
+    const handled: { order: string; delivery: number; healed: boolean }[] = [];
+    const worker = new StreamWorker({
+      client: world.client as never,
+      stream: world.stream.key,
+      group: world.stream.group,
+      deadLetterStream: world.stream.dead,
+      readWaitMs: 100,
+      minimumIdleTimeMs: 1000,
+      recoveryPollIntervalMs: 100,
+      handler: (entry: StreamEntry) => {
+        handled.push({ order: entry.getString('order-id') ?? '', delivery: entry.deliveryCount, healed });
+        return healed ? StreamWorkerResult.Ack : StreamWorkerResult.DeadLetter;
+      },
+    });
+    await worker.start();
+    try {
+      await xadd(world, world.stream.key, ['order-id', '4242', 'status', 'paid']);
+      const [record] = await eventually(async () => {
+        const records = await range(world, world.stream.dead);
+        return records.length === 1 ? records : undefined;
+      });
+      healed = true; // the fix is deployed
+
+      const { page, dialogs } = await open();
+      await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
+      await page.getByRole('button', { name: `Retry dead letter ${record![0]}` }).click();
+      await page.waitForURL(/done=retried/);
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(new RegExp(`^Retried dead letter ${record![0]}: appended again as entry \\d+-\\d+\\.$`));
+      await shot(page, 'retried');
+      await eventually(() => handled.some((h) => h.order === '4242' && h.healed));
+      expect(handled.map((h) => [h.order, h.healed])).toEqual([
+        ['4242', false],
+        ['4242', true],
+      ]);
+      expect(await xlen(world, world.stream.dead)).toBe(0);
+      await eventually(async () => Number(((await world.raw(world.stream.key, ['XPENDING', world.stream.key, world.stream.group])) as unknown[])[0]) === 0);
+      expect(world.audits).toContainEqual(expect.objectContaining({ action: 'retry', actor: 'alice', result: 'ok' }));
+      expect(dialogs).toEqual([]);
+    } finally {
+      await worker.stop(5000);
+      await world.close();
+    }
+  });
+});
+
+describe('authorization in the browser', () => {
+  let world: World;
+  let attacker: Server;
+  let attackerOrigin: string;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'authz' });
+    await seedOrders(world);
+    // Another origin (another port) whose page posts a form to the dashboard as soon as it loads.
+    attacker = createServer((req, res) => {
+      const record = new URL(req.url ?? '/', 'http://x').searchParams.get('record') ?? '';
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><html><body><form id="f" method="post" action="${world.url}/actions/delete">` +
+          `<input name="id" value="${world.stream.id.replace(/"/g, '&quot;')}"><input name="record" value="${record}">` +
+          `<input name="_csrf" value="1.forged"></form><script>document.getElementById('f').submit()</script></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    attackerOrigin = `http://localhost:${(attacker.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    attacker.closeAllConnections();
+    await new Promise<void>((resolve) => attacker.close(() => resolve()));
+    await world.close();
+  });
+
+  it('shows a viewer no retry or delete controls, and answers 403 to the viewer\'s direct POST', async () => {
+    const { page } = await open(TOKENS.viewer);
+    await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
+    await expect(page.locator('.role').textContent()).resolves.toBe('viewer');
+    await expect(page.getByRole('button', { name: /Retry/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('link', { name: /Delete/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('link', { name: /^View dead letter/ }).count()).resolves.toBe(3);
+    await shot(page, 'viewer-dead-letters');
+    const [record] = await range(world, world.stream.dead);
+    // A hand-made same-origin POST with the viewer's own valid token: refused on the server.
+    const status = await page.evaluate(async ({ url, id, record }) => {
+      const token = document.querySelector('meta[name="csrf-token"]')!.getAttribute('content')!;
+      const body = new URLSearchParams({ id, record, _csrf: token });
+      const response = await fetch(`${url}/actions/retry`, { method: 'POST', body, redirect: 'manual' });
+      return response.status;
+    }, { url: world.url, id: world.stream.id, record: record![0] });
+    expect(status).toBe(403);
+    expect(await xlen(world, world.stream.dead)).toBe(3);
+  });
+
+  it('refuses a form that another site posts with the operator\'s credentials, and changes nothing', async () => {
+    const { page } = await open();
+    const before = await range(world, world.stream.dead);
+    const refused = page.waitForResponse((response) => response.url().startsWith(`${world.url}/actions/delete`));
+    await page.goto(`${attackerOrigin}/?record=${before[0]![0]}`);
+    const response = await refused;
+    expect(response.status()).toBe(403);
+    await page.waitForLoadState();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Cross-site request refused');
+    expect(await range(world, world.stream.dead)).toEqual(before);
+    expect(world.audits.filter((a) => a.action === 'delete')).toEqual([]);
+  });
+});
+
+describe('hostile corpus', () => {
+  const svg = '"><svg onload=alert(1)>';
+  let world: World;
+  let hostile: { key: string; dead: string; group: string };
+  beforeAll(async () => {
+    const tag = `x${Date.now()}`;
+    hostile = { key: `{${tag}}${svg}`, dead: `{${tag}}<script>alert(2)</script>`, group: `g${svg}` };
+    world = await startWorld({ label: 'xss', extraStreams: [{ stream: hostile.key, deadLetterStream: hostile.dead }] });
+    const id = await xadd(world, hostile.key, [svg, '<script>alert(3)</script>', 'img', '<img src=x onerror=alert(4)>']);
+    await world.raw(hostile.key, ['XGROUP', 'CREATE', hostile.key, hostile.group, '0']);
+    await world.raw(hostile.key, ['XREADGROUP', 'GROUP', hostile.group, `c${svg}`, 'COUNT', '1', 'STREAMS', hostile.key, '>']);
+    await addWorkerDeadLetter(world, id, [svg, svg, 'script', '<script>alert(5)</script>'], { group: hostile.group, reason: `<b onmouseover=alert(6)>x</b>`, exceptionType: `</code><script>alert(7)</script>` }, hostile.dead);
+    await addWorkerDeadLetter(world, id, ['big', Buffer.alloc(1024 * 1024, '<svg onload=alert(8)>')], { group: hostile.group }, hostile.dead);
+    await addWorkerDeadLetter(world, id, ['bytes', Buffer.from([0xff, 0x3c, 0x73, 0x63, 0x72, 0x69, 0x70, 0x74, 0x3e, 0xc3, 0x28])], { group: hostile.group }, hostile.dead);
+    await deadLetterQueueMessages(world, [svg, Buffer.from([0xc3, 0x28, 0xa0, 0xa1])]);
+  });
+  afterAll(() => world.close());
+
+  it('renders hostile stream, group, consumer and field names, reasons, a 1 MiB payload and invalid UTF-8 inert', async () => {
+    const { page, dialogs } = await open();
+    const records = await world.admin.deadLetters(hostile.key, { count: 10, order: 'oldest' });
+    const paths: [string, string][] = [
+      ['hostile-overview', '/'],
+      ['hostile-stream', `/stream${q({ id: hostile.key })}`],
+      ['hostile-group', `/group${q({ id: hostile.key, group: hostile.group, body: records.items[0]!.sourceId })}`],
+      ['hostile-dead-letters', `/dead-letters${q({ id: hostile.key })}`],
+      ['hostile-record', `/dead-letter${q({ id: hostile.key, record: records.items[0]!.id })}`],
+      ['hostile-1mib', `/dead-letter${q({ id: hostile.key, record: records.items[1]!.id })}`],
+      ['hostile-bytes', `/dead-letter${q({ id: hostile.key, record: records.items[2]!.id })}`],
+      ['hostile-queue', `/dead-letters${q({ id: world.queue.id })}`],
+      ['hostile-query', `/group${q({ id: world.stream.id, group: world.stream.group, consumer: `${svg}<script>alert(9)</script>` })}`],
+    ];
+    for (const [name, path] of paths) {
+      const response = await page.goto(`${world.url}${path}`);
+      expect(response!.status(), name).toBe(200);
+      expect(response!.headers()['content-security-policy'], name).toMatch(/script-src 'self'(;|$)/);
+      expect(response!.headers()['x-content-type-options'], name).toBe('nosniff');
+      await page.mouse.move(400, 300);
+      await page.mouse.move(600, 500);
+      // Only our own script element; no element came from the data.
+      expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src'))), name).toEqual(['/ops/respire/assets/dashboard.js']);
+      expect(await page.locator('main svg, main img, main b, main iframe').count(), name).toBe(0);
+      expect(await page.evaluate(() => [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on')))), name).toBe(false);
+      if (['hostile-overview', 'hostile-dead-letters', 'hostile-1mib'].includes(name)) await shot(page, name);
+    }
+    await page.goto(`${world.url}/dead-letters${q({ id: hostile.key })}`);
+    await expect(page.locator('main').textContent()).resolves.toContain(svg);
+    await page.goto(`${world.url}/dead-letter${q({ id: hostile.key, record: records.items[1]!.id })}`);
+    await expect(page.locator('main').textContent()).resolves.toContain('Showing the first 64 KiB of 1.0 MiB');
+    await page.goto(`${world.url}/dead-letter${q({ id: hostile.key, record: records.items[2]!.id })}`);
+    await expect(page.locator('main').textContent()).resolves.toContain('ff 3c 73 63 72 69 70 74 3e c3 28');
+    await sleep(300);
+    expect(dialogs).toEqual([]);
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
