@@ -187,9 +187,9 @@ describe('retry end to end', () => {
     await worker.start();
     try {
       await xadd(world, world.stream.key, ['order-id', '4242', 'status', 'paid']);
-      const [record] = await eventually(async () => {
+      const record = await eventually(async () => {
         const records = await range(world, world.stream.dead);
-        return records.length === 1 ? records : undefined;
+        return records.length === 1 ? records[0] : undefined;
       });
       healed = true; // the fix is deployed
 
@@ -299,7 +299,7 @@ describe('hostile corpus', () => {
     const paths: [string, string][] = [
       ['hostile-overview', '/'],
       ['hostile-stream', `/stream${q({ id: hostile.key })}`],
-      ['hostile-group', `/group${q({ id: hostile.key, group: hostile.group, body: records.items[0]!.sourceId })}`],
+      ['hostile-group', `/group${q({ id: hostile.key, group: hostile.group, body: (records.items[0] as { sourceId: string }).sourceId })}`],
       ['hostile-dead-letters', `/dead-letters${q({ id: hostile.key })}`],
       ['hostile-record', `/dead-letter${q({ id: hostile.key, record: records.items[0]!.id })}`],
       ['hostile-1mib', `/dead-letter${q({ id: hostile.key, record: records.items[1]!.id })}`],

@@ -58,7 +58,7 @@ const confirmPages = () => [
   `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' })}`,
   `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 5 })}`,
 ];
-const actions = () => [
+const actions = (): { path: string; form: Record<string, string | number> }[] => [
   { path: '/actions/retry', form: { id: world.stream.id, record: deadRecord } },
   { path: '/actions/delete', form: { id: world.stream.id, record: deadRecord } },
   { path: '/actions/retry-all', form: { id: world.stream.id } },
