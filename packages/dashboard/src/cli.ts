@@ -139,7 +139,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     console.log(`Respire dashboard listening on ${dashboard.url}`);
     console.log(`  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${allQueues.length} queues, ${allStreams.length} streams configured${o.discoverQueues ? ', discovering queues' : ''}`);
     console.log(`  sign in as ${who}`);
-    if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') console.log(`  listening on ${o.host}: serve it over HTTPS (a TLS proxy) and pass --secure-cookies`);
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(o.host)) console.log(`  listening on ${o.host}: serve it over HTTPS (a TLS proxy) and pass --secure-cookies`);
     const stop = () => {
       void dashboard.close().then(() => process.exit(0));
     };
