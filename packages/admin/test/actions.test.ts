@@ -207,8 +207,8 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], audit, auditStream: auditKey });
     const rid = await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
     await admin.deleteDeadLetter(operator, stream, rid);
-    const [[, fields]] = (await range(conn, auditKey)) as [string, string[]][];
-    const entry = Object.fromEntries(fields!.flatMap((_, i) => (i % 2 ? [] : [[fields![i], fields![i + 1]]])));
+    const fields = (await range(conn, auditKey))[0]![1];
+    const entry: Record<string, string> = Object.fromEntries(fields.flatMap((_, i) => (i % 2 ? [] : [[fields[i]!, fields[i + 1]!]])));
     expect(entry).toMatchObject({ actor: 'alice', action: 'delete', resource: stream, result: 'ok', detail: '' });
     expect(JSON.parse(entry.target!)).toEqual({ recordId: rid });
     expect(Number(entry.at)).toBe(records[0]!.atMs);
