@@ -79,6 +79,21 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     expect(await admin.queueStatus(id)).toMatchObject({ length: 0, inFlight: 0, deadLetters: 0 });
   });
 
+  it('a 1 MiB binary payload (every byte value, invalid UTF-8) comes back intact and is retried intact', async () => {
+    const name = uniqueQueue();
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const id = `{respire-queue:${name}}:stream`;
+    const payload = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7 + 3) % 256;
+    const rid = await addQueueRecord(conn, `{respire-queue:${name}}:dead-letter`, payload);
+    const record = await admin.deadLetter(id, rid);
+    expect(record!.kind === 'queue' && record!.payload.equals(payload)).toBe(true);
+    const retried = await admin.retryDeadLetter(operator, id, rid);
+    const body = await admin.entry(id, (retried as { newId: string }).newId);
+    expect(body!.fields[0]![0].toString()).toBe('payload');
+    expect(body!.fields[0]![1].equals(payload)).toBe(true);
+  });
+
   it('deletes one dead letter; a second delete is missing', async () => {
     const name = uniqueQueue();
     const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
