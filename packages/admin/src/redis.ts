@@ -177,11 +177,3 @@ export function parseWithScores(reply: unknown): [string, number][] {
   for (let i = 0; i + 1 < reply.length; i += 2) out.push([text(reply[i]), Number(text(reply[i + 1]))]);
   return out;
 }
-
-/** True when a Respire error wraps a server reply starting with `code` (e.g. NOGROUP). */
-export function hasReplyCode(error: unknown, code: string): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isErrorReply(e) && (e as Error).message.startsWith(code)) return true;
-  }
-  return false;
-}

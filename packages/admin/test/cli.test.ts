@@ -1,0 +1,168 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { standalone } from '@respire/harness';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { ReliableQueue, utf8Codec } from '@respire/queue';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { addWorkerRecord, pendingRows, range, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkg = join(here, '..');
+const cli = join(pkg, 'dist', 'cli.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `respire` binary with no terminal on stdin. */
+function respire(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, REDIS_URL: inject('redisUrl'), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end();
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The `respire` CLI: the real built binary against the harness's Redis. */
+describe('respire CLI', { timeout: 60_000 }, () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    // Build what the binary runs: core-scripts' and the admin package's dist.
+    const tsc = join(pkg, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const project of [join(pkg, '..', 'core-scripts', 'tsconfig.build.json'), join(pkg, 'tsconfig.build.json')]) {
+      const build = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
+      if (build.status !== 0) throw new Error(`build of ${project} failed:\n${build.stdout}${build.stderr}`);
+    }
+    conn = await standalone<RedisClientLike>(inject('redisUrl'));
+  }, 120_000);
+  afterAll(async () => conn?.close());
+
+  it('status --json: one JSON document with the queue and stream counts', async () => {
+    const name = uniqueQueue('cli');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    await queue.send('a');
+    await queue.send('b');
+    await queue.receive(60_000, { max: 1 });
+    const { stream, dead } = uniqueKeys('cli');
+    await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
+    const run = await respire(['status', '--json', '--queue', name, '--no-discover', '--stream', stream, '--dead-letter-stream', dead]);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.queues).toHaveLength(1);
+    expect(doc.queues[0]).toMatchObject({ length: 2, ready: 1, inFlight: 1, due: 0, deadLetters: 0, resource: { name } });
+    expect(doc.streams[0]).toMatchObject({ length: 1, deadLetters: 1, groups: [{ name: 'g', lag: 1, pending: 0 }] });
+    const human = await respire(['status', '--stream', stream, '--dead-letter-stream', dead]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/STREAMS\n.*\n.*g +1 +0 +0 +1/);
+  });
+
+  it('dead-letters list / show / retry / delete with exit codes; hostile bytes are escaped for the terminal', async () => {
+    const { stream, dead } = uniqueKeys('cli');
+    const address = ['--stream', stream, '--dead-letter-stream', dead];
+    const hostile = await addWorkerRecord(conn, dead, '1-0', ['note', '\u001b[31m<script>', 'bin', Buffer.from([0xff, 0x00])]);
+    const other = await addWorkerRecord(conn, dead, '1-1', ['k', 'v']);
+    const list = await respire(['dead-letters', 'list', ...address, '--json', '--oldest']);
+    expect(list.code).toBe(0);
+    const doc = JSON.parse(list.stdout);
+    expect(doc.next).toBeNull();
+    expect(doc.items.map((r: { id: string }) => r.id)).toEqual([hostile, other]);
+    expect(doc.items[0].fields[1].value).toEqual({ kind: 'hex', text: 'ff 00', truncated: false, totalBytes: 2 });
+    const table = await respire(['dead-letters', 'list', ...address]);
+    expect(table.stdout).not.toContain('\u001b');
+    expect(table.stdout).toContain('\\x1b[31m<script>');
+    const show = await respire(['dead-letters', 'show', hostile, ...address, '--json']);
+    expect(JSON.parse(show.stdout).fields[1].value.base64).toBe(Buffer.from([0xff, 0x00]).toString('base64'));
+
+    const retry = await respire(['dead-letters', 'retry', hostile, ...address, '--json', '--actor', 'bob']);
+    expect(retry.code).toBe(0);
+    expect(JSON.parse(retry.stdout).results[0]).toMatchObject({ id: hostile, status: 'retried' });
+    expect((await range(conn, stream)).map(([, f]) => f[0])).toEqual(['note']);
+    const again = await respire(['dead-letters', 'retry', hostile, ...address]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('missing');
+
+    const refused = await respire(['dead-letters', 'delete', other, ...address]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/stdin is not a terminal: pass --yes/);
+    expect(await range(conn, dead)).toHaveLength(1);
+    const deleted = await respire(['dead-letters', 'delete', other, ...address, '--yes']);
+    expect(deleted.code).toBe(0);
+    expect(await range(conn, dead)).toHaveLength(0);
+  });
+
+  it('dead-letters retry --all and purge of a queue: progress on stderr, audit stream, confirmation', async () => {
+    const name = uniqueQueue('cli');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+    const deadKey = `{respire-queue:${name}}:dead-letter`;
+    for (let i = 0; i < 5; i++) await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', `m${i}`, 'source_id', '1-1', 'delivery_count', '1']);
+    const audit = `{respire-queue:${name}}:audit`;
+    const retried = await respire(['dead-letters', 'retry', '--all', '--queue', name, '--page-size', '2', '--yes', '--audit-stream', audit, '--actor', 'carol']);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain('retried 5');
+    expect(retried.stderr.trim().split('\n')).toEqual(['retried 2…', 'retried 4…', 'retried 5…']);
+    expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    const fields = (await range(conn, audit))[0]![1];
+    expect(fields).toEqual(expect.arrayContaining(['actor', 'carol', 'action', 'retry-all', 'result', 'ok']));
+
+    for (let i = 0; i < 3; i++) await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', `x${i}`, 'source_id', '1-1', 'delivery_count', '1']);
+    expect((await respire(['dead-letters', 'purge', '--queue', name])).code).toBe(2);
+    const purged = await respire(['dead-letters', 'purge', '--queue', name, '--yes', '--json']);
+    expect(purged.code).toBe(0);
+    expect(JSON.parse(purged.stdout)).toEqual({ done: 3, failed: 0, aborted: false });
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
+  });
+
+  it('pending list / release (fenced) / ack and consumers list / prune', async () => {
+    const { stream } = uniqueKeys('cli');
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'gone']);
+    const list = await respire(['pending', 'list', '--stream', stream, '--group', 'g', '--json']);
+    expect(JSON.parse(list.stdout).items).toEqual([{ id, consumer: 'c1', idleMs: expect.any(Number), deliveryCount: 1 }]);
+
+    const stale = await respire(['pending', 'release', id, '--stream', stream, '--group', 'g', '--delivery-count', '2', '--consumer', 'c1']);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toMatch(/changed — now pending to 'c1' at delivery count 1; nothing done/);
+    const released = await respire(['pending', 'release', id, '--stream', stream, '--group', 'g', '--delivery-count', '1', '--consumer', 'c1']);
+    expect(released.code).toBe(0);
+    expect((await pendingRows(conn, stream, 'g'))[0]).toMatchObject({ count: 1, idle: expect.any(Number) });
+    expect((await pendingRows(conn, stream, 'g'))[0]!.idle).toBeGreaterThan(2_000_000_000);
+
+    expect((await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g'])).code).toBe(2); // would prompt
+    const acked = await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g', '--yes', '--delete']);
+    expect(acked.code).toBe(0);
+    expect(await pendingRows(conn, stream, 'g')).toEqual([]);
+    expect(await range(conn, stream)).toEqual([]);
+
+    const consumers = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--json']);
+    expect(JSON.parse(consumers.stdout).consumers.map((c: { name: string }) => c.name).sort()).toEqual(['c1', 'gone']);
+    const pruned = await respire(['consumers', 'prune', '--stream', stream, '--group', 'g', '--min-idle-ms', '1', '--yes', '--json']);
+    expect(pruned.code).toBe(0);
+    expect(JSON.parse(pruned.stdout).removed.sort()).toEqual(['c1', 'gone']);
+  });
+
+  it('usage errors exit 2, failures exit 1', async () => {
+    expect((await respire(['status'], { REDIS_URL: undefined })).stderr).toMatch(/no Redis URL: pass --url/);
+    expect((await respire(['status'], { REDIS_URL: undefined })).code).toBe(2);
+    expect((await respire(['dead-letters', 'list'])).code).toBe(2);
+    expect((await respire(['dead-letters', 'list', '--queue', 'q', '--stream', 's'])).code).toBe(2);
+    expect((await respire(['dead-letters', 'show', 'not-an-id', '--queue', 'q'])).code).toBe(2);
+    expect((await respire(['pending', 'list', '--stream', 's'])).code).toBe(2); // --group is required
+    expect((await respire(['nope'])).code).toBe(2);
+    expect((await respire(['--help'])).code).toBe(0);
+    const down = await respire(['status', '--url', 'redis://127.0.0.1:1']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^respire: /);
+  });
+});

@@ -1,0 +1,195 @@
+import { keySlot } from '@respire/core-scripts';
+import { ReliableQueue, utf8Codec } from '@respire/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RespireAdmin, type DeadLetterRecord } from '../src/index.js';
+import { addQueueRecord, addWorkerRecord, pendingRows, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+
+/** The read views, on node-redis 6 (RESP3) and 5 (RESP2), a 3-master Cluster and the fake server. */
+describe.each(targets)('RespireAdmin reads on $name', (target) => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await target.connect()));
+  afterAll(async () => conn.close());
+
+  it('queue counts come from the queue metadata: ready (group lag), in flight, due, dead letters', async () => {
+    const name = uniqueQueue();
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const id = `{respire-queue:${name}}:stream`;
+    for (const p of ['a', 'b', 'c', 'd', 'e']) await queue.send(p);
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 });
+    const [a, b] = await queue.receive(60_000, { max: 2 });
+    const [c] = await queue.receive(1, { max: 1 }); // a lease of 1 ms: due at once
+    await queue.nack(b!, 60_000); // delayed
+    await sleep(5);
+    const status = await admin.queueStatus(id);
+    expect(status).toMatchObject({ length: 5, ready: 2, inFlight: 3, due: 1, deadLetters: 0 });
+    // The next receive dead-letters c (delivery limit 1); the view follows.
+    await queue.receive(60_000, { max: 1 });
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 4, inFlight: 3, due: 0, deadLetters: 1 });
+
+    // The leased/delayed view: receipt-free, server time, states derived from the member format.
+    const deliveries = await admin.queueDeliveries(id, { count: 10 });
+    const byId = new Map(deliveries.items.map((d) => [d.id, d]));
+    expect(byId.get(a!.id)).toMatchObject({ state: 'leased', deliveryCount: 1, due: false });
+    expect(byId.get(b!.id)).toMatchObject({ state: 'delayed', deliveryCount: 1, due: false });
+    expect(byId.has(c!.id)).toBe(false);
+    expect(Math.abs(deliveries.serverTimeMs - Date.now())).toBeLessThan(60_000);
+    expect(byId.get(b!.id)!.untilMs).toBeGreaterThan(deliveries.serverTimeMs + 50_000);
+    expect(JSON.stringify(deliveries)).not.toContain(a!.receipt);
+  });
+
+  it('pages queue deliveries by rank without duplicates or gaps, and ends on the last page', async () => {
+    const name = uniqueQueue();
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    for (let i = 0; i < 7; i++) await queue.send(String(i));
+    const leased = await queue.receive(60_000, { max: 7 });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await admin.queueDeliveries(`{respire-queue:${name}}:stream`, { count: 3, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((d) => d.id));
+      cursor = page.next;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen.sort()).toEqual(leased.map((m) => m.id).sort());
+  });
+
+  it('stream status: length, each group with consumers, pending and lag, the dead-letter length; a missing stream', async () => {
+    const { stream, dead } = uniqueKeys();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead, label: 'orders' }, { stream: `${stream}-none` }] });
+    for (let i = 0; i < 4; i++) await conn.raw(stream, ['XADD', stream, '*', 'i', String(i)]);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g1', '0']);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g2', '$']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g1', 'c1', 'COUNT', '3', 'STREAMS', stream, '>']);
+    await addWorkerRecord(conn, dead, '1-1', ['i', '9']);
+    const status = await admin.streamStatus(stream);
+    expect(status).toMatchObject({ length: 4, exists: true, deadLetters: 1 });
+    expect(status.resource).toMatchObject({ label: 'orders', retryAtomic: true });
+    const g1 = status.groups.find((g) => g.name === 'g1')!;
+    expect(g1).toMatchObject({ consumers: 1, pending: 3, lag: 1 });
+    expect(status.groups.find((g) => g.name === 'g2')).toMatchObject({ consumers: 0, pending: 0, lag: 0 });
+    expect(await admin.streamStatus(`${stream}-none`)).toMatchObject({ length: 0, exists: false, groups: [], deadLetters: null });
+    const overview = await admin.overview();
+    expect(overview.streams.map((s) => s.resource.id)).toEqual([stream, `${stream}-none`]);
+    expect(overview.queues).toEqual([]);
+  });
+
+  it('consumers and pending entries: idle, owner, delivery count; paged without duplicates or gaps; filtered by consumer', async () => {
+    const { stream } = uniqueKeys();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
+    for (let i = 0; i < 9; i++) await conn.raw(stream, ['XADD', stream, '*', 'i', String(i)]);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', '5', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c2', 'COUNT', '4', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'idle-one']);
+    const consumers = await admin.consumers(stream, 'g');
+    expect(consumers.map((c) => [c.name, c.pending]).sort()).toEqual([['c1', 5], ['c2', 4], ['idle-one', 0]]);
+    for (const c of consumers) expect(c.idleMs).toBeGreaterThanOrEqual(0);
+
+    const all = await pendingRows(conn, stream, 'g');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await admin.pending(stream, 'g', { count: 4, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((p) => p.id));
+      for (const p of page.items) expect(p).toMatchObject({ deliveryCount: 1, consumer: expect.stringMatching(/^c[12]$/) });
+      cursor = page.next;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all.map((p) => p.id));
+    const exact = await admin.pending(stream, 'g', { count: 9 });
+    expect(exact.items).toHaveLength(9);
+    expect(exact.next).toBeUndefined();
+    const c2 = await admin.pending(stream, 'g', { consumer: 'c2' });
+    expect(c2.items.map((p) => p.consumer)).toEqual(['c2', 'c2', 'c2', 'c2']);
+    expect(await admin.pending(stream, 'nope')).toEqual({ items: [], next: undefined });
+    expect(await admin.consumers(stream, 'nope')).toEqual([]);
+  });
+
+  it('entry bodies on demand, null when deleted; binary field names and values intact', async () => {
+    const { stream } = uniqueKeys();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
+    const name = Buffer.from([0xff, 0x00, 0x3c]);
+    const value = Buffer.from([0xc3, 0x28, 0x00, 0xfe]);
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', name, value, 'k', 'v']));
+    const body = await admin.entry(stream, id);
+    expect(body!.fields[0]![0].equals(name)).toBe(true);
+    expect(body!.fields[0]![1].equals(value)).toBe(true);
+    expect(body!.fields[1]!.map(String)).toEqual(['k', 'v']);
+    await conn.raw(stream, ['XDEL', stream, id]);
+    expect(await admin.entry(stream, id)).toBeNull();
+  });
+
+  it('dead letters: worker records read positionally, queue records by their fields, others foreign; paged both ways', async () => {
+    const { stream, dead } = uniqueKeys();
+    const name = uniqueQueue();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], queues: [{ name }] });
+    const ids: string[] = [];
+    ids.push(await addWorkerRecord(conn, dead, '5-1', ['_respire.reason', 'collides', Buffer.from([0xff]), 'x'], { reason: 'processing-failed', exceptionType: 'TypeError', attempt: 4 }));
+    ids.push(String(await conn.raw(dead, ['XADD', dead, '*', 'hand', 'written'])));
+    for (let i = 0; i < 5; i++) ids.push(await addWorkerRecord(conn, dead, `6-${i}`, ['i', String(i)]));
+    const first = await admin.deadLetter(stream, ids[0]!);
+    expect(first).toMatchObject({ kind: 'worker', sourceId: '5-1', group: 'g', attempt: 4, reason: 'processing-failed', exceptionType: 'TypeError' });
+    const fields = (first as Extract<DeadLetterRecord, { kind: 'worker' }>).fields;
+    expect(fields.map(([f]) => f.toString('latin1'))).toEqual(['_respire.reason', '\xff']);
+    expect(await admin.deadLetter(stream, ids[1]!)).toMatchObject({ kind: 'foreign' });
+    expect(await admin.deadLetter(stream, '1-1')).toBeNull();
+
+    for (const order of ['newest', 'oldest'] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await admin.deadLetters(stream, { count: 3, order, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.items.map((r) => r.id));
+        cursor = page.next;
+      } while (cursor);
+      expect(seen).toEqual(order === 'oldest' ? ids : [...ids].reverse());
+    }
+
+    const qdead = `{respire-queue:${name}}:dead-letter`;
+    await addQueueRecord(conn, qdead, Buffer.from([0, 1, 2, 255]), '9-9', 7);
+    await conn.raw(qdead, ['XADD', qdead, '*', 'payload', 'x']);
+    const page = await admin.deadLetters(`{respire-queue:${name}}:stream`, { order: 'oldest' });
+    expect(page.items[0]).toMatchObject({ kind: 'queue', sourceId: '9-9', deliveryCount: 7 });
+    expect((page.items[0] as Extract<DeadLetterRecord, { kind: 'queue' }>).payload.equals(Buffer.from([0, 1, 2, 255]))).toBe(true);
+    expect(page.items[1]).toMatchObject({ kind: 'foreign' });
+  });
+
+  it('discovers queues with a bounded SCAN of every master (configured ones keep their entry); unknown ids are refused', async () => {
+    // One queue in each third of the slots: on the Cluster, one on each of the three masters.
+    const names: string[] = [];
+    for (let third = 0; third < 3; third++) {
+      for (;;) {
+        const name = uniqueQueue('d');
+        if (Math.floor(keySlot(`{respire-queue:${name}}`) / 5462) === third) {
+          names.push(name);
+          break;
+        }
+      }
+    }
+    names.push(uniqueQueue('d'));
+    for (const name of names) await new ReliableQueue(conn.client, name, { codec: utf8Codec }).send('x');
+    const prefixed = uniqueQueue('p');
+    await new ReliableQueue(conn.client, prefixed, { codec: utf8Codec, keyPrefix: 'tenant:' }).send('x');
+    const admin = new RespireAdmin(conn.client, { queues: [{ name: names[0]! }], discoverQueues: { scanCount: 1000, maxPages: 1000 } });
+    const { resources, discoveryTruncated } = await admin.resources();
+    expect(discoveryTruncated).toBe(false);
+    const queues = resources.filter((r) => r.kind === 'queue');
+    for (const name of names) expect(queues.filter((q) => q.kind === 'queue' && q.name === name)).toHaveLength(1);
+    expect(queues.find((q) => q.kind === 'queue' && q.name === names[0])).toMatchObject({ discovered: false });
+    expect(queues.find((q) => q.kind === 'queue' && q.name === names[1])).toMatchObject({ discovered: true });
+    expect(queues.find((q) => q.kind === 'queue' && q.name === prefixed)).toMatchObject({ keyPrefix: 'tenant:', id: `tenant:{respire-queue:${prefixed}}:stream` });
+    expect(await admin.resource(`{respire-queue:${names[2]}}:stream`)).toMatchObject({ kind: 'queue', name: names[2], discovered: true });
+    await expect(admin.resource('{respire-queue:never-sent}:stream')).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+    await expect(new RespireAdmin(conn.client).resource(`{respire-queue:${names[1]}}:stream`)).rejects.toMatchObject({ name: 'RespireValidationError' });
+
+    // A page limit of 1 SCAN call with COUNT 1 stops early and says so.
+    const tiny = new RespireAdmin(conn.client, { discoverQueues: { scanCount: 1, maxPages: 1 } });
+    expect((await tiny.resources()).discoveryTruncated).toBe(true);
+  });
+});

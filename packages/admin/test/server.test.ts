@@ -1,0 +1,196 @@
+import { createAclUser, redisAtLeast, standalone } from '@respire/harness';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { StreamWorker, type StreamEntry } from '@respire/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RespireAdmin } from '../src/index.js';
+import { addWorkerRecord, operator, pendingRows, range, sleep, targets, uniqueKeys, type Connection } from './support.js';
+
+async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_000): Promise<R> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+/** Retry end to end: a real StreamWorker dead-letters an entry, the admin retries it, the worker processes it again. */
+describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('retry end to end with a running StreamWorker on $name', (target) => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await target.connect()));
+  afterAll(async () => conn.close());
+
+  it('the retried entry is handled again and acknowledged', async () => {
+    const { stream, dead } = uniqueKeys('e2e');
+    let fixed = false;
+    const handled: { order: string; attempt: number; fixed: boolean }[] = [];
+    const worker = new StreamWorker<StreamEntry>({
+      client: conn.client,
+      stream,
+      group: 'fulfil',
+      deadLetterStream: dead,
+      deliveryLimit: 1,
+      readWaitMs: 100,
+      handler: (entry) => {
+        handled.push({ order: entry.getString('order')!, attempt: entry.deliveryCount, fixed });
+        return fixed ? 'ack' : 'nack';
+      },
+    });
+    await worker.start();
+    try {
+      const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }] });
+      await conn.raw(stream, ['XADD', stream, '*', 'order', '42', 'traceparent', 'none']);
+      const record = await eventually(async () => (await admin.deadLetters(stream)).items[0]);
+      expect(record).toMatchObject({ kind: 'worker', group: 'fulfil', attempt: 1, reason: 'nack' });
+      fixed = true;
+      const result = await admin.retryDeadLetter(operator, stream, record!.id);
+      expect(result.status).toBe('retried');
+      await eventually(() => handled.length === 2);
+      expect(handled).toEqual([
+        { order: '42', attempt: 1, fixed: false },
+        { order: '42', attempt: 1, fixed: true },
+      ]);
+      await eventually(async () => (await pendingRows(conn, stream, 'fulfil')).length === 0);
+      expect(await range(conn, dead)).toEqual([]);
+      const status = await admin.streamStatus(stream);
+      expect(status).toMatchObject({ length: 2, deadLetters: 0 });
+      expect(status.groups[0]).toMatchObject({ name: 'fulfil', pending: 0, lag: 0 });
+    } finally {
+      await worker.stop(2000);
+    }
+  });
+
+  it('a released pending entry is recovered by the worker at once, with its delivery count kept until that claim', async () => {
+    const { stream } = uniqueKeys('rel');
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'crashed-host-0', 'STREAMS', stream, '>']);
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
+    const seen: number[] = [];
+    const worker = new StreamWorker<StreamEntry>({
+      client: conn.client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      minimumIdleTimeMs: 3_600_000, // an hour: only the release makes it recoverable now
+      recoveryPollIntervalMs: 100,
+      handler: (entry) => (seen.push(entry.deliveryCount), 'ack'),
+    });
+    await worker.start();
+    try {
+      await sleep(300);
+      expect(seen).toEqual([]);
+      expect(await admin.releasePending(operator, stream, 'g', id, { deliveryCount: 1, consumer: 'crashed-host-0' })).toEqual({ status: 'released' });
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual([2]);
+      await eventually(async () => (await pendingRows(conn, stream, 'g')).length === 0);
+    } finally {
+      await worker.stop(2000);
+    }
+  });
+});
+
+/** A worker dead-letter stream an operator configured in another slot: append first, then delete. */
+describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('cross-slot retry on $name', (target) => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await target.connect()));
+  afterAll(async () => conn.close());
+
+  it('appends the original fields to the source and then deletes the record (single and bulk)', async () => {
+    const a = uniqueKeys('src');
+    const b = uniqueKeys('dlq');
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream: a.stream, deadLetterStream: b.dead }] });
+    expect((await admin.resource(a.stream)).kind === 'stream' && (await admin.resource(a.stream) as { retryAtomic: boolean }).retryAtomic).toBe(false);
+    const r1 = await addWorkerRecord(conn, b.dead, '1-0', ['k', Buffer.from([0xff, 0x00])]);
+    const result = await admin.retryDeadLetter(operator, a.stream, r1);
+    expect(result.status).toBe('retried');
+    const body = await admin.entry(a.stream, (result as { newId: string }).newId);
+    expect(body!.fields[0]![1].equals(Buffer.from([0xff, 0x00]))).toBe(true);
+    expect(await range(conn, b.dead)).toEqual([]);
+    for (let i = 0; i < 5; i++) await addWorkerRecord(conn, b.dead, `2-${i}`, ['i', String(i)]);
+    await conn.raw(b.dead, ['XADD', b.dead, '*', 'foreign', '1']);
+    expect(await admin.retryAllDeadLetters(operator, a.stream, { pageSize: 2 })).toEqual({ done: 5, failed: 1, aborted: false });
+    expect((await range(conn, a.stream)).map(([, f]) => f.join('='))).toEqual(['k=\ufffd\u0000', 'i=0', 'i=1', 'i=2', 'i=3', 'i=4']);
+    expect(await range(conn, b.dead)).toHaveLength(1);
+  });
+});
+
+/** Real Redis only: ACL users (the fake server's ACL model is not the subject here), version-gated IDMP. */
+describe('on the real server: ACL refusals change nothing; a repeated cross-slot retry', () => {
+  let conn: Connection;
+  const url = inject('redisUrl');
+  const server = { version: inject('redisVersion'), flavour: inject('redisFlavour') };
+  beforeAll(async () => void (conn = await standalone<RedisClientLike>(url)));
+  afterAll(async () => conn.close());
+
+  async function as(rules: string[]): Promise<Connection> {
+    const user = await createAclUser([url], `admin-${Math.random().toString(36).slice(2, 8)}`, rules);
+    return standalone<RedisClientLike>(user.urlFor(url));
+  }
+
+  it('a user without XADD on the source gets a typed permission error; the record and the source are unchanged', async () => {
+    const { stream, dead, tag } = uniqueKeys('acl');
+    await conn.raw(stream, ['XADD', stream, '*', 'existing', '1']);
+    const rid = await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
+    const limited = await as([`~{${tag}}:*`, '+@all', '-xadd']);
+    try {
+      const admin = new RespireAdmin(limited.client, { streams: [{ stream, deadLetterStream: dead }] });
+      await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
+      await expect(admin.retryAllDeadLetters(operator, stream)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      expect((await range(conn, dead)).map(([i]) => i)).toEqual([rid]);
+      expect(await range(conn, stream)).toHaveLength(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a user without XCLAIM, XACK or XGROUP DELCONSUMER cannot release, ack or prune; nothing changes', async () => {
+    const { stream, tag } = uniqueKeys('acl');
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'idle']);
+    const limited = await as([`~{${tag}}:*`, '+@all', '-xclaim', '-xack', '-xgroup|delconsumer']);
+    try {
+      const admin = new RespireAdmin(limited.client, { streams: [{ stream }] });
+      const expected = { deliveryCount: 1, consumer: 'c1' };
+      await expect(admin.releasePending(operator, stream, 'g', id, expected)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(admin.ackPending(operator, stream, 'g', id, expected)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await sleep(5);
+      await expect(admin.removeIdleConsumers(operator, stream, 'g', 1)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      const [row] = await pendingRows(conn, stream, 'g');
+      expect(row).toMatchObject({ id, consumer: 'c1', count: 1 });
+      expect(row!.idle).toBeLessThan(60_000);
+      expect(((await conn.raw(stream, ['XINFO', 'CONSUMERS', stream, 'g'])) as unknown[]).length).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a cross-slot retry interrupted between append and delete is repeated safely: no loss; IDMP (Redis 8.6+) appends once, else a documented duplicate', async () => {
+    const a = uniqueKeys('src');
+    const b = uniqueKeys('dlq');
+    const rid = await addWorkerRecord(conn, b.dead, '1-0', ['k', 'v']);
+    const limited = await as(['~*', '+@all', '-xdel']); // the delete fails after the append: as a crash between the two
+    try {
+      const broken = new RespireAdmin(limited.client, { streams: [{ stream: a.stream, deadLetterStream: b.dead }] });
+      await expect(broken.retryDeadLetter(operator, a.stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+    } finally {
+      await limited.close();
+    }
+    expect((await range(conn, b.dead)).map(([i]) => i)).toEqual([rid]);
+    const [first] = await range(conn, a.stream);
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream: a.stream, deadLetterStream: b.dead }] });
+    const again = await admin.retryDeadLetter(operator, a.stream, rid);
+    expect(again.status).toBe('retried');
+    expect(await range(conn, b.dead)).toEqual([]);
+    const appended = await range(conn, a.stream);
+    if (redisAtLeast(server, 8, 6)) {
+      expect(appended).toHaveLength(1);
+      expect((again as { newId: string }).newId).toBe(first![0]);
+    } else {
+      expect(appended.map(([, f]) => f.join('='))).toEqual(['k=v', 'k=v']);
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { RespireAdmin, describeBytes } from '../src/index.js';
+import { operator, viewer } from './support.js';
+
+/** A client that records every command: validation and the viewer check must send none. */
+function recordingClient() {
+  const sent: unknown[] = [];
+  return { sent, client: { isOpen: true, sendCommand: async (...args: unknown[]) => void sent.push(args) } };
+}
+
+describe('validation before any I/O', () => {
+  const { sent, client } = recordingClient();
+  const admin = new RespireAdmin(client, { streams: [{ stream: '{o}:events', deadLetterStream: '{o}:dead' }], queues: [{ name: 'n' }], discoverQueues: true });
+  const s = '{o}:events';
+  const q = '{respire-queue:n}:stream';
+  const expected = { deliveryCount: 1, consumer: 'c' };
+
+  it.each([
+    ['entry ID', () => admin.entry(s, '12')],
+    ['entry ID with a range marker', () => admin.deadLetter(s, '(1-1')],
+    ['count 0', () => admin.pending(s, 'g', { count: 0 })],
+    ['count 1001', () => admin.deadLetters(s, { count: 1001 })],
+    ['fractional count', () => admin.pending(s, 'g', { count: 1.5 })],
+    ['cursor', () => admin.pending(s, 'g', { cursor: '-' })],
+    ['queue deliveries cursor', () => admin.queueDeliveries(q, { cursor: '1-1' })],
+    ['order', () => admin.deadLetters(s, { order: 'up' as 'newest' })],
+    ['unknown option', () => admin.deadLetters(s, { cont: 5 } as object)],
+    ['empty group', () => admin.consumers(s, '')],
+    ['resource id type', () => admin.resource(5 as unknown as string)],
+    ['retry record ID', () => admin.retryDeadLetter(operator, s, 'x')],
+    ['bulk page size', () => admin.retryAllDeadLetters(operator, s, { pageSize: 0 })],
+    ['bulk limit', () => admin.deleteAllDeadLetters(operator, s, { limit: -1 })],
+    ['bulk signal', () => admin.deleteAllDeadLetters(operator, s, { signal: {} as AbortSignal })],
+    ['expected count', () => admin.releasePending(operator, s, 'g', '1-1', { deliveryCount: 0, consumer: 'c' })],
+    ['expected consumer', () => admin.ackPending(operator, s, 'g', '1-1', { deliveryCount: 1, consumer: '' })],
+    ['deleteEntry', () => admin.ackPending(operator, s, 'g', '1-1', expected, { deleteEntry: 'yes' as unknown as boolean })],
+    ['min idle', () => admin.removeIdleConsumers(operator, s, 'g', 0)],
+    ['min idle too large', () => admin.removeIdleConsumers(operator, s, 'g', 2 ** 31)],
+    ['actor', () => admin.deleteDeadLetter({ name: '', role: 'operator' }, s, '1-1')],
+    ['actor role', () => admin.deleteDeadLetter({ name: 'x', role: 'admin' as 'operator' }, s, '1-1')],
+  ])('rejects a bad %s with RespireValidationError', async (_name, call) => {
+    await expect(call()).rejects.toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT' });
+    expect(sent).toEqual([]);
+  });
+
+  it.each([
+    ['retry', () => admin.retryDeadLetter(viewer, s, '1-1')],
+    ['delete', () => admin.deleteDeadLetter(viewer, s, '1-1')],
+    ['retry all', () => admin.retryAllDeadLetters(viewer, s)],
+    ['delete all', () => admin.deleteAllDeadLetters(viewer, q)],
+    ['release', () => admin.releasePending(viewer, s, 'g', '1-1', expected)],
+    ['ack', () => admin.ackPending(viewer, s, 'g', '1-1', expected)],
+    ['remove idle consumers', () => admin.removeIdleConsumers(viewer, s, 'g', 1000)],
+  ])('refuses a viewer (%s) with RespirePermissionError before any I/O', async (_name, call) => {
+    await expect(call()).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses consumer-group views of a queue (its PEL does not tell the truth) and dead letters of a stream without a dead-letter stream, before any I/O', async () => {
+    const plain = new RespireAdmin(client, { streams: [{ stream: 'plain' }], queues: [{ name: 'n' }] });
+    await expect(plain.pending(q, 'respire')).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+    await expect(plain.consumers(q, 'respire')).rejects.toMatchObject({ name: 'RespireValidationError' });
+    await expect(plain.deadLetters('plain')).rejects.toMatchObject({ name: 'RespireValidationError' });
+    await expect(plain.queueStatus('plain')).rejects.toMatchObject({ name: 'RespireValidationError' });
+    await expect(plain.resource('other')).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+    expect(sent).toEqual([]);
+  });
+
+  it('checks its configuration at construction', () => {
+    expect(() => new RespireAdmin({})).toThrow(/node-redis/);
+    expect(() => new RespireAdmin(client, { queues: [{ name: 'a{b}' }] })).toThrow(/braces|'\{'/);
+    expect(() => new RespireAdmin(client, { queues: [{ name: 'n' }, { name: 'n' }] })).toThrow(/twice/);
+    expect(() => new RespireAdmin(client, { streams: [{ stream: 's', deadLetterStream: 's' }] })).toThrow(/differ/);
+    expect(() => new RespireAdmin(client, { streams: [{ stream: '' }] })).toThrow(/nonempty/);
+    expect(() => new RespireAdmin(client, { discoverQueues: { scanCount: 0 } })).toThrow(/scanCount/);
+    expect(() => new RespireAdmin(client, { discover: true } as object)).toThrow(/unknown option 'discover'/);
+    expect(() => new RespireAdmin(client, { audit: 'log' as unknown as () => void })).toThrow(/audit/);
+    const cross = new RespireAdmin(client, { streams: [{ stream: '{a}:s', deadLetterStream: '{b}:d' }, { stream: 'x', keyPrefix: '{t}:', deadLetterStream: 'y' }] });
+    return cross.resources().then(({ resources }) => {
+      expect(resources.map((r) => r.kind === 'stream' && [r.id, r.deadLetterStream, r.retryAtomic])).toEqual([
+        ['{a}:s', '{b}:d', false],
+        ['{t}:x', '{t}:y', true],
+      ]);
+    });
+  });
+});
+
+describe('describeBytes', () => {
+  it('pretty-prints JSON objects and arrays', () => {
+    expect(describeBytes(Buffer.from('{"a":[1,2]}'))).toEqual({ kind: 'json', text: '{\n  "a": [\n    1,\n    2\n  ]\n}', truncated: false, totalBytes: 11 });
+    expect(describeBytes(Buffer.from('42')).kind).toBe('text');
+  });
+
+  it('shows valid UTF-8 as text (hostile markup stays plain data) and invalid UTF-8 as hex', () => {
+    expect(describeBytes(Buffer.from('<script>alert(1)</script> é'))).toMatchObject({ kind: 'text', text: '<script>alert(1)</script> é' });
+    expect(describeBytes(Buffer.from([0xc3, 0x28, 0x00]))).toEqual({ kind: 'hex', text: 'c3 28 00', truncated: false, totalBytes: 3 });
+    expect(describeBytes(Buffer.from([0xef, 0xbb, 0xbf, 0x61])).text).toBe('\ufeffa');
+    expect(describeBytes(Buffer.alloc(0))).toEqual({ kind: 'text', text: '', truncated: false, totalBytes: 0 });
+  });
+
+  it('caps what it renders and says so, backing off to a character boundary', () => {
+    const big = Buffer.alloc(1024 * 1024, 'a');
+    const view = describeBytes(big);
+    expect(view).toMatchObject({ kind: 'text', truncated: true, totalBytes: 1024 * 1024 });
+    expect(view.text).toHaveLength(65_536);
+    const euro = Buffer.from('€€€'); // 3 bytes each
+    expect(describeBytes(euro, { maxBytes: 4 })).toEqual({ kind: 'text', text: '€', truncated: true, totalBytes: 9 });
+    expect(describeBytes(Buffer.from('{"a":1}'), { maxBytes: 3 })).toMatchObject({ kind: 'text', text: '{"a', truncated: true });
+    expect(describeBytes(Buffer.from([0xff, 1, 2, 3]), { maxBytes: 2 })).toEqual({ kind: 'hex', text: 'ff 01', truncated: true, totalBytes: 4 });
+    expect(() => describeBytes(Buffer.from('x'), { maxBytes: 0 })).toThrow(/maxBytes/);
+    expect(() => describeBytes('x' as unknown as Buffer)).toThrow(/Buffer/);
+  });
+});
