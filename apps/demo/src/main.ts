@@ -9,6 +9,7 @@ import { runQueueDemo, type QueueDemoSummary } from './queue-demo.js';
 import { runWorkerDemo, type WorkerDemoSummary } from './worker-demo.js';
 import { FakeRedisServer } from '@respire/testing';
 import { startPrivateRedis, type DemoRedis } from './server.js';
+import { runDashboardDemo } from './dashboard-demo.js';
 
 const log = (line: string) => console.log(line);
 
@@ -67,6 +68,7 @@ async function deleteKeysTagged(client: { sendCommand(args: string[]): Promise<u
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--dashboard')) return runDashboardDemo(await chooseRedis(), log);
   const redis = await chooseRedis();
   log(`Respire demo against ${redis.description}`);
   const client = createClient({ url: redis.url });

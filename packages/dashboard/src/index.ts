@@ -4,3 +4,5 @@ export { dangerouslyAllowAnonymousOperator } from './auth.js';
 export type { Authorize, Guard, Principal } from './auth.js';
 export { renderBytes, RENDER_CAP_BYTES } from './payload.js';
 export type { RenderedBytes } from './payload.js';
+export { startStandaloneDashboard } from './standalone.js';
+export type { StandaloneDashboard, StandaloneOptions, StandaloneUser } from './standalone.js';

@@ -142,7 +142,7 @@ describe('respire-dashboard', () => {
     expect(await xlen(world, world.stream.dead)).toBe(0);
     // The audit record of the action, one JSON line on stdout.
     const audit = await eventually(() => started.output().split('\n').find((line) => line.includes('"audit"')));
-    expect(JSON.parse(audit).audit).toMatchObject({ actor: 'oncall', action: 'retry', resource: world.stream.id, result: 'ok' });
+    expect(JSON.parse(audit!).audit).toMatchObject({ actor: 'oncall', action: 'retry', resource: world.stream.id, result: 'ok' });
   });
 
   it('listens on another interface only when --host says so', async () => {

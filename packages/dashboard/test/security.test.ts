@@ -233,6 +233,21 @@ describe('CSRF', () => {
     expect((await range(world, world.stream.dead)).map(([id]) => id)).toEqual([deadRecord]);
   });
 
+  it('accepts the token in an X-CSRF-Token header (scripts), and refuses a header token of another principal', async () => {
+    const extra = await addWorkerDeadLetter(world, '1-3', ['x', '3']);
+    const headers = (token: string) => ({ 'content-type': 'application/json', 'x-csrf-token': token });
+    const refused = await post(world, '/actions/delete', {}, { headers: headers(await csrfFor(world, TOKENS.limited)) });
+    expect(refused.status).toBe(403);
+    const response = await fetch(`${world.url}/actions/delete?`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': await csrfFor(world), 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ id: world.stream.id, record: extra }),
+    });
+    expect(response.status).toBe(303);
+    expect((await range(world, world.stream.dead)).map(([id]) => id)).toEqual([deadRecord]);
+  });
+
   it('binds tokens to the principal and expires them after 12 hours', () => {
     const tokens = new CsrfTokens();
     const now = Date.now();
