@@ -67,6 +67,11 @@ export interface DashboardOptions {
    * TLS-terminating proxy). Requests whose `Sec-Fetch-Site` is `same-origin` pass as well.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * A POST endpoint of the host application that signs the user out (an absolute path); the
+   * header then shows a "Sign out" button. @defaultValue none
+   */
+  readonly signOutPath?: string;
   /** Called with unexpected errors (a 500 page is shown). @defaultValue `console.error` */
   readonly onError?: (error: unknown, request: Request) => void;
 }
@@ -242,6 +247,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       path: url.pathname.slice(base.length) || '/',
       query: url.searchParams,
       pollIntervalMs,
+      signOutPath: options.signOutPath,
     };
   }
 

@@ -155,7 +155,7 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     return readSession(cookie);
   };
 
-  const dashboard = createDashboard({ admin, authorize, basePath: cookiePath, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
+  const dashboard = createDashboard({ admin, authorize, basePath: cookiePath, signOutPath: `${base}/logout`, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
 
   const app = new Hono();
   const login = new Hono();

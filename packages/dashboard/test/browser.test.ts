@@ -25,22 +25,21 @@ import {
 /** The dashboard in headless Chromium (Debian's package), against the real admin API on real Redis. */
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let chromium: Awaited<ReturnType<typeof launchChromium>>;
-let browser: Browser;
+// Launched by the first test that opens a page; a missing Chromium fails every test (never skips them).
+let launched: ReturnType<typeof launchChromium> | undefined;
+const browser = async (): Promise<Browser> => (await (launched ??= launchChromium())).browser;
 const contexts: BrowserContext[] = [];
 
-beforeAll(async () => {
-  chromium = await launchChromium();
-  browser = chromium.browser;
+afterAll(async () => {
+  await (await launched?.catch(() => undefined))?.close();
 });
-afterAll(() => chromium?.close());
 afterEach(async () => {
   for (const context of contexts.splice(0)) await context.close();
 });
 
 /** A page signed in as `token`, counting every dialog (an alert() would be an XSS). */
 async function open(token: string = TOKENS.operator): Promise<{ page: Page; dialogs: string[] }> {
-  const context = await browser.newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 } });
+  const context = await (await browser()).newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 } });
   contexts.push(context);
   const page = await context.newPage();
   const dialogs: string[] = [];

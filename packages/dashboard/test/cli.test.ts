@@ -108,6 +108,10 @@ describe('respire-dashboard', () => {
     const html = await overview.text();
     expect(html).toContain(world.queue.name);
     expect(html).toMatch(/<span class="principal">operator<\/span>/);
+    expect(html).toContain('<form method="post" action="/logout" class="inline"><button type="submit" class="button signout small">Sign out</button></form>');
+    const out = await fetch(`${origin}/logout`, { method: 'POST', redirect: 'manual', headers: { cookie: cookie.split(';')[0]!, origin, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toMatch(/^respire_session=; Max-Age=0/);
     const tampered = cookie.split(';')[0]!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
     expect((await fetch(url, { redirect: 'manual', headers: { cookie: tampered } })).status).toBe(401);
 

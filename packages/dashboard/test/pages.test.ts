@@ -199,3 +199,62 @@ describe('Cluster: the queue and the worker stream in different slots', () => {
     }
   });
 });
+
+describe('bounded reads', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'big' });
+    // 200,000 dead letters and a pending entries list of 100,000, made inside Redis.
+    await world.raw(world.stream.dead, [
+      'EVAL',
+      "for i = 1, 200000 do redis.call('XADD', KEYS[1], '*', '_respire.source_id', i .. '-0', '_respire.group', 'g', '_respire.attempt', '3', '_respire.reason', 'explicit', '_respire.exception_type', '', 'n', i) end",
+      '1',
+      world.stream.dead,
+    ]);
+    await world.raw(world.stream.key, [
+      'EVAL',
+      "for i = 1, 100000 do redis.call('XADD', KEYS[1], '*', 'n', i) end redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0') redis.call('XREADGROUP', 'GROUP', ARGV[1], 'c-1', 'COUNT', '100000', 'STREAMS', KEYS[1], '>') return 0",
+      '1',
+      world.stream.key,
+      world.stream.group,
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await world.raw(world.stream.key, ['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
+    await world.raw(world.stream.key, ['CONFIG', 'SET', 'slowlog-max-len', '128']);
+    await world.raw(world.stream.key, ['UNLINK', world.stream.key, world.stream.dead]);
+    await world.close();
+  });
+
+  it('reads pages of a 200,000-record dead-letter stream and a 100,000-entry PEL with COUNT, never the whole range', async () => {
+    await world.raw(world.stream.key, ['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
+    await world.raw(world.stream.key, ['CONFIG', 'SET', 'slowlog-max-len', '10000']);
+    await world.raw(world.stream.key, ['SLOWLOG', 'RESET']);
+    const started = Date.now();
+    const paths = [
+      '/',
+      `/dead-letters${q({ id: world.stream.id })}`,
+      `/dead-letters${q({ id: world.stream.id, order: 'oldest' })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group })}`,
+      `/confirm/retry-all${q({ id: world.stream.id })}`,
+    ];
+    for (const path of paths) {
+      const page = await get(world, path);
+      expect(page.status, path).toBe(200);
+      expect(page.body.length, path).toBeLessThan(200_000);
+    }
+    const elapsed = Date.now() - started;
+    const log = (await world.raw(world.stream.key, ['SLOWLOG', 'GET', '10000'])) as unknown[][];
+    await world.raw(world.stream.key, ['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
+    const commands = log.map((entry) => (entry[3] as unknown[]).map(String));
+    const reads = commands.filter((args) => ['XRANGE', 'XREVRANGE', 'XPENDING', 'SCAN'].includes(args[0]!.toUpperCase()));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const args of reads) {
+      const count = args.findIndex((a) => a.toUpperCase() === 'COUNT');
+      const bounded = args[0]!.toUpperCase() === 'XPENDING' ? args.length >= 6 && Number(args[5]) <= 1000 : count > 0 && Number(args[count + 1]) <= 1000;
+      expect(bounded, args.join(' ')).toBe(true);
+    }
+    expect(commands.some((args) => args[0]!.toUpperCase() === 'KEYS')).toBe(false);
+    expect(elapsed).toBeLessThan(10_000);
+  });
+});

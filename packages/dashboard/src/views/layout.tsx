@@ -14,6 +14,8 @@ export interface PageContext {
   readonly query: URLSearchParams;
   /** Auto-refresh interval offered, 0 when polling is disabled. */
   readonly pollIntervalMs: number;
+  /** The host's POST endpoint that signs the user out, if any. */
+  readonly signOutPath?: string | undefined;
 }
 
 /** A link inside the dashboard: `href(ctx, '/group', { id, group })`. */
@@ -94,6 +96,11 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
           <div class="who">
             <span class="principal">{ctx.principal.name}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
+            {ctx.signOutPath ? (
+              <form method="post" action={ctx.signOutPath} class="inline">
+                <button type="submit" class="button signout small">Sign out</button>
+              </form>
+            ) : null}
           </div>
         </header>
         {ctx.anonymous ? (
