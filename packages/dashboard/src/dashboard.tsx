@@ -412,13 +412,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const queue = await resolveQueue(c, need(c, query(c), 'id'));
     const status = await admin.queueStatus(queue.id);
     const ctx = ctxOf(c);
-    return c.html(<QueuePage ctx={ctx} status={status} serverTimeMs={Date.now()} notice={noticeOf(c)} />);
+    return c.html(<QueuePage ctx={ctx} status={status} notice={noticeOf(c)} />);
   });
 
   routes.get('/stream', async (c) => {
     const stream = await resolveStream(c, need(c, query(c), 'id'));
     const status = await admin.streamStatus(stream.id);
-    return c.html(<StreamPage ctx={ctxOf(c)} status={status} serverTimeMs={Date.now()} />);
+    return c.html(<StreamPage ctx={ctxOf(c)} status={status} />);
   });
 
   routes.get('/group', async (c) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRedisServer } from '@respire/testing';
 import {
   addWorkerDeadLetter,
   csrfFor,
@@ -256,5 +257,30 @@ describe('bounded reads', () => {
     }
     expect(commands.some((args) => args[0]!.toUpperCase() === 'KEYS')).toBe(false);
     expect(elapsed).toBeLessThan(10_000);
+  });
+});
+
+describe('on the fake server (@respire/testing), which runs the same Lua', () => {
+  it('renders the pages and retries a dead letter of each kind', async () => {
+    const fake = await FakeRedisServer.start({ version: '7.0' });
+    const world = await startWorld({ label: 'fake', url: fake.url });
+    try {
+      await deadLetterQueueMessages(world, ['fake order']);
+      const source = await xadd(world, world.stream.key, ['order-id', '8']);
+      const record = await addWorkerDeadLetter(world, source, ['order-id', '8']);
+      await readAsConsumer(world, 'c-1', 1);
+      for (const path of ['/', `/group${q({ id: world.stream.id, group: world.stream.group })}`, `/dead-letters${q({ id: world.queue.id })}`, `/deliveries${q({ id: world.queue.id })}`]) {
+        expect((await get(world, path)).status, path).toBe(200);
+      }
+      const token = await csrfFor(world);
+      expect((await post(world, '/actions/retry', { id: world.stream.id, record, _csrf: token })).status).toBe(303);
+      const [queueRecord] = await range(world, world.queue.deadKey);
+      expect((await post(world, '/actions/retry', { id: world.queue.id, record: queueRecord![0], _csrf: token })).status).toBe(303);
+      expect(await xlen(world, world.stream.dead)).toBe(0);
+      expect((await queueOf(world, 5).receive(10_000, { max: 5 })).map((m) => m.payload)).toEqual(['fake order']);
+    } finally {
+      await world.close();
+      await fake.close();
+    }
   });
 });

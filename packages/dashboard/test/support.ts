@@ -73,6 +73,8 @@ export interface WorldOptions {
   readonly extraStreams?: RespireAdminOptions['streams'];
   /** Key of the queue and stream: a fresh random tag by default. */
   readonly label?: string;
+  /** A standalone server other than the harness's (e.g. the fake server). */
+  readonly url?: string;
 }
 
 export const uniqueTag = (label = 't') => `${label}-${randomBytes(5).toString('hex')}`;
@@ -94,7 +96,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     raw = (key, args) => cluster.sendCommand(key, false, args);
     destroy = () => void cluster.destroy();
   } else {
-    const single = createClient({ url: inject('redisUrl') });
+    const single = createClient({ url: options.url ?? inject('redisUrl') });
     single.on('error', () => {});
     await single.connect();
     client = single;

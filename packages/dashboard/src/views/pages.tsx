@@ -182,10 +182,10 @@ export function OverviewPage(p: OverviewProps) {
 // ---------------------------------------------------------------------------------------------
 // Queue and stream pages
 
-export function QueuePage({ ctx, status, serverTimeMs, notice }: { ctx: PageContext; status: QueueStatus; serverTimeMs: number; notice?: Notice }) {
+export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: QueueStatus; notice?: Notice }) {
   const q = status.resource;
   return (
-    <Layout ctx={ctx} title={`Queue ${q.name}`} crumbs={[{ label: `Queue ${q.name}` }]} serverTimeMs={serverTimeMs} notice={notice}>
+    <Layout ctx={ctx} title={`Queue ${q.name}`} crumbs={[{ label: `Queue ${q.name}` }]} notice={notice}>
       <dl class="facts">
         <dt>Ready (not yet delivered)</dt>
         <dd class={status.ready === null ? 'unknown' : ''}>{maybeCount(status.ready)}</dd>
@@ -212,10 +212,10 @@ export function QueuePage({ ctx, status, serverTimeMs, notice }: { ctx: PageCont
   );
 }
 
-export function StreamPage({ ctx, status, serverTimeMs }: { ctx: PageContext; status: StreamStatus; serverTimeMs: number }) {
+export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamStatus }) {
   const s = status.resource;
   return (
-    <Layout ctx={ctx} title={`Stream ${s.label}`} crumbs={[{ label: `Stream ${s.label}` }]} serverTimeMs={serverTimeMs}>
+    <Layout ctx={ctx} title={`Stream ${s.label}`} crumbs={[{ label: `Stream ${s.label}` }]}>
       <dl class="facts">
         <dt>Stream key</dt><dd><code>{s.stream}</code></dd>
         <dt>Length</dt><dd>{status.exists ? count(status.length) : 'the stream does not exist'}</dd>
