@@ -38,6 +38,25 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(JSON.stringify(deliveries)).not.toContain(a!.receipt);
   });
 
+  it('ready and group lag are null (unknown), never 0, when the server cannot tell', async () => {
+    const name = uniqueQueue();
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const raw = new RespireAdmin(conn.client, { streams: [{ stream: `{respire-queue:${name}}:stream`, label: 'the same stream, seen raw' }] });
+    const id = `{respire-queue:${name}}:stream`;
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 0, ready: 0 }); // no stream yet: nothing is waiting
+    await queue.send('a');
+    await queue.send('b');
+    const third = await queue.send('c');
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 3, ready: 3 }); // no group yet: every entry waits
+    await queue.receive(60_000, { max: 1 });
+    expect(await admin.queueStatus(id)).toMatchObject({ ready: 2 });
+    await conn.raw(id, ['XDEL', id, third]); // a deletion past the group's position: Redis can no longer count the lag
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 2, ready: null });
+    const stream = (await raw.overview()).streams[0]!;
+    expect(stream.groups).toEqual([{ name: 'respire', consumers: 1, pending: 1, lag: null, lastDeliveredId: expect.stringMatching(/^\d+-\d+$/) }]);
+  });
+
   it('pages queue deliveries by rank without duplicates or gaps, and ends on the last page', async () => {
     const name = uniqueQueue();
     const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
