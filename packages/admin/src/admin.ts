@@ -246,16 +246,16 @@ export class RespireAdmin implements AdminApi {
 
   // ---- status ----------------------------------------------------------------------------
 
-  /** Every resource with its counts, and the server time. */
+  /**
+   * Every resource with its counts, and the server time. At most 16 resources are queried at a
+   * time, so a large discovery never floods the server with one burst.
+   */
   async overview(): Promise<Overview> {
     const { resources, discoveryTruncated } = await this.resources();
-    const anyKey = resources[0]?.id ?? 'respire';
-    const [serverTimeMs, ...statuses] = await Promise.all([
-      this.#redis.timeMs(anyKey, 'RespireAdmin overview'),
-      ...resources.map((r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r))),
-    ]);
+    const serverTimeMs = await this.#redis.timeMs(resources[0]?.id ?? 'respire', 'RespireAdmin overview');
+    const statuses = await mapLimited(resources, 16, (r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r)));
     return {
-      serverTimeMs: serverTimeMs as number,
+      serverTimeMs,
       queues: statuses.filter((s): s is QueueStatus => 'inFlight' in s),
       streams: statuses.filter((s): s is StreamStatus => 'groups' in s),
       discoveryTruncated,
@@ -765,6 +765,20 @@ function parseQueueStreamKey(key: string): QueueResource | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `map` with at most `limit` calls in flight, results in input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await map(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 function page<T>(rows: readonly T[], count: number): Page<T> & { items: T[] } {

@@ -371,7 +371,11 @@ function label(r: Resource): string {
 }
 
 function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
-  const text = fields.map(([f, v]) => `${describeBytes(f, { maxBytes: 40 }).text}=${describeBytes(v, { maxBytes: 60 }).text}`).join(' ');
+  const short = (b: Buffer, maxBytes: number) => {
+    const view = describeBytes(b, { maxBytes });
+    return view.kind === 'json' ? b.toString('utf8') : view.text;
+  };
+  const text = fields.map(([f, v]) => `${short(f, 40)}=${short(v, 60)}`).join(' ');
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
