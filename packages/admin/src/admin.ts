@@ -253,7 +253,7 @@ export class RespireAdmin implements AdminApi {
   async overview(): Promise<Overview> {
     const { resources, discoveryTruncated } = await this.resources();
     const serverTimeMs = await this.#redis.timeMs(resources[0]?.id ?? 'respire', 'RespireAdmin overview');
-    const statuses = await mapLimited(resources, 16, (r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r)));
+    const statuses = await mapLimited<Resource, QueueStatus | StreamStatus>(resources, 16, (r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r)));
     return {
       serverTimeMs,
       queues: statuses.filter((s): s is QueueStatus => 'inFlight' in s),
