@@ -27,8 +27,10 @@ import type {
 } from './api.js';
 import { queueDelivery, queueRecord, workerRecord } from './records.js';
 import {
+  BINARY,
   Redis,
   RespireValidationError,
+  bytes,
   adminScripts,
   hasInfoField,
   infoField,
@@ -195,13 +197,17 @@ export class RespireAdmin implements AdminApi {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'])) as unknown[];
+          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
         pages++;
         cursor = text(reply[0]);
-        for (const key of (reply[1] as unknown[]) ?? []) found.add(text(key));
+        for (const key of (reply[1] as unknown[]) ?? []) {
+          // A key that is not valid UTF-8 cannot be addressed by a string id: skipped.
+          const name = utf8(bytes(key));
+          if (name !== undefined) found.add(name);
+        }
       } while (cursor !== '0');
     }
     return { keys: [...found], truncated };
@@ -762,6 +768,16 @@ function parseQueueStreamKey(key: string): QueueResource | undefined {
   try {
     const r = queueResource({ name: match[2]!, keyPrefix: match[1]! }, 'discovered', true);
     return r.id === key ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function utf8(b: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(b);
   } catch {
     return undefined;
   }

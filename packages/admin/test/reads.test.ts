@@ -208,6 +208,13 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     await expect(new RespireAdmin(conn.client).resource(`{respire-queue:${names[1]}}:stream`)).rejects.toMatchObject({ name: 'RespireValidationError' });
 
     // A page limit of 1 SCAN call with COUNT 1 stops early and says so.
+    // A key under the pattern that is not valid UTF-8 cannot be addressed by a string id: skipped.
+    const binaryKey = Buffer.concat([Buffer.from('{respire-queue:'), Buffer.from([0xff, 0xfe]), Buffer.from('}:stream')]);
+    await conn.raw(binaryKey as unknown as string, ['XADD', binaryKey as unknown as string, '*', 'payload', 'x']);
+    const again = await admin.resources();
+    expect(again.resources.filter((r) => r.id.includes('\ufffd'))).toEqual([]);
+    await conn.raw(binaryKey as unknown as string, ['DEL', binaryKey as unknown as string]);
+
     const tiny = new RespireAdmin(conn.client, { discoverQueues: { scanCount: 1, maxPages: 1 } });
     expect((await tiny.resources()).discoveryTruncated).toBe(true);
   });
