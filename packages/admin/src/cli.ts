@@ -283,16 +283,16 @@ async function main(argv: readonly string[], io: { stdout: NodeJS.WritableStream
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    else if (error instanceof UsageError) {
-      err(`respire: ${error.message}`);
-      exitCode = EXIT.usage;
-    } else if (isRespireError(error, 'INVALID_ARGUMENT')) {
-      err(`respire: ${error.message}`);
-      exitCode = EXIT.usage;
+    if (error instanceof CommanderError) {
+      exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     } else {
-      err(`respire: ${error instanceof Error ? error.message : String(error)}`);
-      exitCode = EXIT.failed;
+      const usage = error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT');
+      const message = error instanceof Error ? error.message : String(error);
+      const code = usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
+      err(`respire: ${message}`);
+      // With --json, scripts also get one JSON document on stdout.
+      if (argv.includes('--json')) out(JSON.stringify({ error: { code, message } }, null, 2));
+      exitCode = usage ? EXIT.usage : EXIT.failed;
     }
   } finally {
     for (const c of clients) c.destroy();

@@ -188,5 +188,11 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const down = await respire(['status', '--url', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^respire: /);
+    const json = await respire(['dead-letters', 'show', '1-1', '--queue', 'q', '--json', '--url', 'redis://127.0.0.1:1']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'FAILED', message: expect.any(String) } });
+    const usage = await respire(['dead-letters', 'show', 'x', '--queue', 'q', '--json']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/recordId/) });
   });
 });
