@@ -469,10 +469,14 @@ export class RespireAdmin implements AdminApi {
     // Another slot: read, append (IDMP on 8.6+), then delete.
     const out: { status: number; value: string }[] = [];
     const append: { index: number; id: string; fields: readonly (readonly [Buffer, Buffer])[] }[] = [];
+    // The reads are pipelined; an ID repeated in one call counts once (later ones are missing).
     const seen = new Set<string>();
+    const first = ids.map((rid) => !seen.has(rid) && seen.add(rid) !== undefined);
+    const reads = await Promise.all(
+      ids.map((rid, index) => (first[index] ? this.#redis.send(dead, ['XRANGE', dead, rid, rid, 'COUNT', '1'], op, true) : Promise.resolve([]))),
+    );
     for (const [index, rid] of ids.entries()) {
-      const [found] = seen.has(rid) ? [] : parseEntries(await this.#redis.send(dead, ['XRANGE', dead, rid, rid, 'COUNT', '1'], op, true));
-      seen.add(rid);
+      const [found] = parseEntries(reads[index]);
       const record = found ? workerRecord(found.id, found.fields) : undefined;
       if (!record) out[index] = { status: 0, value: '' };
       else if (record.kind !== 'worker') out[index] = { status: -1, value: 'not a worker dead-letter record (the five _respire.* pairs are not in place)' };
