@@ -27,8 +27,10 @@ import type {
 } from './api.js';
 import { queueDelivery, queueRecord, workerRecord } from './records.js';
 import {
+  BINARY,
   Redis,
   RespireValidationError,
+  bytes,
   adminScripts,
   hasInfoField,
   infoField,
@@ -195,13 +197,17 @@ export class RespireAdmin implements AdminApi {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'])) as unknown[];
+          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
         pages++;
         cursor = text(reply[0]);
-        for (const key of (reply[1] as unknown[]) ?? []) found.add(text(key));
+        for (const key of (reply[1] as unknown[]) ?? []) {
+          // A key that is not valid UTF-8 cannot be addressed by a string id: skipped.
+          const name = utf8(bytes(key));
+          if (name !== undefined) found.add(name);
+        }
       } while (cursor !== '0');
     }
     return { keys: [...found], truncated };
@@ -246,16 +252,16 @@ export class RespireAdmin implements AdminApi {
 
   // ---- status ----------------------------------------------------------------------------
 
-  /** Every resource with its counts, and the server time. */
+  /**
+   * Every resource with its counts, and the server time. At most 16 resources are queried at a
+   * time, so a large discovery never floods the server with one burst.
+   */
   async overview(): Promise<Overview> {
     const { resources, discoveryTruncated } = await this.resources();
-    const anyKey = resources[0]?.id ?? 'respire';
-    const [serverTimeMs, ...statuses] = await Promise.all([
-      this.#redis.timeMs(anyKey, 'RespireAdmin overview'),
-      ...resources.map((r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r))),
-    ]);
+    const serverTimeMs = await this.#redis.timeMs(resources[0]?.id ?? 'respire', 'RespireAdmin overview');
+    const statuses = await mapLimited<Resource, QueueStatus | StreamStatus>(resources, 16, (r) => (r.kind === 'queue' ? this.#queueStatus(r) : this.#streamStatus(r)));
     return {
-      serverTimeMs: serverTimeMs as number,
+      serverTimeMs,
       queues: statuses.filter((s): s is QueueStatus => 'inFlight' in s),
       streams: statuses.filter((s): s is StreamStatus => 'groups' in s),
       discoveryTruncated,
@@ -463,10 +469,14 @@ export class RespireAdmin implements AdminApi {
     // Another slot: read, append (IDMP on 8.6+), then delete.
     const out: { status: number; value: string }[] = [];
     const append: { index: number; id: string; fields: readonly (readonly [Buffer, Buffer])[] }[] = [];
+    // The reads are pipelined; an ID repeated in one call counts once (later ones are missing).
     const seen = new Set<string>();
+    const first = ids.map((rid) => !seen.has(rid) && seen.add(rid) !== undefined);
+    const reads = await Promise.all(
+      ids.map((rid, index) => (first[index] ? this.#redis.send(dead, ['XRANGE', dead, rid, rid, 'COUNT', '1'], op, true) : Promise.resolve([]))),
+    );
     for (const [index, rid] of ids.entries()) {
-      const [found] = seen.has(rid) ? [] : parseEntries(await this.#redis.send(dead, ['XRANGE', dead, rid, rid, 'COUNT', '1'], op, true));
-      seen.add(rid);
+      const [found] = parseEntries(reads[index]);
       const record = found ? workerRecord(found.id, found.fields) : undefined;
       if (!record) out[index] = { status: 0, value: '' };
       else if (record.kind !== 'worker') out[index] = { status: -1, value: 'not a worker dead-letter record (the five _respire.* pairs are not in place)' };
@@ -765,6 +775,30 @@ function parseQueueStreamKey(key: string): QueueResource | undefined {
   } catch {
     return undefined;
   }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function utf8(b: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(b);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `map` with at most `limit` calls in flight, results in input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await map(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 function page<T>(rows: readonly T[], count: number): Page<T> & { items: T[] } {

@@ -214,6 +214,10 @@ export type DeleteResult = { readonly status: 'deleted' } | { readonly status: '
 
 export type PendingActionResult =
   | { readonly status: 'released' | 'acknowledged' }
+  /**
+   * Not pending in the group (also for a missing stream or group). A release of a pending entry
+   * whose body was deleted answers this too: XCLAIM dropped the dangling PEL reference.
+   */
   | { readonly status: 'missing' }
   /** The delivery count or owner changed since the page was rendered: nothing was done. */
   | { readonly status: 'changed'; readonly deliveryCount: number; readonly consumer: string };

@@ -283,16 +283,16 @@ async function main(argv: readonly string[], io: { stdout: NodeJS.WritableStream
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    else if (error instanceof UsageError) {
-      err(`respire: ${error.message}`);
-      exitCode = EXIT.usage;
-    } else if (isRespireError(error, 'INVALID_ARGUMENT')) {
-      err(`respire: ${error.message}`);
-      exitCode = EXIT.usage;
+    if (error instanceof CommanderError) {
+      exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     } else {
-      err(`respire: ${error instanceof Error ? error.message : String(error)}`);
-      exitCode = EXIT.failed;
+      const usage = error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT');
+      const message = error instanceof Error ? error.message : String(error);
+      const code = usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
+      err(`respire: ${message}`);
+      // With --json, scripts also get one JSON document on stdout.
+      if (argv.includes('--json')) out(JSON.stringify({ error: { code, message } }, null, 2));
+      exitCode = usage ? EXIT.usage : EXIT.failed;
     }
   } finally {
     for (const c of clients) c.destroy();
@@ -371,7 +371,11 @@ function label(r: Resource): string {
 }
 
 function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
-  const text = fields.map(([f, v]) => `${describeBytes(f, { maxBytes: 40 }).text}=${describeBytes(v, { maxBytes: 60 }).text}`).join(' ');
+  const short = (b: Buffer, maxBytes: number) => {
+    const view = describeBytes(b, { maxBytes });
+    return view.kind === 'json' ? b.toString('utf8') : view.text;
+  };
+  const text = fields.map(([f, v]) => `${short(f, 40)}=${short(v, 60)}`).join(' ');
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 

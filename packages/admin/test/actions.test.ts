@@ -94,6 +94,27 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     expect(body!.fields[0]![1].equals(payload)).toBe(true);
   });
 
+  it('refuses a queue record of another shape, and a source key of another type fails typed with nothing changed', async () => {
+    const name = uniqueQueue();
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const id = `{respire-queue:${name}}:stream`;
+    const dead = `{respire-queue:${name}}:dead-letter`;
+    const odd = String(await conn.raw(dead, ['XADD', dead, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', 'five']));
+    expect(await admin.retryDeadLetter(operator, id, odd)).toEqual({ status: 'refused', reason: 'delivery_count is not a whole number' });
+    const good = await addQueueRecord(conn, dead, 'p');
+    await conn.raw(id, ['SET', id, 'not a stream']);
+    await expect(admin.retryDeadLetter(operator, id, good)).rejects.toMatchObject({ name: 'RespireKeyTypeError', code: 'WRONG_TYPE' });
+    expect((await range(conn, dead)).map(([i]) => i)).toEqual([odd, good]);
+    expect(String(await conn.raw(id, ['GET', id]))).toBe('not a stream');
+
+    const { stream, dead: wdead } = uniqueKeys();
+    const worker = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: wdead }] });
+    const rid = await addWorkerRecord(conn, wdead, '1-0', ['k', 'v']);
+    await conn.raw(stream, ['HSET', stream, 'k', 'v']);
+    await expect(worker.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespireKeyTypeError' });
+    expect((await range(conn, wdead)).map(([i]) => i)).toEqual([rid]);
+  });
+
   it('deletes one dead letter; a second delete is missing', async () => {
     const name = uniqueQueue();
     const admin = new RespireAdmin(conn.client, { queues: [{ name }] });

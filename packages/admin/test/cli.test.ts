@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { standalone } from '@respire/harness';
+import { createCluster } from 'redis';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -152,6 +153,29 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(JSON.parse(pruned.stdout).removed.sort()).toEqual(['c1', 'gone']);
   });
 
+  it('--cluster: discovers queues on every master and retries a queue dead letter on its node', async () => {
+    const client = createCluster({ rootNodes: inject('clusterUrls').map((url) => ({ url })) });
+    client.on('error', () => {});
+    await client.connect();
+    const cluster = { raw: (key: string, args: string[]) => client.sendCommand(key, false, args), close: async () => void client.destroy() };
+    try {
+      const name = uniqueQueue('cli');
+      await new ReliableQueue(client, name, { codec: utf8Codec }).send('x');
+      const deadKey = `{respire-queue:${name}}:dead-letter`;
+      const rid = String(await cluster.raw(deadKey, ['XADD', deadKey, '*', 'payload', 'again', 'source_id', '1-1', 'delivery_count', '5']));
+      const root = ['--cluster', '--url', inject('clusterUrls')[1]!];
+      const status = await respire([...root, 'status', '--json']);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).queues.find((q: { resource: { name: string } }) => q.resource.name === name)).toMatchObject({ length: 1, deadLetters: 1 });
+      const retried = await respire([...root, 'dead-letters', 'retry', rid, '--queue', name]);
+      expect(retried.code).toBe(0);
+      expect(Number(await cluster.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
+      expect(Number(await cluster.raw(`{respire-queue:${name}}:stream`, ['XLEN', `{respire-queue:${name}}:stream`]))).toBe(2);
+    } finally {
+      await cluster.close();
+    }
+  });
+
   it('usage errors exit 2, failures exit 1', async () => {
     expect((await respire(['status'], { REDIS_URL: undefined })).stderr).toMatch(/no Redis URL: pass --url/);
     expect((await respire(['status'], { REDIS_URL: undefined })).code).toBe(2);
@@ -164,5 +188,11 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const down = await respire(['status', '--url', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^respire: /);
+    const json = await respire(['dead-letters', 'show', '1-1', '--queue', 'q', '--json', '--url', 'redis://127.0.0.1:1']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'FAILED', message: expect.any(String) } });
+    const usage = await respire(['dead-letters', 'show', 'x', '--queue', 'q', '--json']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/recordId/) });
   });
 });

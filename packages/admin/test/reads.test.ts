@@ -38,6 +38,25 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(JSON.stringify(deliveries)).not.toContain(a!.receipt);
   });
 
+  it('ready and group lag are null (unknown), never 0, when the server cannot tell', async () => {
+    const name = uniqueQueue();
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const raw = new RespireAdmin(conn.client, { streams: [{ stream: `{respire-queue:${name}}:stream`, label: 'the same stream, seen raw' }] });
+    const id = `{respire-queue:${name}}:stream`;
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 0, ready: 0 }); // no stream yet: nothing is waiting
+    await queue.send('a');
+    await queue.send('b');
+    const third = await queue.send('c');
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 3, ready: 3 }); // no group yet: every entry waits
+    await queue.receive(60_000, { max: 1 });
+    expect(await admin.queueStatus(id)).toMatchObject({ ready: 2 });
+    await conn.raw(id, ['XDEL', id, third]); // a deletion past the group's position: Redis can no longer count the lag
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 2, ready: null });
+    const stream = (await raw.overview()).streams[0]!;
+    expect(stream.groups).toEqual([{ name: 'respire', consumers: 1, pending: 1, lag: null, lastDeliveredId: expect.stringMatching(/^\d+-\d+$/) }]);
+  });
+
   it('pages queue deliveries by rank without duplicates or gaps, and ends on the last page', async () => {
     const name = uniqueQueue();
     const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
@@ -189,6 +208,13 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     await expect(new RespireAdmin(conn.client).resource(`{respire-queue:${names[1]}}:stream`)).rejects.toMatchObject({ name: 'RespireValidationError' });
 
     // A page limit of 1 SCAN call with COUNT 1 stops early and says so.
+    // A key under the pattern that is not valid UTF-8 cannot be addressed by a string id: skipped.
+    const binaryKey = Buffer.concat([Buffer.from('{respire-queue:'), Buffer.from([0xff, 0xfe]), Buffer.from('}:stream')]);
+    await conn.raw(binaryKey as unknown as string, ['XADD', binaryKey as unknown as string, '*', 'payload', 'x']);
+    const again = await admin.resources();
+    expect(again.resources.filter((r) => r.id.includes('\ufffd'))).toEqual([]);
+    await conn.raw(binaryKey as unknown as string, ['DEL', binaryKey as unknown as string]);
+
     const tiny = new RespireAdmin(conn.client, { discoverQueues: { scanCount: 1, maxPages: 1 } });
     expect((await tiny.resources()).discoveryTruncated).toBe(true);
   });
