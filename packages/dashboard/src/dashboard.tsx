@@ -689,7 +689,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (result.status === 'missing') {
         return page(c, 409, 'No longer pending', (
           <>
-            <p>Entry <code>{entry}</code> is no longer pending in group <span class="name">{group}</span>: it was acknowledged or released already. Nothing was done.</p>
+            <p>Entry <code>{entry}</code> is no longer pending in group <span class="name">{group}</span>: it was acknowledged or released already, or its body was deleted from the stream (a release then drops the dangling pending record). Nothing else was done.</p>
             <p><a href={back}>Back to the group</a></p>
           </>
         ));
