@@ -235,10 +235,15 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
   });
 
   const server = createServer(getRequestListener(app.fetch));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -13,6 +13,7 @@ import {
   deadLetterQueueMessages,
   eventually,
   q,
+  queueOf,
   range,
   readAsConsumer,
   startWorld,
@@ -73,6 +74,9 @@ async function seedOrders(world: World): Promise<string[]> {
   await addWorkerDeadLetter(world, ids[1]!, ['order-id', '1002', 'customer', 'customer-2', 'total', '25.00'], { reason: 'explicit', exceptionType: '', attempt: 1 });
   await addWorkerDeadLetter(world, ids[2]!, ['order-id', '1003', 'customer', 'customer-3', 'total', '37.50'], { reason: 'delivery-limit', exceptionType: '', attempt: 3 });
   await deadLetterQueueMessages(world, ['{"orderId":1001,"customer":"customer-1","event":"shipped"}', 'order 1002 shipped', Buffer.from([0x00, 0xff, 0x10, 0x80])]);
+  const queue = queueOf(world, 5);
+  for (let i = 0; i < 3; i++) await queue.send(`{"orderId":${2000 + i},"event":"shipped"}`);
+  await queue.receive(10 * 60_000, { max: 3 }); // leased for ten minutes
   return ids;
 }
 
