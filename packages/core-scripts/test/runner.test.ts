@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { commandTarget, isRespireError, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts';
+import { isRespireError } from '@respire/core-scripts';
+import { commandTarget, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts/internal';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
