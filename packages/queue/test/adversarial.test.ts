@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';
-import { keySlot, queueKeys } from '@respire/core-scripts';
+import { keySlot, queueKeys } from '@respire/core-scripts/internal';
 import {
   ReliableQueue,
   isRespireError,
