@@ -2,7 +2,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
-import { scripts, type RedisClientLike } from '@respire/core-scripts';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { scripts } from '@respire/core-scripts/internal';
 import { StreamWorker, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
 import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, atLeast, type Connection, type TestOptions } from './support.js';
 
@@ -209,7 +210,7 @@ describe('failure kinds (private standalone server)', () => {
     let calls = 0;
     const w = worker({ stream, group: 'g', deadLetterStream: dead, handler: () => (calls++, 'ack') });
     await w.start();
-    await expect(w.done).rejects.toMatchObject({ name: 'RespireValidationError', message: expect.stringMatching(/1025 field\/value pairs/) });
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireTooManyFieldsError', message: expect.stringMatching(/1025 field\/value pairs/) });
     expect(calls).toBe(0);
     expect(await pendingCount(conn, stream, 'g')).toBe(1);
     // Without a dead-letter stream there is no limit; 1,024 pairs are fine with one.
