@@ -7,6 +7,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError } from '@respire/core-scripts';
 import { commandTarget, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts/internal';
+import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
