@@ -104,6 +104,15 @@ describe('codegen', () => {
     expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: cycle, stdio: 'pipe' })).toThrow(/include cycle/);
   });
 
+  it('wraps each script by the names its header gives KEYS and ARGV, and fails on a line that names none', () => {
+    const named = scratchPackage({ 'a.lua': '--[[ a: test\nKEYS[1]  stream: source stream  (stream)\nARGV[1]  count: page size\nARGV[2..] pairs: id, value, ...\n]]\nreturn 1\n' });
+    execFileSync('node', ['scripts/codegen.mjs'], { cwd: named, stdio: 'pipe' });
+    const calls = execFileSync('cat', [join(named, 'src', 'generated', 'calls.ts')]).toString();
+    expect(calls).toContain('runScript(target, scripts.a, [args.stream], [args.count, ...args.pairs], options)');
+    const unnamed = scratchPackage({ 'a.lua': '--[[ a: test\nKEYS[1]  source stream  (stream)\n]]\nreturn 1\n' });
+    expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: unnamed, stdio: 'pipe' })).toThrow(/names no argument/);
+  });
+
   it('inlines each include once', () => {
     const dir = scratchPackage({
       'a.lua': '--[[\nKEYS[1] k\n]]\n--@include x\n--@include y\nreturn 1\n',
