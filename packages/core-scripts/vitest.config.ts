@@ -1,3 +1,3 @@
-import { respireTestConfig } from '../../tooling/harness/src/vitest-config.js';
+import { respireTestConfig } from '@respire/harness/vitest';
 
 export default respireTestConfig(import.meta.dirname, { redis: true });

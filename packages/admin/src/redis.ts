@@ -7,26 +7,31 @@ import {
   RespireError,
   RespirePermissionError,
   RespireValidationError,
-  commandTarget,
-  isErrorReply,
   isRespireError,
+  type RedisArg,
+  type RedisClientLike,
+} from '@respire/core-scripts';
+import {
+  commandTarget,
+  infoField,
+  isWellFormedText,
   keySlot,
+  parseEntries as parseRawEntries,
   queueKeys,
+  replyCode,
   runScript,
   scripts,
   toKeyPrefix,
   toRespireError,
-  isWellFormedText,
   type CommandTarget,
-  type RedisArg,
-  type RedisClientLike,
   type ScriptDefinition,
-} from '@respire/core-scripts';
+} from '@respire/core-scripts/internal';
 
 export {
   RespireError,
   RespirePermissionError,
   RespireValidationError,
+  infoField,
   isRespireError,
   keySlot,
   queueKeys,
@@ -61,21 +66,18 @@ export class Redis {
   }
 
   /** One command on the node serving `key`; errors mapped to Respire errors. */
-  async send(key: string, args: readonly RedisArg[], operation: string, binary = false): Promise<unknown> {
-    try {
-      return await this.target.send(key, args, binary);
-    } catch (error) {
-      throw toRespireError(error, operation);
-    }
+  send(key: string, args: readonly RedisArg[], operation: string, binary = false): Promise<unknown> {
+    return this.target.send(key, args, { binary, operation });
   }
 
   /** Like {@link send}, but a server error reply is returned (not thrown) as `{ error }` (the reply). */
   async trySend(key: string, args: readonly RedisArg[], operation: string, binary = false): Promise<unknown> {
     try {
-      return await this.target.send(key, args, binary);
+      return await this.target.send(key, args, { binary, operation });
     } catch (error) {
-      if (isErrorReply(error)) return { error };
-      throw toRespireError(error, operation);
+      // The transport keeps the server's reply as the cause of the Respire error it throws.
+      if (replyCode(error) !== undefined) return { error: (error as Error).cause as Error };
+      throw error;
     }
   }
 
@@ -129,20 +131,6 @@ export function numberOrNull(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** One field of an XINFO reply element: RESP2 flat array, RESP3 object or Map. */
-export function infoField(item: unknown, name: string): unknown {
-  if (Array.isArray(item)) {
-    for (let i = 0; i + 1 < item.length; i += 2) if (text(item[i]) === name) return item[i + 1];
-    return undefined;
-  }
-  if (item instanceof Map) {
-    for (const [k, v] of item) if (text(k) === name) return v;
-    return undefined;
-  }
-  if (item && typeof item === 'object') return (item as Record<string, unknown>)[name];
-  return undefined;
-}
-
 /** True when an XINFO field is present at all (Redis 7.2 `inactive`, 7.0 `lag`). */
 export function hasInfoField(item: unknown, name: string): boolean {
   if (Array.isArray(item)) {
@@ -155,16 +143,11 @@ export function hasInfoField(item: unknown, name: string): boolean {
 
 /** XRANGE / XREVRANGE reply → entries with byte fields as pairs. */
 export function parseEntries(reply: unknown): { id: string; fields: [Buffer, Buffer][] }[] {
-  if (!Array.isArray(reply)) return [];
-  const out: { id: string; fields: [Buffer, Buffer][] }[] = [];
-  for (const item of reply) {
-    if (!Array.isArray(item)) continue;
-    const flat = Array.isArray(item[1]) ? (item[1] as unknown[]) : [];
-    const fields: [Buffer, Buffer][] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) fields.push([bytes(flat[i]), bytes(flat[i + 1])]);
-    out.push({ id: text(item[0]), fields });
-  }
-  return out;
+  return parseRawEntries(reply).map(({ id, fields }) => {
+    const pairs: [Buffer, Buffer][] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) pairs.push([fields[i]!, fields[i + 1]!]);
+    return { id, fields: pairs };
+  });
 }
 
 /** ZRANGE ... WITHSCORES under RESP2 (flat) or RESP3 (pairs) → [member, score]. */

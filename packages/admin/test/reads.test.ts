@@ -1,4 +1,4 @@
-import { keySlot } from '@respire/core-scripts';
+import { keySlot } from '@respire/core-scripts/internal';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin, type DeadLetterRecord } from '../src/index.js';

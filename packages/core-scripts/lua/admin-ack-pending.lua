@@ -4,12 +4,12 @@ at the expected delivery count (the values the operator saw); otherwise nothing 
 current values are returned. With ARGV[5] = '1' its body is deleted too (XDEL), for every group of
 the stream. Permissions are checked before the first write, so a refusal changes nothing.
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  consumer group
-ARGV[2]  entry ID
-ARGV[3]  expected consumer                     (owner shown to the operator)
-ARGV[4]  expected delivery count               (shown to the operator, >= 1)
-ARGV[5]  delete the entry                      ('1' or '0')
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  group: consumer group
+ARGV[2]  id: entry ID
+ARGV[3]  consumer: expected consumer         (owner shown to the operator)
+ARGV[4]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
+ARGV[5]  deleteEntry: delete the entry too    ('1' or '0')
 
 Reply    { 1, consumer, count } acknowledged; { 0, '', 0 } not pending (also a missing group or
          stream); { -1, consumer, count } changed: the current owner and count, nothing done
@@ -17,8 +17,7 @@ Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XAC
 Server   Redis 7+.
 ]]
 --@include server
---@include preflight
---@include pending
+--@include fencing
 
 respire_require_acl()
 local stream, group, id, consumer, count = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]

@@ -8,9 +8,9 @@ returns the first entry's ID and appends nothing. Elsewhere it may append a dupl
 the record). Decided on every call on the serving node, never cached. The type and permission are
 checked before the first write, so a refusal changes nothing; the appends of one call are atomic.
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  producer ID                           (IDMP producer: the dead-letter stream's key)
-ARGV[2..] per entry: idempotency ID, n, then n field/value pairs
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  producer: IDMP producer ID          (the dead-letter stream's key)
+ARGV[2..] entries: per entry an idempotency ID, n, then n field/value pairs
                                                (idempotency ID: the record ID; n: 1..1024)
 
 Reply    one { entry ID, 1 when IDMP was used else 0 } per entry, in order
@@ -18,7 +18,7 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the source), RESPIRE_UNSUPPO
 Server   Redis 7+; IDMP on Redis 8.6+.
 ]]
 --@include server
---@include preflight
+--@include types
 
 respire_require_acl()
 local source, producer = KEYS[1], ARGV[1]
@@ -35,7 +35,7 @@ while i <= #ARGV do
   i = i + 2 + 2 * n
 end
 
-local idmp = not respire_is_valkey() and (tonumber(redis.REDIS_VERSION_NUM) or 0) >= 0x080600
+local idmp = respire_redis_version() >= 0x080600
 local reply = {}
 for k, e in ipairs(entries) do
   local id = nil

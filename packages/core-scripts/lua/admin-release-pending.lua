@@ -8,12 +8,12 @@ and the idle time set past every allowed minimum idle time makes the next recove
 worker on the group claim it at once (that claim counts a delivery, as recovery always does). A
 pending entry whose body was deleted is dropped from the PEL by XCLAIM itself (Redis 7+).
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  consumer group
-ARGV[2]  entry ID
-ARGV[3]  expected consumer                     (owner shown to the operator)
-ARGV[4]  expected delivery count               (shown to the operator, >= 1)
-ARGV[5]  idle time to set                      (ms, 1..2^31-1)
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  group: consumer group
+ARGV[2]  id: entry ID
+ARGV[3]  consumer: expected consumer         (owner shown to the operator)
+ARGV[4]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
+ARGV[5]  idleMs: idle time to set             (ms, 1..2^31-1)
 
 Reply    { 1, consumer, count } released; { 0, '', 0 } not pending (also a missing group or stream);
          { -1, consumer, count } changed: the current owner and count, nothing done;
@@ -22,7 +22,7 @@ Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XCL
 Server   Redis 7+.
 ]]
 --@include server
---@include pending
+--@include fencing
 
 respire_require_acl()
 local stream, group, id, consumer, count, idle = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -31,10 +31,7 @@ if not entry then return { 0, '', 0 } end
 if entry[2] ~= consumer or tonumber(entry[4]) ~= tonumber(count) then
   return { -1, entry[2], tonumber(entry[4]) }
 end
-local ok, allowed = pcall(redis.acl_check_cmd, 'XCLAIM', stream, group, consumer, '0', id, 'IDLE', idle, 'JUSTID')
-if not ok or allowed ~= true then
-  error({ err = 'RESPIRE_NOPERM XCLAIM on ' .. stream .. ' is not permitted for this user' })
-end
+respire_allow(stream, 'XCLAIM', stream, group, consumer, '0', id, 'IDLE', idle, 'JUSTID')
 local claimed = redis.call('XCLAIM', stream, group, consumer, 0, id, 'IDLE', idle, 'JUSTID')
 if claimed[1] == id then return { 1, consumer, tonumber(entry[4]) } end
 return { 2, consumer, tonumber(entry[4]) }

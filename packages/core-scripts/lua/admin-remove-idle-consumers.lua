@@ -6,9 +6,9 @@ pending entries and idle (since its last attempted interaction) for at least ARG
 and acted on in this one script, so an entry delivered between the check and the delete cannot be
 lost. Consumers idle past the threshold that still hold pending entries are kept and named.
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  consumer group
-ARGV[2]  minimum idle time                     (ms, 1..2^31-1)
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  group: consumer group
+ARGV[2]  minIdleMs: minimum idle time         (ms, 1..2^31-1)
 
 Reply    { { removed consumer names }, { idle consumers kept because they hold pending entries } }
          (both empty for a missing stream or group)
@@ -16,7 +16,6 @@ Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XGR
 Server   Redis 7+.
 ]]
 --@include server
---@include preflight
 
 respire_require_acl()
 local stream, group, minIdle = KEYS[1], ARGV[1], tonumber(ARGV[2])

@@ -8,9 +8,9 @@ fields (pairs 6..n) are appended to the source stream as a new entry (XADD *) an
 deleted (XDEL). Every record is read and every type and permission checked before the first write,
 so a refusal changes nothing; the appends and deletions of one call are atomic together.
 
-KEYS[1]  dead-letter stream                    (stream)
-KEYS[2]  source stream                         (stream; same Cluster slot, different key)
-ARGV[1..] record IDs                           (1..1000 stream IDs)
+KEYS[1]  deadLetterStream: dead-letter stream  (stream)
+KEYS[2]  stream: source stream                 (stream; same Cluster slot, different key)
+ARGV[1..] recordIds: record IDs               (1..1000 stream IDs)
 
 Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
          { 0, '' } missing; { -1, reason } foreign (not a worker dead-letter record)
@@ -19,7 +19,7 @@ Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGT
 Server   Redis 7+.
 ]]
 --@include server
---@include preflight
+--@include types
 
 respire_require_acl()
 local dead, source = KEYS[1], KEYS[2]

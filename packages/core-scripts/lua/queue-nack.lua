@@ -3,29 +3,21 @@ Seed 000 "Delivery and receipts": NACK revokes the receipt at once; delay 0 make
 receivable immediately; a positive delay replaces the remaining visibility timeout. The message
 is never dead-lettered here: the next receive that finds it due and exhausted does that.
 
-KEYS[1]  deadlines                             (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
-ARGV[1]  delay                                 (ms, 0..2^31-1)
-ARGV[2..] entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
+KEYS[1]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
+ARGV[1]  delayMs: delay                        (ms, 0..2^31-1)
+ARGV[2..] receipts: entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
 
 Reply    array of 1 (revoked and rescheduled) or 0 (expired, revoked, superseded or completed)
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (ZREM, ZADD), RESPIRE_UNSUPPORTED
 ]]
---@include server
---@include preflight
+--@include acl
 --@include leases
 
 respire_require_acl()
 local deadlines = KEYS[1]
 
-local ids, receipts = {}, {}
-for i = 2, #ARGV, 2 do
-  ids[#ids + 1] = ARGV[i]
-  receipts[#receipts + 1] = ARGV[i + 1]
-end
 local now = respire_now_ms()
-local valid, members = respire_valid_receipts(deadlines, ids, receipts, now)
-local reply = {}
-for i = 1, #ids do reply[i] = 0 end
+local ids, valid, members, reply = respire_held_leases(deadlines, 2, now)
 if #valid == 0 then return reply end
 
 respire_allow(deadlines, 'ZREM', deadlines, 'x')

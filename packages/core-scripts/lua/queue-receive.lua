@@ -9,22 +9,21 @@ slots are filled with new entries through the private consumer group (created at
 MKSTREAM when missing). Writes run only after every key type and every permission the call
 will use has been checked.
 
-KEYS[1]  ready stream                          (stream)
-KEYS[2]  deadlines                             (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
-KEYS[3]  dead-letter stream                    (stream)
-ARGV[1]  visibility timeout                    (ms, 1..2^31-1)
-ARGV[2]  max                                   (messages, 1..1000)
-ARGV[3]  delivery limit                        (deliveries, >= 1)
-ARGV[4]  receipt token of this call            (16 URL-safe characters, client-generated)
-ARGV[5]  consumer group and consumer name      (the queue's private group)
+KEYS[1]  stream: ready stream                  (stream)
+KEYS[2]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
+KEYS[3]  deadLetter: dead-letter stream        (stream)
+ARGV[1]  visibilityTimeoutMs: visibility timeout   (ms, 1..2^31-1)
+ARGV[2]  max: most messages                    (messages, 1..1000)
+ARGV[3]  deliveryLimit: delivery limit         (deliveries, >= 1)
+ARGV[4]  token: receipt token of this call     (16 URL-safe characters, client-generated)
+ARGV[5]  group: consumer group and consumer name   (the queue's private group)
 
 Reply    { deadLettered, id1, payload1, count1, id2, payload2, count2, ... }
          redelivered entries first (oldest deadline first), then new entries in stream order;
          each receipt is "<count>.<token>.<position in the batch, from 1>".
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 ]]
---@include server
---@include preflight
+--@include acl
 --@include leases
 
 respire_require_acl()
@@ -58,13 +57,7 @@ if #exhausted > 0 then
   respire_allow(dead, 'XADD', dead, '*', 'payload', 'x', 'source_id', '0-1', 'delivery_count', '1')
 end
 local native = false
-if #exhausted > 0 or #vanished > 0 then
-  native = respire_has_xackdel(stream, group)
-  if not native then
-    respire_allow(stream, 'XACK', stream, group, '0-1')
-    respire_allow(stream, 'XDEL', stream, '0-1')
-  end
-end
+if #exhausted > 0 or #vanished > 0 then native = respire_plan_ack_delete(stream, group) end
 if #due > 0 then respire_allow(deadlines, 'ZREM', deadlines, 'x') end
 if slots > 0 then
   respire_allow(stream, 'XREADGROUP', 'GROUP', group, group, 'COUNT', '1', 'STREAMS', stream, '>')
@@ -93,14 +86,7 @@ end
 for _, id in ipairs(vanished) do
   if id then drop[#drop + 1] = id end
 end
-if #drop > 0 then
-  if native then
-    redis.call('XACKDEL', stream, group, 'IDS', #drop, unpack(drop))
-  else
-    redis.call('XACK', stream, group, unpack(drop))
-    redis.call('XDEL', stream, unpack(drop))
-  end
-end
+if #drop > 0 then respire_ack_delete(stream, group, drop, native) end
 if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end
 
 local reply = { #exhausted }
@@ -108,7 +94,7 @@ local leases = {}
 local function lease(id, payload, count)
   local position = #leases / 2 + 1
   leases[#leases + 1] = deadline
-  leases[#leases + 1] = respire_member(id, respire_int(count) .. '.' .. token .. '.' .. respire_int(position))
+  leases[#leases + 1] = respire_member(id, respire_receipt(count, token, position))
   reply[#reply + 1] = id
   reply[#reply + 1] = payload
   reply[#reply + 1] = count

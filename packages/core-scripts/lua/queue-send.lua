@@ -1,18 +1,18 @@
 --[[ queue-send: append a message once per deduplication ID within its window.
 Seed 000 "Deduplication and storage". (A send without a deduplication ID is a plain XADD.)
 
-KEYS[1]  ready stream                          (stream)
-KEYS[2]  deduplication key of this ID          (string: the original entry ID, with PX expiry)
-ARGV[1]  payload                               (bytes)
-ARGV[2]  deduplication window                  (ms, 1..2^31-1)
+KEYS[1]  stream: ready stream                  (stream)
+KEYS[2]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry)
+ARGV[1]  payload: message payload              (bytes)
+ARGV[2]  windowMs: deduplication window         (ms, 1..2^31-1)
 
 Reply    { entryId, duplicate }   duplicate = 1 when the ID was seen within the window: entryId
                                   is then the original entry's ID, nothing is appended and the
                                   window is not extended; 0 when the payload was appended.
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, SET on the key), RESPIRE_UNSUPPORTED
 ]]
---@include server
---@include preflight
+--@include acl
+--@include types
 
 respire_require_acl()
 respire_expect_type(KEYS[2], 'string')

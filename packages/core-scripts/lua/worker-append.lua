@@ -6,26 +6,23 @@ appends nothing; the payload is not compared. Elsewhere the entry is appended pl
 (ARGV[3] = '1') on a server without IDMP is refused, because the first attempt may have committed
 and a plain append could duplicate it. Decided on every call, never cached.
 
-KEYS[1]  stream                                (stream)
-ARGV[1]  producer ID                           (stable per producer)
-ARGV[2]  idempotency ID                        (stable per logical append, reused by its retries)
-ARGV[3]  retry                                 ('1' for a retry of an uncertain append, else '0')
-ARGV[4..] field, value, field, value, ...      (at least one pair)
+KEYS[1]  stream: target stream                 (stream)
+ARGV[1]  producerId: producer ID               (stable per producer)
+ARGV[2]  idempotencyId: idempotency ID         (stable per logical append, reused by its retries)
+ARGV[3]  retry: retry flag                     ('1' for a retry of an uncertain append, else '0')
+ARGV[4..] fields: field, value, field, value, ...   (at least one pair)
 
 Reply    { entry ID, 1 when IDMP was used else 0 }
 Errors   RESPIRE_UNSUPPORTED (a retry without IDMP), RESPIRE_WRONGTYPE, NOPERM
 Server   Redis 6.2+; IDMP on Redis 8.6+ (not Valkey 9.1).
 ]]
---@include worker
+--@include server
+--@include types
 
 local stream = KEYS[1]
 local fields = {}
 for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
-local found = redis.call('TYPE', stream)
-found = found.ok or found
-if found ~= 'none' and found ~= 'stream' then
-  error({ err = 'RESPIRE_WRONGTYPE ' .. stream .. ' holds a ' .. found .. ', expected a stream' })
-end
+respire_expect_type(stream, 'stream')
 if respire_redis_version() >= 0x080600 then
   local id = redis.pcall('XADD', stream, 'IDMP', ARGV[1], ARGV[2], '*', unpack(fields))
   if type(id) ~= 'table' or not id.err then return { id, 1 } end

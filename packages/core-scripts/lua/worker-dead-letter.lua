@@ -6,14 +6,14 @@ the source in the same script. The source body is kept (XACK, never XDEL). A sou
 deleted or trimmed is acknowledged without a record. Every check (destination type, XRANGE, XADD
 and XACK permission) runs before the first write, so a refusal leaves the source pending.
 
-KEYS[1]  source stream                         (stream)
-KEYS[2]  dead-letter stream                    (stream, same slot, different key)
-ARGV[1]  consumer group                        (<= 256 bytes)
-ARGV[2]  consumer name
-ARGV[3]  entry ID
-ARGV[4]  delivery count of the delivery        (the record's _respire.attempt)
-ARGV[5]  reason                                (explicit | nack | processing-failed | delivery-limit)
-ARGV[6]  exception type                        (<= 256 bytes; empty unless a processing failure)
+KEYS[1]  stream: source stream                 (stream)
+KEYS[2]  deadLetter: dead-letter stream        (stream, same slot, different key)
+ARGV[1]  group: consumer group                 (<= 256 bytes)
+ARGV[2]  consumer: consumer name
+ARGV[3]  id: entry ID
+ARGV[4]  deliveryCount: delivery count of the delivery   (the record's _respire.attempt)
+ARGV[5]  reason: dead-letter reason            (explicit | nack | processing-failed | delivery-limit)
+ARGV[6]  exceptionType: exception type         (<= 256 bytes; empty unless a processing failure)
 
 Reply    { 1, record ID } appended and acknowledged; { 2, '' } body deleted: acknowledged without a
          record; { 0, '' } stale (not pending to this consumer at this delivery count)
@@ -22,9 +22,9 @@ Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGT
          RESPIRE_TOO_MANY_FIELDS (more than 1,024 field/value pairs)
 Server   Redis 7+.
 ]]
---@include server
---@include preflight
---@include worker
+--@include acl
+--@include types
+--@include fencing
 
 respire_require_acl()
 local source, dead = KEYS[1], KEYS[2]

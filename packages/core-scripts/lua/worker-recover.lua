@@ -11,12 +11,12 @@ Decided on every call on the serving node (never cached):
     pending, so the same XPENDING IDLE + XRANGE + XACK cleanup runs first there (skipped when XRANGE
     is denied); an entry that still comes back without fields is acknowledged, never returned.
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  consumer group
-ARGV[2]  consumer name                         (the reader that takes the entries)
-ARGV[3]  minimum idle time                     (ms, 1..2^31-1)
-ARGV[4]  XAUTOCLAIM cursor                     ('0-0' to start a scan)
-ARGV[5]  page size                             (entries, >= 1)
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  group: consumer group
+ARGV[2]  consumer: consumer name               (the reader that takes the entries)
+ARGV[3]  minimumIdleTimeMs: minimum idle time   (ms, 1..2^31-1)
+ARGV[4]  cursor: XAUTOCLAIM cursor             ('0-0' to start a scan)
+ARGV[5]  count: page size                      (entries, >= 1)
 
 Reply    { next cursor, { { id, fields, delivery count }, ... }, deleted IDs removed, method }
          next cursor is '0-0' when the scan wrapped (always with CLAIM); method is 'xautoclaim'
@@ -24,7 +24,7 @@ Reply    { next cursor, { { id, fields, delivery count }, ... }, deleted IDs rem
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+ (XAUTOCLAIM); XREADGROUP CLAIM on Redis 8.4+.
 ]]
---@include worker
+--@include server
 
 local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local minIdle, cursor, count = ARGV[3], ARGV[4], tonumber(ARGV[5])
@@ -42,7 +42,7 @@ local function remove_deleted_idle()
   end
 end
 
-if redis.SERVER_NAME ~= 'valkey' and type(redis.REDIS_VERSION) ~= 'string' then
+if respire_redis_version() < 0x070000 then
   remove_deleted_idle() -- Redis 6.2
 elseif respire_redis_version() >= 0x080400
   and respire_acl_allows('XRANGE', stream, '-', '+')

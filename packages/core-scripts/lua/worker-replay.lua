@@ -5,18 +5,16 @@ consumer with XCLAIM (min idle 0), which increments each delivery count, so a ha
 in an earlier process under the same name is fenced out. Entries whose bodies were deleted are
 dropped from the PEL (XCLAIM does so on Redis 7+; XACK here otherwise) and never returned.
 
-KEYS[1]  source stream                         (stream)
-ARGV[1]  consumer group
-ARGV[2]  consumer name
-ARGV[3]  start after this entry ID             ('-' for the first page; exclusive otherwise)
-ARGV[4]  page size                             (entries, >= 1)
+KEYS[1]  stream: source stream                 (stream)
+ARGV[1]  group: consumer group
+ARGV[2]  consumer: consumer name
+ARGV[3]  after: start after this entry ID      ('-' for the first page; exclusive otherwise)
+ARGV[4]  count: page size                      (entries, >= 1)
 
 Reply    { last pending ID examined ('' when there were none), { { id, fields, delivery count }, ... }, deleted IDs removed }
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+.
 ]]
---@include worker
-
 local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local start = ARGV[3] == '-' and '-' or ('(' .. ARGV[3])
 local pending = redis.call('XPENDING', stream, group, start, '+', tonumber(ARGV[4]), consumer)

@@ -1,6 +1,15 @@
-// Flattens lua/*.lua (resolving `--@include name` from lua/includes/, each inlined once) into the
-// generated registry src/generated/scripts.ts: { name, numberOfKeys, source, sha1 } per script.
-// `--check` fails when the committed registry is stale, instead of writing it.
+// Flattens lua/*.lua (resolving `--@include name` from lua/includes/, each inlined once, nested
+// includes first) into two generated files:
+//   src/generated/scripts.ts  the registry: { name, numberOfKeys, sha1, source } per script
+//   src/generated/calls.ts    one typed wrapper per script, taking KEYS and ARGV by the names its
+//                             header gives them, so a reordered or renamed argument fails the build
+// `--check` fails when either committed file is stale, instead of writing it.
+//
+// Header lines (in the opening --[[ ]] block) name every key and argument, as `name: description`
+// or by a description that is a single identifier:
+//   KEYS[1]  stream: source stream              (stream)
+//   KEYS[2]  deadlines                          (sorted set)
+//   ARGV[2..] receipts: entry ID, receipt, ...   (a variadic tail: only the last ARGV)
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,28 +17,56 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const luaDir = join(root, 'lua');
-const target = join(root, 'src', 'generated', 'scripts.ts');
+const registryFile = join(root, 'src', 'generated', 'scripts.ts');
+const callsFile = join(root, 'src', 'generated', 'calls.ts');
 
-class IncludeError extends Error {
-  name = 'IncludeError';
+class CodegenError extends Error {
+  name = 'CodegenError';
 }
 
 function flatten(file, stack, included) {
   const text = readFileSync(file, 'utf8');
   return text.replace(/^--@include ([\w-]+)[ \t]*$/gm, (_, name) => {
     const path = join(luaDir, 'includes', `${name}.lua`);
-    if (stack.includes(path)) throw new IncludeError(`include cycle: ${[...stack, path].join(' -> ')}`);
-    if (!existsSync(path)) throw new IncludeError(`${file}: missing include '${name}'`);
+    if (stack.includes(path)) throw new CodegenError(`include cycle: ${[...stack, path].join(' -> ')}`);
+    if (!existsSync(path)) throw new CodegenError(`${file}: missing include '${name}'`);
     if (included.has(path)) return `-- (include ${name}: already inlined)`;
     included.add(path);
     return flatten(path, [...stack, path], included).trimEnd();
   });
 }
 
-function numberOfKeys(source, name) {
-  const keys = [...source.matchAll(/^KEYS\[(\d+)\]/gm)].map((m) => Number(m[1]));
-  if (keys.length === 0) throw new IncludeError(`${name}: the header lists no KEYS[i]`);
-  return Math.max(...keys);
+const HEADER_LINE = /^(KEYS|ARGV)\[(\d+)(\.\.)?\]\s+(.*)$/;
+// `name: description`, or a description that is one identifier (then it is the name too).
+const NAMED = /^([a-z][A-Za-z0-9]*)(?::\s+(.*)|\s*(?:\(.*)?)$/;
+
+/** The KEYS and ARGV of a script's header, in order, each `{ name, index, rest, doc }`. */
+function parseHeader(text, name) {
+  const header = /^--\[\[([\s\S]*?)\]\]/.exec(text)?.[1];
+  if (header === undefined) throw new CodegenError(`${name}.lua: no --[[ ]] header block at the top`);
+  const keys = [];
+  const argv = [];
+  for (const line of header.split('\n')) {
+    const m = HEADER_LINE.exec(line);
+    if (!m) continue;
+    const [, kind, index, rest, text] = m;
+    const named = NAMED.exec(text);
+    if (!named) {
+      throw new CodegenError(`${name}.lua: '${line.trim()}' names no argument; write '${kind}[${index}${rest ?? ''}]  someName: ${text}'`);
+    }
+    const list = kind === 'KEYS' ? keys : argv;
+    if (Number(index) !== list.length + 1) throw new CodegenError(`${name}.lua: ${kind}[${index}] is out of order (expected ${kind}[${list.length + 1}])`);
+    if (rest && kind === 'KEYS') throw new CodegenError(`${name}.lua: KEYS cannot be variadic`);
+    if (list.at(-1)?.rest) throw new CodegenError(`${name}.lua: only the last ARGV may be variadic`);
+    list.push({ name: named[1], index: Number(index), rest: Boolean(rest), doc: `${kind}[${index}${rest ?? ''}] ${(named[2] ?? text).replace(/\s+/g, ' ')}` });
+  }
+  if (keys.length === 0) throw new CodegenError(`${name}.lua: the header lists no KEYS[i]`);
+  const seen = new Set();
+  for (const { name: field } of [...keys, ...argv]) {
+    if (seen.has(field)) throw new CodegenError(`${name}.lua: the name '${field}' is used twice`);
+    seen.add(field);
+  }
+  return { keys, argv, summary: (/^\s*[\w-]+:\s*(.*)$/m.exec(header)?.[1] ?? name).replace(/\.$/, '') };
 }
 
 const scripts = readdirSync(luaDir)
@@ -39,26 +76,52 @@ const scripts = readdirSync(luaDir)
     const file = join(luaDir, f);
     const name = f.replace(/\.lua$/, '');
     const source = flatten(file, [file], new Set());
-    return { name, numberOfKeys: numberOfKeys(readFileSync(file, 'utf8'), name), source, sha1: createHash('sha1').update(source).digest('hex') };
+    const header = parseHeader(readFileSync(file, 'utf8'), name);
+    return { name, header, source, sha1: createHash('sha1').update(source).digest('hex') };
   });
 
 const camel = (name) => name.replace(/-(\w)/g, (_, c) => c.toUpperCase());
-let out = '// Generated by scripts/codegen.mjs from lua/*.lua. Do not edit; run `pnpm codegen`.\n';
-out += "import type { ScriptDefinition } from '../script.js';\n\n";
-for (const s of scripts) {
-  out += `export const ${camel(s.name)}: ScriptDefinition = {\n`;
-  out += `  name: ${JSON.stringify(s.name)},\n  numberOfKeys: ${s.numberOfKeys},\n`;
-  out += `  sha1: ${JSON.stringify(s.sha1)},\n  source: ${JSON.stringify(s.source)},\n};\n\n`;
-}
-out += `export const allScripts: readonly ScriptDefinition[] = [${scripts.map((s) => camel(s.name)).join(', ')}];\n`;
+const pascal = (name) => camel(name).replace(/^\w/, (c) => c.toUpperCase());
+const banner = '// Generated by scripts/codegen.mjs from lua/*.lua. Do not edit; run `pnpm codegen`.\n';
 
+let registry = banner + "import type { ScriptDefinition } from '../script.js';\n\n";
+for (const s of scripts) {
+  registry += `export const ${camel(s.name)}: ScriptDefinition = {\n`;
+  registry += `  name: ${JSON.stringify(s.name)},\n  numberOfKeys: ${s.header.keys.length},\n`;
+  registry += `  sha1: ${JSON.stringify(s.sha1)},\n  source: ${JSON.stringify(s.source)},\n};\n\n`;
+}
+registry += `export const allScripts: readonly ScriptDefinition[] = [${scripts.map((s) => camel(s.name)).join(', ')}];\n`;
+
+let calls = banner;
+calls += "import { runScript, type RunScriptOptions, type ScriptArg } from '../runner.js';\n";
+calls += "import type { CommandTarget } from '../transport.js';\n";
+calls += "import * as scripts from './scripts.js';\n";
+for (const s of scripts) {
+  const { keys, argv, summary } = s.header;
+  calls += `\n/** KEYS and ARGV of \`${s.name}\`, named as in its header. */\nexport interface ${pascal(s.name)}Args {\n`;
+  for (const k of keys) calls += `  /** ${k.doc} */\n  readonly ${k.name}: string;\n`;
+  for (const a of argv) calls += `  /** ${a.doc} */\n  readonly ${a.name}: ${a.rest ? 'readonly ScriptArg[]' : 'ScriptArg'};\n`;
+  calls += '}\n\n';
+  calls += `/** Runs \`${s.name}\` (${summary.replace(/\*\//g, '* /')}) through {@link runScript}. */\n`;
+  calls += `export function ${camel(s.name)}(target: CommandTarget, args: ${pascal(s.name)}Args, options?: RunScriptOptions): Promise<unknown> {\n`;
+  const keyList = keys.map((k) => `args.${k.name}`).join(', ');
+  const argList = argv.map((a) => (a.rest ? `...args.${a.name}` : `args.${a.name}`)).join(', ');
+  calls += `  return runScript(target, scripts.${camel(s.name)}, [${keyList}], [${argList}], options);\n}\n`;
+}
+
+const outputs = [
+  [registryFile, registry],
+  [callsFile, calls],
+];
 if (process.argv.includes('--check')) {
-  const current = existsSync(target) ? readFileSync(target, 'utf8') : '';
-  if (current !== out) {
-    console.error('src/generated/scripts.ts is stale: run `pnpm codegen` and commit the result.');
-    process.exit(1);
+  for (const [file, text] of outputs) {
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (current !== text) {
+      console.error(`${file.slice(root.length + 1)} is stale: run \`pnpm codegen\` and commit the result.`);
+      process.exit(1);
+    }
   }
 } else {
-  writeFileSync(target, out);
-  console.log(`wrote ${scripts.length} scripts to src/generated/scripts.ts`);
+  for (const [file, text] of outputs) writeFileSync(file, text);
+  console.log(`wrote ${scripts.length} scripts to src/generated/scripts.ts and their wrappers to src/generated/calls.ts`);
 }

@@ -1,7 +1,13 @@
 import { RespireValidationError } from './errors.js';
 
-/** The largest duration Respire accepts: 2^31-1 ms (about 24.8 days), as the seed's Int32.MaxValue. */
-export const MAX_DURATION_MS = 2_147_483_647;
+/** The largest whole number the seed's Int32 options take (delivery limits): 2^31-1. */
+export const MAX_INT32 = 2_147_483_647;
+
+/**
+ * The largest duration Respire accepts: 2^31-1 ms (about 24.8 days), as the seed's Int32.MaxValue;
+ * also the longest delay a Node.js timer takes.
+ */
+export const MAX_DURATION_MS = MAX_INT32;
 
 /**
  * Validates a duration in milliseconds and rounds fractions up to whole milliseconds.

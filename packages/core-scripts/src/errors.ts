@@ -1,17 +1,21 @@
 /**
  * Every error Respire throws is a {@link RespireError} with a readonly `code`. Server error
  * replies (key types, permissions, unsupported servers, other replies) are kept apart from
- * client-side failures (bad input, codecs) and transport failures (outcome unknown).
+ * client-side failures (bad input, codecs, user code, lifecycle) and transport failures.
  */
 export type RespireErrorCode =
   | 'INVALID_ARGUMENT'
+  | 'INVALID_STATE'
   | 'CROSS_SLOT'
   | 'WRONG_TYPE'
   | 'PERMISSION_DENIED'
   | 'UNSUPPORTED_SERVER'
+  | 'TOO_MANY_FIELDS'
   | 'SERVER_ERROR'
   | 'TRANSPORT_FAILED'
-  | 'CODEC_FAILED';
+  | 'CODEC_FAILED'
+  | 'SCOPE_FAILED'
+  | 'CANCELED';
 
 export interface RespireErrorOptions {
   cause?: unknown;
@@ -37,6 +41,17 @@ export class RespireValidationError extends RespireError {
   constructor(argument: string, message: string) {
     super('INVALID_ARGUMENT', `${argument}: ${message}`);
     this.argument = argument;
+  }
+}
+
+/**
+ * A call the object's life cycle does not allow at this point (for example `start()` on a running
+ * worker, or adding a worker to a started host); nothing was done. Code `INVALID_STATE`.
+ */
+export class RespireStateError extends RespireError {
+  override name = 'RespireStateError';
+  constructor(message: string) {
+    super('INVALID_STATE', message);
   }
 }
 
@@ -72,6 +87,18 @@ export class RespireUnsupportedServerError extends RespireError {
   }
 }
 
+/**
+ * A stream entry has more field/value pairs than the operation allows (seed 002 "1,024-field
+ * limit": with a dead-letter stream, at most 1,024); found at run time, nothing changed and the
+ * entry stays pending. Code `TOO_MANY_FIELDS` (script code `RESPIRE_TOO_MANY_FIELDS`).
+ */
+export class RespireTooManyFieldsError extends RespireError {
+  override name = 'RespireTooManyFieldsError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('TOO_MANY_FIELDS', message, options);
+  }
+}
+
 /** Any other error reply from the server; `cause` is the reply. Code `SERVER_ERROR`. */
 export class RespireServerError extends RespireError {
   override name = 'RespireServerError';
@@ -87,8 +114,8 @@ export class RespireServerError extends RespireError {
 export class RespireTransportError extends RespireError {
   override name = 'RespireTransportError';
   /**
-   * False when the client refused the command before writing it (closed or offline client):
-   * then nothing happened. True when it may have run.
+   * False when the client refused the command before writing it (closed or offline client), or a
+   * connection could not be opened: then nothing happened. True when it may have run.
    */
   readonly outcomeUnknown: boolean;
 
@@ -106,10 +133,33 @@ export class RespireCodecError extends RespireError {
   }
 }
 
+/**
+ * A per-delivery scope failed: the scope factory threw or resolved no handler, or its dispose
+ * threw; `cause` is what it threw. A worker fault (seed 002 "Faults": DI activation and scope
+ * disposal). Code `SCOPE_FAILED`.
+ */
+export class RespireScopeError extends RespireError {
+  override name = 'RespireScopeError';
+  constructor(message: string, options?: RespireErrorOptions) {
+    super('SCOPE_FAILED', message, options);
+  }
+}
+
+/**
+ * The work was canceled by shutdown: the reason of a handler's AbortSignal when the worker's
+ * shutdown timeout expires. Code `CANCELED`.
+ */
+export class RespireCanceledError extends RespireError {
+  override name = 'RespireCanceledError';
+  constructor(message: string) {
+    super('CANCELED', message);
+  }
+}
+
 const CODES = new Set<string>([
-  'INVALID_ARGUMENT', 'CROSS_SLOT', 'WRONG_TYPE', 'PERMISSION_DENIED',
-  'UNSUPPORTED_SERVER', 'SERVER_ERROR', 'TRANSPORT_FAILED', 'CODEC_FAILED',
-]);
+  'INVALID_ARGUMENT', 'INVALID_STATE', 'CROSS_SLOT', 'WRONG_TYPE', 'PERMISSION_DENIED', 'UNSUPPORTED_SERVER',
+  'TOO_MANY_FIELDS', 'SERVER_ERROR', 'TRANSPORT_FAILED', 'CODEC_FAILED', 'SCOPE_FAILED', 'CANCELED',
+] satisfies RespireErrorCode[]);
 
 /**
  * True when `error` is a Respire error (optionally with `code`). Checks `name` and `code`
@@ -130,11 +180,28 @@ export function isErrorReply(error: unknown): error is Error {
   return false;
 }
 
+/** The server error reply `error` is or wraps (through `cause`, as Respire errors keep it), if any. */
+function errorReplyIn(error: unknown): Error | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isErrorReply(e)) return e;
+  }
+  return undefined;
+}
+
+/**
+ * The code of the server error reply that `error` is or wraps: the reply's first word (`NOGROUP`,
+ * `BUSYGROUP`, `LOADING`, `ERR`, ...); `undefined` when no server reply is involved.
+ */
+export function replyCode(error: unknown): string | undefined {
+  const reply = errorReplyIn(error);
+  return reply === undefined ? undefined : /^([A-Z]+)/.exec(reply.message)?.[1];
+}
+
 /**
  * Turns what a command rejected with into a Respire error: script codes (`RESPIRE_WRONGTYPE`,
- * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`) and plain server replies (`WRONGTYPE`, `NOPERM`) to
- * their classes, other replies to {@link RespireServerError}, everything else to
- * {@link RespireTransportError}. Respire errors pass through unchanged.
+ * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`, `RESPIRE_TOO_MANY_FIELDS`) and plain server replies
+ * (`WRONGTYPE`, `NOPERM`) to their classes, other replies to {@link RespireServerError},
+ * everything else to {@link RespireTransportError}. Respire errors pass through unchanged.
  */
 export function toRespireError(error: unknown, operation: string): RespireError {
   if (isRespireError(error)) return error;
@@ -150,18 +217,21 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
   const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
   // Our scripts' codes may come wrapped (Redis 6.2: "ERR Error running script ...: RESPIRE_X ...").
-  const ours = /RESPIRE_([A-Z]+) (.*?)(?: script: .*)?$/s.exec(message);
+  const ours = /RESPIRE_([A-Z_]+?) (.*?)(?: script: .*)?$/s.exec(message);
   const code = aclRefusal ? 'NOPERM' : (ours?.[1] ?? /^(?:ERR )?([A-Z]+)/.exec(message)?.[1]);
   const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
+  const options = { cause: error };
   switch (code) {
     case 'WRONGTYPE':
-      return new RespireKeyTypeError(`${operation}: ${text}`, { cause: error });
+      return new RespireKeyTypeError(`${operation}: ${text}`, options);
     case 'NOPERM':
-      return new RespirePermissionError(`${operation}: ${text}`, { cause: error });
+      return new RespirePermissionError(`${operation}: ${text}`, options);
     case 'UNSUPPORTED':
-      return new RespireUnsupportedServerError(`${operation}: ${text}`, { cause: error });
+      return new RespireUnsupportedServerError(`${operation}: ${text}`, options);
+    case 'TOO_MANY_FIELDS':
+      return new RespireTooManyFieldsError(`${operation}: ${text}`, options);
     default:
-      return new RespireServerError(`${operation}: ${message}`, { cause: error });
+      return new RespireServerError(`${operation}: ${message}`, options);
   }
 }
 

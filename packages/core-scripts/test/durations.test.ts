@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, isRespireError, toDurationMs, toIntegerInRange } from '@respire/core-scripts';
+import { MAX_DURATION_MS, isRespireError } from '@respire/core-scripts';
+import { toDurationMs, toIntegerInRange } from '@respire/core-scripts/internal';
 
 describe('durations in milliseconds', () => {
   it('rounds fractions up and accepts the bounds', () => {

@@ -5,7 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { commandTarget, isRespireError, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts';
+import { isRespireError } from '@respire/core-scripts';
+import { commandTarget, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts/internal';
+import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -100,6 +102,15 @@ describe('codegen', () => {
       'includes/y.lua': '--@include x\n',
     });
     expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: cycle, stdio: 'pipe' })).toThrow(/include cycle/);
+  });
+
+  it('wraps each script by the names its header gives KEYS and ARGV, and fails on a line that names none', () => {
+    const named = scratchPackage({ 'a.lua': '--[[ a: test\nKEYS[1]  stream: source stream  (stream)\nARGV[1]  count: page size\nARGV[2..] pairs: id, value, ...\n]]\nreturn 1\n' });
+    execFileSync('node', ['scripts/codegen.mjs'], { cwd: named, stdio: 'pipe' });
+    const calls = execFileSync('cat', [join(named, 'src', 'generated', 'calls.ts')]).toString();
+    expect(calls).toContain('runScript(target, scripts.a, [args.stream], [args.count, ...args.pairs], options)');
+    const unnamed = scratchPackage({ 'a.lua': '--[[ a: test\nKEYS[1]  source stream  (stream)\n]]\nreturn 1\n' });
+    expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: unnamed, stdio: 'pipe' })).toThrow(/names no argument/);
   });
 
   it('inlines each include once', () => {

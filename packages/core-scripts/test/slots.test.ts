@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { assertSameSlot, crc16, hashTagOf, isRespireError, keySlot, queueKeys } from '@respire/core-scripts';
+import { isRespireError } from '@respire/core-scripts';
+import { assertSameSlot, crc16, hashTagOf, keySlot, queueKeys } from '@respire/core-scripts/internal';
 
 describe('Cluster slots computed locally', () => {
   let client: ReturnType<typeof createClient>;

@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
+import { RespireValidationError } from '@respire/core-scripts';
 import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/queue';
 import * as names from './names.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
@@ -31,11 +32,13 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  * - `respire.queue.dead_letters` (counter, {message}): messages a receive moved to the dead-letter stream.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
  *   with the messaging semantic-convention attributes.
+ *
+ * @throws {RespireValidationError} when `telemetryName` does not match `[A-Za-z0-9._-]{1,128}`.
  */
 export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueInstrumentation {
   const telemetryName = options.telemetryName ?? 'default';
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
-    throw new TypeError(`telemetryName must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
+    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
   }
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);

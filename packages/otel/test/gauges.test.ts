@@ -1,6 +1,7 @@
 import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
-import { GroupPoller, createStreamWorkerTelemetry, WORKER_GROUP_LAG, WORKER_GROUP_PENDING, type GroupSample } from '@respire/otel';
+import { createStreamWorkerTelemetry, WORKER_GROUP_LAG, WORKER_GROUP_PENDING, type GroupSample } from '@respire/otel';
+import { GroupPoller } from '../src/group-gauges.js';
 import type { WorkerInfo } from '@respire/worker';
 import { sleep, telemetrySdk } from './support.js';
 

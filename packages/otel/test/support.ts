@@ -40,14 +40,4 @@ export function pointsOf(resourceMetrics: ResourceMetrics, name: string) {
   return out;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 8000): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
+export { eventually, sleep } from '@respire/harness';

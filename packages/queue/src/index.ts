@@ -25,13 +25,17 @@ export type {
 export {
   RespireError,
   RespireValidationError,
+  RespireStateError,
   RespireCrossSlotError,
   RespireKeyTypeError,
   RespirePermissionError,
   RespireUnsupportedServerError,
+  RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
   RespireCodecError,
+  RespireScopeError,
+  RespireCanceledError,
   isRespireError,
 } from '@respire/core-scripts';
 export type { RespireErrorCode, RedisClientLike } from '@respire/core-scripts';

@@ -1,22 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
-  RespireCodecError,
-  RespireServerError,
-  RespireValidationError,
+  MAX_INT32,
   assertKnownOptions,
   commandTarget,
+  isReceipt,
   isWellFormedText,
+  newReceiptToken,
   queueKeys,
-  runScript,
-  scripts,
+  receiptOf,
+  scriptCalls,
   toDurationMs,
   toIntegerInRange,
-  toRespireError,
   type CommandTarget,
   type QueueKeys,
-  type RedisClientLike,
-  type ScriptDefinition,
-} from '@respire/core-scripts';
+} from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
 
@@ -34,7 +31,8 @@ export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
 
 const ENTRY_ID = /^\d+-\d+$/;
-const RECEIPT = /^\d+\.[A-Za-z0-9_-]{16}\.\d{1,4}$/;
+/** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
+const QUEUE_OPTIONS = ['codec', 'deliveryLimit', 'keyPrefix', 'instrumentation', 'commandTimeoutMs'] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
 
 /** Options of a {@link ReliableQueue}. */
 export interface ReliableQueueOptions<T> {
@@ -168,10 +166,10 @@ export class ReliableQueue<T> {
     if (typeof options !== 'object' || options === null) {
       throw new RespireValidationError('options', 'must be an object with at least a codec');
     }
-    assertKnownOptions('options', options, ['codec', 'deliveryLimit', 'keyPrefix', 'instrumentation', 'commandTimeoutMs']);
+    assertKnownOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
     this.#codec = toCodec<T>(options.codec);
-    this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, 2_147_483_647);
+    this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
     this.#instrumentation = options.instrumentation;
@@ -205,16 +203,15 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
       async () => {
+        const operation = 'ReliableQueue.send';
         if (deduplicationId === undefined) {
-          const id = await this.#command(['XADD', this.#keys.stream, '*', 'payload', bytes], 'send');
+          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], { operation });
           return { id: String(id), duplicate: false };
         }
-        const reply = (await runScript(
+        const reply = (await scriptCalls.queueSend(
           this.#target,
-          scripts.queueSend,
-          [this.#keys.stream, this.#keys.deduplicationPrefix + deduplicationId],
-          [bytes, String(windowMs)],
-          { operation: 'ReliableQueue.send' },
+          { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
+          { operation },
         )) as [string, number];
         return { id: String(reply[0]), duplicate: Number(reply[1]) === 1 };
       },
@@ -250,12 +247,19 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation: 'receive', queue: this.name, messageCount: max },
       async () => {
-        const token = randomBytes(12).toString('base64url');
-        const reply = (await runScript(
+        const token = newReceiptToken();
+        const reply = (await scriptCalls.queueReceive(
           this.#target,
-          scripts.queueReceive,
-          [this.#keys.stream, this.#keys.deadlines, this.#keys.deadLetter],
-          [String(timeoutMs), String(max), String(this.deliveryLimit), token, GROUP],
+          {
+            stream: this.#keys.stream,
+            deadlines: this.#keys.deadlines,
+            deadLetter: this.#keys.deadLetter,
+            visibilityTimeoutMs: timeoutMs,
+            max,
+            deliveryLimit: this.deliveryLimit,
+            token,
+            group: GROUP,
+          },
           { binary: true, operation: 'ReliableQueue.receive' },
         )) as unknown[];
         deadLettered = Number(reply[0]);
@@ -285,7 +289,9 @@ export class ReliableQueue<T> {
    * @returns one boolean per message, in order, as {@link ack}.
    */
   async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
-    return this.#settle('ack', messages, scripts.queueAck, [this.#keys.stream, this.#keys.deadlines], [GROUP]);
+    return this.#settle('ack', messages, (receipts, options) =>
+      scriptCalls.queueAck(this.#target, { stream: this.#keys.stream, deadlines: this.#keys.deadlines, group: GROUP, receipts }, options),
+    );
   }
 
   /**
@@ -303,16 +309,16 @@ export class ReliableQueue<T> {
   /** Rejects up to 1,000 deliveries in one round trip and one atomic script; as {@link nack}. */
   async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
     const delay = toDurationMs('delayMs', delayMs, true);
-    return this.#settle('nack', messages, scripts.queueNack, [this.#keys.deadlines], [String(delay)]);
+    return this.#settle('nack', messages, (receipts, options) =>
+      scriptCalls.queueNack(this.#target, { deadlines: this.#keys.deadlines, delayMs: delay, receipts }, options),
+    );
   }
 
   /** Runs the ack or nack script for validated receipts: one round trip, one boolean per message. */
   async #settle(
     operation: 'ack' | 'nack',
     messages: readonly MessageReceipt[],
-    script: ScriptDefinition,
-    keys: string[],
-    head: string[],
+    run: (receipts: readonly string[], options: { operation: string }) => Promise<unknown>,
   ): Promise<boolean[]> {
     const pairs = receiptArgs(messages);
     if (pairs.length === 0) return [];
@@ -320,7 +326,7 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
       async () => {
-        const reply = (await runScript(this.#target, script, keys, [...head, ...pairs], { operation: `ReliableQueue.${operation}` })) as number[];
+        const reply = (await run(pairs, { operation: `ReliableQueue.${operation}` })) as number[];
         return reply.map((flag) => Number(flag) === 1);
       },
       (results) => ({ completed: results.filter(Boolean).length }),
@@ -359,17 +365,9 @@ export class ReliableQueue<T> {
         );
       }
       // As the script stored it: the call's token and the message's position in the batch.
-      messages.push({ id, payload, deliveryCount, receipt: `${deliveryCount}.${token}.${messages.length + 1}` });
+      messages.push({ id, payload, deliveryCount, receipt: receiptOf(deliveryCount, token, messages.length + 1) });
     }
     return messages;
-  }
-
-  async #command(args: (string | Buffer)[], operation: string): Promise<unknown> {
-    try {
-      return await this.#target.send(this.#keys.stream, args);
-    } catch (error) {
-      throw toRespireError(error, `ReliableQueue.${operation}`);
-    }
   }
 }
 
@@ -401,7 +399,7 @@ function receiptArgs(messages: readonly MessageReceipt[]): string[] {
   const args: string[] = [];
   for (const [index, message] of messages.entries()) {
     const { id, receipt } = (message ?? {}) as Partial<MessageReceipt>;
-    if (typeof id !== 'string' || !ENTRY_ID.test(id) || typeof receipt !== 'string' || !RECEIPT.test(receipt)) {
+    if (typeof id !== 'string' || !ENTRY_ID.test(id) || !isReceipt(receipt)) {
       throw new RespireValidationError(
         messages.length === 1 ? 'message' : `messages[${index}]`,
         'must be a message returned by receive (with its id and receipt)',

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queueKeys, scripts } from '@respire/core-scripts';
+import { queueKeys, scripts } from '@respire/core-scripts/internal';
 import { FakeRedisServer, type RedisVersion } from '@respire/testing';
 import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
 

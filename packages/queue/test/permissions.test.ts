@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser, redisAtLeast } from '@respire/harness';
-import { queueKeys } from '@respire/core-scripts';
+import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
 import { snapshot, standalone, uniqueName, type Connection } from './support.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueKeys } from '@respire/core-scripts';
+import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, bytesCodec, isRespireError, jsonCodec, utf8Codec, type ReceivedMessage } from '@respire/queue';
 import { sleep, targets, uniqueName, type Connection } from './support.js';
 

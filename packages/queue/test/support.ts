@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   contractTargets,
   standalone as harnessStandalone,
@@ -7,6 +6,7 @@ import {
 } from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
+import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 export type Connection = HarnessConnection<RedisClientLike>;
 export type Target = HarnessTarget<RedisClientLike>;
@@ -20,12 +20,7 @@ export const standalone = (url: string): Promise<Connection> => harnessStandalon
  */
 export const targets: Target[] = contractTargets<RedisClientLike>(() => FakeRedisServer.start({ version: '7.0' }));
 
-/** A queue name no other test uses. */
-export function uniqueName(label = 'q'): string {
-  return `${label}-${randomBytes(6).toString('hex')}`;
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep, uniqueName } from '@respire/harness';
 
 /** Everything stored for a queue, to prove that a refused call changed nothing. */
 export async function snapshot(conn: Connection, keys: { stream: string; deadlines: string; deadLetter: string }): Promise<string> {

@@ -1,12 +1,12 @@
 /**
  * The Lua side alone: queue-receive in the fake's LuaRuntime with an engine stub that answers
  * every redis.call with a canned reply (no data structures, no sockets). Its rate is the ceiling
- * fengari leaves for the whole server. Run like receive-rate.ts: `cd tooling/bench && npx tsx
+ * fengari leaves for the whole server. Run like tooling/bench/src/profile-fake.ts: `cd tooling/bench && npx tsx
  * --conditions=@respire/source ../../packages/testing/bench/lua-floor.ts [runs]`.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { scripts } from '@respire/core-scripts';
+import { scripts } from '@respire/core-scripts/internal';
 import type { ClientState, Engine } from '../src/engine.js';
 import { LuaRuntime } from '../src/lua/runtime.js';
 import { StatusReply, type Reply } from '../src/reply.js';

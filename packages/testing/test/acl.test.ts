@@ -1,5 +1,5 @@
 import { createAclUser } from '@respire/harness';
-import { commandTarget, runScript, scripts } from '@respire/core-scripts';
+import { commandTarget, runScript, scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { attempt, withServer } from './helpers.js';
 

@@ -85,7 +85,7 @@ describe('virtual clock', () => {
   });
 
   it('a visibility timeout elapses on the virtual clock for the queue scripts', async () => {
-    const { commandTarget, runScript, scripts } = await import('@respire/core-scripts');
+    const { commandTarget, runScript, scripts } = await import('@respire/core-scripts/internal');
     await withServer({ clock: { mode: 'virtual', startMs: START } }, async (server, open) => {
       const client = await open();
       const target = commandTarget(client);

@@ -1,4 +1,4 @@
-import { scripts, commandTarget, runScript } from '@respire/core-scripts';
+import { scripts, commandTarget, runScript } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { attempt, withServer } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { RESP_TYPES } from 'redis';
-import { scripts } from '@respire/core-scripts';
+import { scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { floatLiterals } from '../src/lua/rewrite.js';
 import { attempt, withServer } from './helpers.js';

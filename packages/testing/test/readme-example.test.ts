@@ -1,5 +1,5 @@
 // The example of README.md, kept runnable.
-import { commandTarget, queueKeys, runScript, scripts } from '@respire/core-scripts';
+import { commandTarget, queueKeys, runScript, scripts } from '@respire/core-scripts/internal';
 import { FakeRedisServer } from '../src/index.js';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';

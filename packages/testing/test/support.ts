@@ -3,6 +3,7 @@ import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import { inject } from 'vitest';
 import type { RedisVersion } from '../src/index.js';
+import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 /** A raw-command client: node-redis v6 (RESP3) or v5 (RESP2). */
 export interface RawClient {
@@ -53,7 +54,7 @@ export function uniquePrefix(label: string): string {
   return `t:${label}:${randomBytes(4).toString('hex')}`;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep } from '@respire/harness';
 
 /**
  * Replaces generated stream IDs (`<13 digits>-<n>`) and ms timestamps by stable placeholders in

@@ -1,4 +1,4 @@
-import { commandTarget, runScript, scripts } from '@respire/core-scripts';
+import { commandTarget, runScript, scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { REDIS_VERSIONS, type FakeRedisServerOptions } from '../src/index.js';
 import { attempt, withServer } from './helpers.js';

@@ -1,7 +1,8 @@
-import { RespireValidationError, toDurationMs } from '@respire/core-scripts';
+import { RespireStateError, RespireValidationError } from '@respire/core-scripts';
+import { toDurationMs } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
 import { consoleLogger, exceptionType, safeLog, type StreamWorkerLogger } from './logger.js';
-import type { StreamWorkerOptions } from './options.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type StreamWorkerOptions } from './options.js';
 import { StreamWorker } from './worker.js';
 
 /** What a {@link StreamWorkerHost} does when one worker faults. */
@@ -12,7 +13,8 @@ export interface StreamWorkerHostOptions {
   /**
    * Drain time for in-flight handlers on stop, in ms (1..2^31-1); then their signals abort.
    * Set it to cover normal handler duration (seed 002 "Shutdown"). It caps the workers' own
-   * `shutdownTimeoutMs`: each worker drains for the shorter of the two. @defaultValue 30000
+   * `shutdownTimeoutMs`: each worker drains for the shorter of the two.
+   * @defaultValue {@link DEFAULT_SHUTDOWN_TIMEOUT_MS} (30000)
    */
   shutdownTimeoutMs?: number;
   /**
@@ -60,7 +62,7 @@ export class StreamWorkerHost {
 
   /** @throws {RespireValidationError} for an invalid option. */
   constructor(options: StreamWorkerHostOptions = {}) {
-    this.#shutdownTimeoutMs = options.shutdownTimeoutMs === undefined ? 30_000 : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
+    this.#shutdownTimeoutMs = options.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
     const policy = options.faultPolicy ?? 'stop-all';
     if (policy !== 'stop-all' && policy !== 'ignore') {
       throw new RespireValidationError('faultPolicy', `must be 'stop-all' or 'ignore', got '${String(policy)}'`);
@@ -73,9 +75,10 @@ export class StreamWorkerHost {
   /**
    * Creates a worker and registers it with the host.
    * @throws {RespireValidationError} for invalid options, or `telemetryName` already used by another worker of this host.
+   * @throws {RespireStateError} when the host has already started.
    */
   add<T = StreamEntry>(options: StreamWorkerOptions<T>): StreamWorker<T> {
-    if (this.#started) throw new Error('StreamWorkerHost.add: the host has already started');
+    if (this.#started) throw new RespireStateError('StreamWorkerHost.add: the host has already started');
     const worker = new StreamWorker<T>(options);
     if (this.#names.has(worker.telemetryName)) {
       throw new RespireValidationError('telemetryName', `'${worker.telemetryName}' is already used by another worker of this host`);
@@ -98,9 +101,11 @@ export class StreamWorkerHost {
   /**
    * Starts every worker (all or none: when one fails to start, the started ones are stopped and the
    * error is thrown) and installs the signal handlers.
+   * @throws {RespireStateError} when the host has already started.
+   * @throws {RespireError} what the failing worker's `start()` threw.
    */
   async start(): Promise<void> {
-    if (this.#started) throw new Error('StreamWorkerHost.start: already started');
+    if (this.#started) throw new RespireStateError('StreamWorkerHost.start: already started');
     this.#started = true;
     this.#done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;

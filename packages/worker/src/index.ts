@@ -2,7 +2,24 @@ export { StreamWorker } from './worker.js';
 export type { StreamWorkerState } from './worker.js';
 export { StreamWorkerHost } from './host.js';
 export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy } from './host.js';
-export { StreamWorkerResult, MAX_DEAD_LETTER_FIELD_PAIRS } from './options.js';
+export {
+  StreamWorkerResult,
+  MAX_DEAD_LETTER_FIELD_PAIRS,
+  DEFAULT_CONSUMER_COUNT,
+  DEFAULT_BATCH_SIZE,
+  MAX_CONSUMER_COUNT,
+  MAX_BATCH_SIZE,
+  DEFAULT_READ_WAIT_MS,
+  DEFAULT_MINIMUM_IDLE_TIME_MS,
+  DEFAULT_RECOVERY_POLL_INTERVAL_MS,
+  DEFAULT_GROUP_START,
+  DEFAULT_TELEMETRY_NAME,
+  DEFAULT_METRICS_POLL_INTERVAL_MS,
+  DEFAULT_METRICS_POLL_TIMEOUT_MS,
+  DEFAULT_TRACE_PARENT_FIELD,
+  DEFAULT_TRACE_STATE_FIELD,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+} from './options.js';
 export type {
   StreamHandler,
   StreamHandlerResult,
@@ -21,5 +38,22 @@ export type {
   DeadLetterReason,
   WorkerInfo,
 } from './instrumentation.js';
-export { StreamProducer } from './producer.js';
+export { StreamProducer, DEFAULT_PRODUCER_RETRIES, MAX_PRODUCER_RETRIES } from './producer.js';
 export type { StreamProducerOptions, StreamFields } from './producer.js';
+export {
+  RespireError,
+  RespireValidationError,
+  RespireStateError,
+  RespireCrossSlotError,
+  RespireKeyTypeError,
+  RespirePermissionError,
+  RespireUnsupportedServerError,
+  RespireTooManyFieldsError,
+  RespireServerError,
+  RespireTransportError,
+  RespireCodecError,
+  RespireScopeError,
+  RespireCanceledError,
+  isRespireError,
+} from '@respire/core-scripts';
+export type { RespireErrorCode, RedisClientLike } from '@respire/core-scripts';

@@ -1,5 +1,6 @@
+import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
-  RespireValidationError,
+  MAX_INT32,
   assertKnownOptions,
   assertSameSlot,
   commandTarget,
@@ -7,8 +8,7 @@ import {
   toIntegerInRange,
   toKeyPrefix,
   type CommandTarget,
-  type RedisClientLike,
-} from '@respire/core-scripts';
+} from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
 import type { StreamWorkerInstrumentation } from './instrumentation.js';
 import { consoleLogger, type StreamWorkerLogger } from './logger.js';
@@ -54,6 +54,33 @@ export interface StreamWorkerScope<T> {
   dispose?(): void | PromiseLike<void>;
 }
 
+/** Default `consumerCount` (seed 002: 1). */
+export const DEFAULT_CONSUMER_COUNT = 1;
+/** Default `batchSize` (seed 002: 1). */
+export const DEFAULT_BATCH_SIZE = 1;
+/** Most readers, and most entries per read. */
+export const MAX_CONSUMER_COUNT = 1000;
+export const MAX_BATCH_SIZE = 1000;
+/** Default `readWaitMs`: 5 s (seed 002 `ReadWait`). */
+export const DEFAULT_READ_WAIT_MS = 5000;
+/** Default `minimumIdleTimeMs`: 1 min (seed 002 `MinimumIdleTime`). */
+export const DEFAULT_MINIMUM_IDLE_TIME_MS = 60_000;
+/** Default `recoveryPollIntervalMs`: 5 s (seed 002 `RecoveryPollInterval`). */
+export const DEFAULT_RECOVERY_POLL_INTERVAL_MS = 5000;
+/** Default `groupStart`: the beginning (seed 002 `RespireStreamId.Beginning`). */
+export const DEFAULT_GROUP_START = '0';
+/** Default `telemetryName` (seed 002). */
+export const DEFAULT_TELEMETRY_NAME = 'default';
+/** Default `metricsPollIntervalMs`: 30 s (seed 002 `MetricsPollInterval`). */
+export const DEFAULT_METRICS_POLL_INTERVAL_MS = 30_000;
+/** Default `metricsPollTimeoutMs`: 5 s (seed 002 `MetricsPollTimeout`). */
+export const DEFAULT_METRICS_POLL_TIMEOUT_MS = 5000;
+/** Default `traceParentField` and `traceStateField` (seed 002). */
+export const DEFAULT_TRACE_PARENT_FIELD = 'traceparent';
+export const DEFAULT_TRACE_STATE_FIELD = 'tracestate';
+/** Default drain time of `stop()` (the worker's `shutdownTimeoutMs` and the host's): 30 s. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
 /** Options shared by every form of {@link StreamWorkerOptions}. */
 export interface StreamWorkerBaseOptions {
   /** The caller's node-redis v5/v6 client (`createClient` or `createCluster`), connected. Never closed by the worker. */
@@ -71,22 +98,23 @@ export interface StreamWorkerBaseOptions {
    * @defaultValue a random base at every `start()`
    */
   consumerName?: string;
-  /** Readers, and therefore the maximum number of concurrent handlers (1..1000). @defaultValue 1 */
+  /** Readers, and therefore the maximum number of concurrent handlers (1..1000). @defaultValue {@link DEFAULT_CONSUMER_COUNT} (1) */
   consumerCount?: number;
-  /** Entries fetched per read (1..1000), handled sequentially by that reader. Counts entries, not bytes. @defaultValue 1 */
+  /** Entries fetched per read (1..1000), handled sequentially by that reader. Counts entries, not bytes. @defaultValue {@link DEFAULT_BATCH_SIZE} (1) */
   batchSize?: number;
-  /** BLOCK time of each read in ms (1..2^31-1). @defaultValue 5000 */
+  /** BLOCK time of each read in ms (1..2^31-1). @defaultValue {@link DEFAULT_READ_WAIT_MS} (5000) */
   readWaitMs?: number;
   /**
    * Visibility timeout in ms (1..2^31-1) before an idle pending entry is recovered. Set it above
-   * `batchSize` × worst-case handler duration plus acknowledgement time. @defaultValue 60000
+   * `batchSize` × worst-case handler duration plus acknowledgement time.
+   * @defaultValue {@link DEFAULT_MINIMUM_IDLE_TIME_MS} (60000)
    */
   minimumIdleTimeMs?: number;
-  /** How often each reader runs one recovery page, in ms (1..2^31-1). @defaultValue 5000 */
+  /** How often each reader runs one recovery page, in ms (1..2^31-1). @defaultValue {@link DEFAULT_RECOVERY_POLL_INTERVAL_MS} (5000) */
   recoveryPollIntervalMs?: number;
   /** Create the stream and group at startup (XGROUP CREATE ... MKSTREAM), keeping an existing group. @defaultValue true */
   createGroup?: boolean;
-  /** Position of a newly created group: `'0'` (beginning), `'$'` (new entries only) or an entry ID. @defaultValue `'0'` */
+  /** Position of a newly created group: `'0'` (beginning), `'$'` (new entries only) or an entry ID. @defaultValue {@link DEFAULT_GROUP_START} (`'0'`) */
   groupStart?: string;
   /** Acknowledge with XACKDEL ACKED on Redis 8.2+ (older servers XACK and keep the body). @defaultValue false */
   deleteAcknowledgedEntries?: boolean;
@@ -98,17 +126,17 @@ export interface StreamWorkerBaseOptions {
   deadLetterStream?: string | null;
   /** Maximum delivery attempts (1..2^31-1) before dead-lettering; requires `deadLetterStream`. @defaultValue none */
   deliveryLimit?: number | null;
-  /** Metric and span dimension, `[A-Za-z0-9._-]{1,128}`, unique per {@link StreamWorkerHost}. @defaultValue `'default'` */
+  /** Metric and span dimension, `[A-Za-z0-9._-]{1,128}`, unique per `StreamWorkerHost`. @defaultValue {@link DEFAULT_TELEMETRY_NAME} (`'default'`) */
   telemetryName?: string;
-  /** Lag and pending gauge refresh interval in ms (1..2^31-1). @defaultValue 30000 */
+  /** Lag and pending gauge refresh interval in ms (1..2^31-1). @defaultValue {@link DEFAULT_METRICS_POLL_INTERVAL_MS} (30000) */
   metricsPollIntervalMs?: number;
-  /** Timeout of each gauge query in ms (1..2^31-1). @defaultValue 5000 */
+  /** Timeout of each gauge query in ms (1..2^31-1). @defaultValue {@link DEFAULT_METRICS_POLL_TIMEOUT_MS} (5000) */
   metricsPollTimeoutMs?: number;
-  /** Stream field holding the W3C traceparent; `null` disables extraction. @defaultValue `'traceparent'` */
+  /** Stream field holding the W3C traceparent; `null` disables extraction. @defaultValue {@link DEFAULT_TRACE_PARENT_FIELD} (`'traceparent'`) */
   traceParentField?: string | null;
-  /** Stream field holding the W3C tracestate; `null` ignores it. Must differ from `traceParentField`. @defaultValue `'tracestate'` */
+  /** Stream field holding the W3C tracestate; `null` ignores it. Must differ from `traceParentField`. @defaultValue {@link DEFAULT_TRACE_STATE_FIELD} (`'tracestate'`) */
   traceStateField?: string | null;
-  /** How long `stop()` lets in-flight handlers drain before aborting them, in ms (1..2^31-1). @defaultValue 30000 */
+  /** How long `stop()` lets in-flight handlers drain before aborting them, in ms (1..2^31-1). @defaultValue {@link DEFAULT_SHUTDOWN_TIMEOUT_MS} (30000) */
   shutdownTimeoutMs?: number;
   /** Where warnings and faults are logged (exception types only). @defaultValue warnings and errors to the console */
   logger?: StreamWorkerLogger;
@@ -131,19 +159,30 @@ export type StreamWorkerOptions<T = StreamEntry> = StreamWorkerBaseOptions &
   StreamWorkerHandlerOptions<T> &
   ([T] extends [StreamEntry] ? { deserialize?: (entry: StreamEntry) => T } : { deserialize: (entry: StreamEntry) => T });
 
-/** Every option name a worker accepts; anything else is a typo and fails at construction. */
+/** The name of every option a worker accepts. */
+type OptionName = keyof StreamWorkerBaseOptions | 'handler' | 'createScope' | 'deserialize';
+
+/**
+ * Every option name a worker accepts; anything else is a typo and fails at construction. Checked
+ * against the option types both ways: a name missing here or there fails the build.
+ */
 const KNOWN_OPTIONS = [
   'client', 'stream', 'group', 'keyPrefix', 'consumerName', 'consumerCount', 'batchSize', 'readWaitMs',
   'minimumIdleTimeMs', 'recoveryPollIntervalMs', 'createGroup', 'groupStart', 'deleteAcknowledgedEntries',
   'deadLetterStream', 'deliveryLimit', 'telemetryName', 'metricsPollIntervalMs', 'metricsPollTimeoutMs',
   'traceParentField', 'traceStateField', 'shutdownTimeoutMs', 'logger', 'instrumentation',
   'handler', 'createScope', 'deserialize',
-] as const;
+] as const satisfies readonly OptionName[];
+type Unlisted = Exclude<OptionName, (typeof KNOWN_OPTIONS)[number]>;
+const everyOptionListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyOptionListed;
 
-/** @internal Validated options with defaults applied. */
-export interface ResolvedOptions {
+/** @internal Validated options with defaults applied: one field per option, plus what follows from them. */
+export interface ResolvedOptions extends Readonly<Record<OptionName, unknown>> {
   readonly target: CommandTarget;
   readonly client: RedisClientLike;
+  /** The key prefix, `''` for none. */
+  readonly keyPrefix: string;
   readonly stream: string;
   /** The stream as the caller named it, without the key prefix (for telemetry). */
   readonly logicalStream: string;
@@ -210,19 +249,23 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   };
   assertKnownOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
+  // Each reader blocks on a duplicate of the caller's client (DESIGN.md decision 6).
+  if (typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
+    throw new RespireValidationError('client', 'must support duplicate() (each reader blocks on a duplicate of your client)');
+  }
   const prefix = toKeyPrefix(o.keyPrefix);
   const logicalStream = nonblank('stream', o.stream);
   const stream = prefix + logicalStream;
   const group = nonblank('group', o.group);
   const consumerName = o.consumerName === undefined ? undefined : nonblank('consumerName', o.consumerName);
-  const consumerCount = o.consumerCount === undefined ? 1 : toIntegerInRange('consumerCount', o.consumerCount, 1, 1000);
-  const batchSize = o.batchSize === undefined ? 1 : toIntegerInRange('batchSize', o.batchSize, 1, 1000);
-  const readWaitMs = o.readWaitMs === undefined ? 5000 : toDurationMs('readWaitMs', o.readWaitMs);
-  const minimumIdleTimeMs = o.minimumIdleTimeMs === undefined ? 60_000 : toDurationMs('minimumIdleTimeMs', o.minimumIdleTimeMs);
+  const consumerCount = o.consumerCount === undefined ? DEFAULT_CONSUMER_COUNT : toIntegerInRange('consumerCount', o.consumerCount, 1, MAX_CONSUMER_COUNT);
+  const batchSize = o.batchSize === undefined ? DEFAULT_BATCH_SIZE : toIntegerInRange('batchSize', o.batchSize, 1, MAX_BATCH_SIZE);
+  const readWaitMs = o.readWaitMs === undefined ? DEFAULT_READ_WAIT_MS : toDurationMs('readWaitMs', o.readWaitMs);
+  const minimumIdleTimeMs = o.minimumIdleTimeMs === undefined ? DEFAULT_MINIMUM_IDLE_TIME_MS : toDurationMs('minimumIdleTimeMs', o.minimumIdleTimeMs);
   const recoveryPollIntervalMs =
-    o.recoveryPollIntervalMs === undefined ? 5000 : toDurationMs('recoveryPollIntervalMs', o.recoveryPollIntervalMs);
+    o.recoveryPollIntervalMs === undefined ? DEFAULT_RECOVERY_POLL_INTERVAL_MS : toDurationMs('recoveryPollIntervalMs', o.recoveryPollIntervalMs);
   const createGroup = bool('createGroup', o.createGroup, true);
-  const groupStart = o.groupStart === undefined ? '0' : nonblank('groupStart', o.groupStart);
+  const groupStart = o.groupStart === undefined ? DEFAULT_GROUP_START : nonblank('groupStart', o.groupStart);
   if (!STREAM_ID.test(groupStart) || !fitsIn64Bits(groupStart)) {
     throw new RespireValidationError('groupStart', `must be '0', '$' or an entry ID like '1700000000000-0', got '${groupStart}'`);
   }
@@ -231,7 +274,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     o.deadLetterStream === undefined || o.deadLetterStream === null ? undefined : prefix + nonblank('deadLetterStream', o.deadLetterStream);
   let deliveryLimit: number | undefined;
   if (o.deliveryLimit !== undefined && o.deliveryLimit !== null) {
-    deliveryLimit = toIntegerInRange('deliveryLimit', o.deliveryLimit, 1, 2_147_483_647);
+    deliveryLimit = toIntegerInRange('deliveryLimit', o.deliveryLimit, 1, MAX_INT32);
     if (deadLetterStream === undefined) throw new RespireValidationError('deliveryLimit', 'requires deadLetterStream');
   }
   if (deadLetterStream !== undefined) {
@@ -240,20 +283,20 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
       throw new RespireValidationError('group', 'must be at most 256 bytes when deadLetterStream is set (it is written into _respire.group)');
     }
   }
-  const telemetryName = o.telemetryName === undefined ? 'default' : o.telemetryName;
+  const telemetryName = o.telemetryName === undefined ? DEFAULT_TELEMETRY_NAME : o.telemetryName;
   if (typeof telemetryName !== 'string' || !TELEMETRY_NAME.test(telemetryName)) {
     throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${String(telemetryName)}'`);
   }
   const metricsPollIntervalMs =
-    o.metricsPollIntervalMs === undefined ? 30_000 : toDurationMs('metricsPollIntervalMs', o.metricsPollIntervalMs);
+    o.metricsPollIntervalMs === undefined ? DEFAULT_METRICS_POLL_INTERVAL_MS : toDurationMs('metricsPollIntervalMs', o.metricsPollIntervalMs);
   const metricsPollTimeoutMs =
-    o.metricsPollTimeoutMs === undefined ? 5000 : toDurationMs('metricsPollTimeoutMs', o.metricsPollTimeoutMs);
-  const traceParentField = optionalField('traceParentField', o.traceParentField, 'traceparent');
-  const traceStateField = optionalField('traceStateField', o.traceStateField, 'tracestate');
+    o.metricsPollTimeoutMs === undefined ? DEFAULT_METRICS_POLL_TIMEOUT_MS : toDurationMs('metricsPollTimeoutMs', o.metricsPollTimeoutMs);
+  const traceParentField = optionalField('traceParentField', o.traceParentField, DEFAULT_TRACE_PARENT_FIELD);
+  const traceStateField = optionalField('traceStateField', o.traceStateField, DEFAULT_TRACE_STATE_FIELD);
   if (traceParentField !== undefined && traceParentField === traceStateField) {
     throw new RespireValidationError('traceStateField', `must differ from traceParentField ('${traceParentField}')`);
   }
-  const shutdownTimeoutMs = o.shutdownTimeoutMs === undefined ? 30_000 : toDurationMs('shutdownTimeoutMs', o.shutdownTimeoutMs);
+  const shutdownTimeoutMs = o.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', o.shutdownTimeoutMs);
   const logger = o.logger ?? consoleLogger;
   if (typeof logger !== 'object' || typeof logger.warn !== 'function' || typeof logger.error !== 'function') {
     throw new RespireValidationError('logger', 'must have warn and error methods');
@@ -272,6 +315,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   return {
     target,
     client: o.client,
+    keyPrefix: prefix,
     stream,
     logicalStream,
     group,

@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import {
-  RespireCodecError,
-  RespireValidationError,
-  commandTarget,
-  isRespireError,
-  runScript,
-  scripts,
-  toIntegerInRange,
-  toKeyPrefix,
-  type CommandTarget,
-  type RedisClientLike,
-} from '@respire/core-scripts';
+import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import { commandTarget, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
+import { exceptionType } from './logger.js';
 
 /** Stream fields: an object (insertion order) or a list of pairs (duplicates allowed). */
 export type StreamFields = Readonly<Record<string, string | Buffer>> | readonly (readonly [string | Buffer, string | Buffer])[];
+
+/** Default `maxRetries` of a {@link StreamProducer}. */
+export const DEFAULT_PRODUCER_RETRIES = 2;
+/** Most `maxRetries` of a {@link StreamProducer}. */
+export const MAX_PRODUCER_RETRIES = 10;
 
 /** Options of {@link StreamProducer}. */
 export interface StreamProducerOptions<T> {
@@ -27,7 +23,7 @@ export interface StreamProducerOptions<T> {
   serialize: (value: T) => StreamFields;
   /** Stable producer identity for IDMP (Redis 8.6+). @defaultValue a random ID per producer object */
   producerId?: string;
-  /** Retries of an append whose outcome is unknown (transport failure), 0..10; only where IDMP makes them safe. @defaultValue 2 */
+  /** Retries of an append whose outcome is unknown (transport failure), 0..10; only where IDMP makes them safe. @defaultValue {@link DEFAULT_PRODUCER_RETRIES} (2) */
   maxRetries?: number;
 }
 
@@ -66,7 +62,7 @@ export class StreamProducer<T> {
       throw new RespireValidationError('producerId', 'must be a nonempty string');
     }
     this.#producerId = options.producerId ?? `respire-${randomBytes(8).toString('hex')}`;
-    this.#maxRetries = options.maxRetries === undefined ? 2 : toIntegerInRange('maxRetries', options.maxRetries, 0, 10);
+    this.#maxRetries = options.maxRetries === undefined ? DEFAULT_PRODUCER_RETRIES : toIntegerInRange('maxRetries', options.maxRetries, 0, MAX_PRODUCER_RETRIES);
   }
 
   /**
@@ -80,16 +76,18 @@ export class StreamProducer<T> {
     try {
       fields = this.#serialize(value);
     } catch (error) {
-      throw new RespireCodecError(`StreamProducer.add: serialize failed (${error instanceof Error ? error.constructor.name : typeof error})`, { cause: error });
+      throw new RespireCodecError(`StreamProducer.add: serialize failed (${exceptionType(error)})`, { cause: error });
     }
     const pairs = flatten(fields);
     const iid = options.idempotencyId ?? randomBytes(12).toString('hex');
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
       try {
-        const reply = (await runScript(this.#target, scripts.workerAppend, [this.#stream], [this.#producerId, iid, attempt === 0 ? '0' : '1', ...pairs], {
-          operation: 'StreamProducer.add',
-        })) as unknown[];
+        const reply = (await scriptCalls.workerAppend(
+          this.#target,
+          { stream: this.#stream, producerId: this.#producerId, idempotencyId: iid, retry: attempt > 0, fields: pairs },
+          { operation: 'StreamProducer.add' },
+        )) as unknown[];
         return String(reply[0]);
       } catch (error) {
         if (attempt > 0 && isRespireError(error, 'UNSUPPORTED_SERVER')) throw lastError;

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, type AclUser } from '@respire/harness';
 import { inject } from 'vitest';
-import { StreamWorker, type StreamEntry } from '../src/index.js';
-import { add, atLeast, eventually, pendingCount, range, recordingLogger, standalone, uniqueKeys, type Connection, type TestOptions } from './support.js';
+import type { StreamWorker, StreamEntry } from '../src/index.js';
+import { add, atLeast, eventually, pendingCount, range, standalone, uniqueKeys, workerFixture, type Connection, type TestOptions } from './support.js';
 
 /**
  * Seed 002 "Server requirements": capability decisions per operation with the seed's fallbacks.
@@ -10,16 +10,13 @@ import { add, atLeast, eventually, pendingCount, range, recordingLogger, standal
  * suite also passes on Redis 8.6, where XACKDEL, XREADGROUP CLAIM and IDMP are native).
  */
 let admin: Connection;
-const running: StreamWorker<unknown>[] = [];
 const opened: Connection[] = [];
 beforeAll(async () => void (admin = await standalone(inject('redisUrl'))));
 afterAll(async () => {
   await Promise.allSettled(opened.map((c) => c.close()));
   await admin.close();
 });
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
-});
+const workerOn = workerFixture(() => admin);
 
 async function as(rules: string[]): Promise<{ user: AclUser; conn: Connection }> {
   const user = await createAclUser([inject('redisUrl')], `cap-${Math.random().toString(36).slice(2)}`, rules);
@@ -29,9 +26,7 @@ async function as(rules: string[]): Promise<{ user: AclUser; conn: Connection }>
 }
 
 function worker<T = StreamEntry>(conn: Connection, options: TestOptions<T>): StreamWorker<T> {
-  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as never);
-  running.push(w as StreamWorker<unknown>);
-  return w;
+  return workerOn<T>({ client: conn.client, ...options });
 }
 
 describe('capabilities', () => {

@@ -1,10 +1,11 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
-import { scripts, type RedisClientLike } from '@respire/core-scripts';
-import { StreamWorker, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, atLeast, type Connection, type TestOptions } from './support.js';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { scripts } from '@respire/core-scripts/internal';
+import type { StreamEntry } from '../src/index.js';
+import { add, atLeast, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
 
 /**
  * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
@@ -12,7 +13,6 @@ import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, 
  */
 let server: RedisServerHandle;
 let conn: Connection;
-const running: StreamWorker<unknown>[] = [];
 
 beforeAll(async () => {
   server = await startRedisServer();
@@ -22,15 +22,7 @@ afterAll(async () => {
   await conn.close();
   await server.close();
 });
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
-});
-
-function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
-  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as StreamWorkerOptions<T>);
-  running.push(w as StreamWorker<unknown>);
-  return w;
-}
+const worker = workerFixture(() => conn);
 
 async function readerClientIds(): Promise<string[]> {
   const list = String(await conn.raw('x', ['CLIENT', 'LIST']));
@@ -209,7 +201,7 @@ describe('failure kinds (private standalone server)', () => {
     let calls = 0;
     const w = worker({ stream, group: 'g', deadLetterStream: dead, handler: () => (calls++, 'ack') });
     await w.start();
-    await expect(w.done).rejects.toMatchObject({ name: 'RespireValidationError', message: expect.stringMatching(/1025 field\/value pairs/) });
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireTooManyFieldsError', message: expect.stringMatching(/1025 field\/value pairs/) });
     expect(calls).toBe(0);
     expect(await pendingCount(conn, stream, 'g')).toBe(1);
     // Without a dead-letter stream there is no limit; 1,024 pairs are fine with one.

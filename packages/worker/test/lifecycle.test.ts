@@ -1,21 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StreamWorker, StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type StreamEntry, type WorkerInfo } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type WorkerInfo } from '../src/index.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
 
 /** Shutdown, scopes, the host and the instrumentation seam (node-redis 6, standalone harness server). */
 let conn: Connection;
-const running: StreamWorker<unknown>[] = [];
 beforeAll(async () => void (conn = await targets[0]!.connect()));
 afterAll(async () => conn.close());
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
-});
-
-function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
-  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as never);
-  running.push(w as StreamWorker<unknown>);
-  return w;
-}
+const worker = workerFixture(() => conn);
 
 describe('shutdown (seed 002 "Shutdown")', () => {
   it('readers stop at once, in-flight handlers drain and are acknowledged, undispatched entries stay pending', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scripts, type RedisClientLike } from '@respire/core-scripts';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { scripts } from '@respire/core-scripts/internal';
 import { StreamProducer } from '../src/index.js';
 import { atLeast, range, targets, uniqueKeys, type Connection } from './support.js';
 

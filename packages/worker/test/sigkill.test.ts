@@ -30,8 +30,10 @@ function transpileTree(from: string, to: string): void {
     let code = ts.transpileModule(readFileSync(path, 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
     }).outputText;
-    const core = relative(to, join(out, 'core-scripts', 'index.js')).replaceAll('\\', '/');
-    code = code.replaceAll("'@respire/core-scripts'", `'${core.startsWith('.') ? core : `./${core}`}'`);
+    code = code.replace(/'@respire\/core-scripts(?:\/(\w+))?'/g, (_, entry: string | undefined) => {
+      const core = relative(to, join(out, 'core-scripts', `${entry ?? 'index'}.js`)).replaceAll('\\', '/');
+      return `'${core.startsWith('.') ? core : `./${core}`}'`;
+    });
     mkdirSync(to, { recursive: true });
     writeFileSync(join(to, name.replace(/\.ts$/, '.js')), code);
   }

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import {
   contractTargets,
+  stopAfterEach,
   standalone as harnessStandalone,
   type Connection as HarnessConnection,
   type Target as HarnessTarget,
 } from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
-import type { StreamEntry, StreamWorkerBaseOptions, StreamWorkerHandlerOptions, StreamWorkerLogger } from '../src/index.js';
+import { StreamWorker, type StreamEntry, type StreamWorkerBaseOptions, type StreamWorkerHandlerOptions, type StreamWorkerLogger } from '../src/index.js';
 import type {} from '@respire/harness/global-setup';
 
 export type Connection = HarnessConnection<RedisClientLike>;
@@ -22,24 +22,7 @@ export const standalone = (url: string): Promise<Connection> => harnessStandalon
  */
 export const targets: Target[] = contractTargets<RedisClientLike>(() => FakeRedisServer.start({ version: '7.0' }));
 
-/** Keys no other test uses, sharing one hash tag: `{tag}:events` and `{tag}:dead`. */
-export function uniqueKeys(label = 's'): { stream: string; dead: string; tag: string } {
-  const tag = `${label}-${randomBytes(6).toString('hex')}`;
-  return { tag, stream: `{${tag}}:events`, dead: `{${tag}}:dead` };
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 8000, stepMs = 25): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(stepMs);
-  }
-}
+export { eventually, sleep, uniqueKeys } from '@respire/harness';
 
 /** A logger that records every call. */
 export function recordingLogger(): StreamWorkerLogger & { entries: { level: string; message: string; context?: Readonly<Record<string, unknown>> }[] } {
@@ -86,4 +69,15 @@ export async function serverVersion(conn: Connection, key = 'x'): Promise<[numbe
 export async function atLeast(conn: Connection, major: number, minor: number): Promise<boolean> {
   const [a, b] = await serverVersion(conn);
   return a > major || (a === major && b >= minor);
+}
+
+/**
+ * The suite's worker factory: `worker(options)` builds a StreamWorker on `connection()`'s client
+ * with test defaults (readWaitMs 200, a recording logger; `options` override them) and stops it
+ * after each test. Call it at a test file's or `describe`'s top level.
+ */
+export function workerFixture(connection: () => Connection, stopTimeoutMs = 1000): <T = StreamEntry>(options: TestOptions<T>) => StreamWorker<T> {
+  const track = stopAfterEach<StreamWorker<unknown>>(stopTimeoutMs);
+  return <T = StreamEntry>(options: TestOptions<T>) =>
+    track(new StreamWorker<T>({ client: connection().client, readWaitMs: 200, logger: recordingLogger(), ...options } as never) as StreamWorker<unknown>) as StreamWorker<T>;
 }

@@ -1,32 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StreamWorker, StreamWorkerResult, type StreamEntry, type StreamWorkerOptions } from '../src/index.js';
-import {
-  add,
-  eventually,
-  pendingCount,
-  pendingEntries,
-  range,
-  recordingLogger,
-  sleep,
-  targets,
-  uniqueKeys,
-  type Connection,
-  type TestOptions,
-} from './support.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamWorker, StreamWorkerResult, type StreamEntry } from '../src/index.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, workerFixture, type Connection, type TestOptions } from './support.js';
 
 /** Seed 002 main paths, on node-redis 6 (RESP3), node-redis 5 (RESP2) and a 3-master Cluster. */
 describe.each(targets)('StreamWorker on $name', (target) => {
   let conn: Connection;
-  const running: StreamWorker<unknown>[] = [];
   beforeAll(async () => void (conn = await target.connect()));
   afterAll(async () => conn.close());
-  afterEach(async () => {
-    await Promise.allSettled(running.splice(0).map((w) => w.stop(2000)));
-  });
+  const create = workerFixture(() => conn, 2000);
 
   async function start<T = StreamEntry>(options: TestOptions<T>): Promise<StreamWorker<T>> {
-    const worker = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as StreamWorkerOptions<T>);
-    running.push(worker as StreamWorker<unknown>);
+    const worker = create(options);
     await worker.start();
     return worker;
   }

@@ -6,3 +6,4 @@ export { createAclUser } from './acl.js';
 export type { AclUser } from './acl.js';
 export { contractTargets, standalone, commandCalls } from './targets.js';
 export type { Connection, Target } from './targets.js';
+export { eventually, sleep, stopAfterEach, uniqueKeys, uniqueName } from './helpers.js';

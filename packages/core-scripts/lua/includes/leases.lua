@@ -8,14 +8,29 @@ one member at a time. A lease is valid while now < deadline (now with microsecon
 deadline itself the entry is due. Deadlines round up, so a lease is never shorter than asked.
 
   respire_member(id, state)        the deadlines member of an entry in a state
+  respire_receipt(count, token, position)
+                                   the receipt of a leased delivery (src/receipts.ts reads it)
   respire_parse_member(member)     -> entry ID, delivery count (0 when unparsable)
   respire_payload(fields)          the 'payload' field of a stream entry's field list ('' if absent)
-  respire_valid_receipts(deadlines, ids, receipts, now)
-      -> list of positions i whose receipts[i] still holds the lease on ids[i]
-         (a repeated ID counts once: its later positions are already completed)
+  respire_held_leases(deadlines, first, now)
+      -> ids, valid, members, reply: ARGV[first..] read as entry ID, receipt pairs; `valid` lists
+         the positions i whose receipt still holds the lease on ids[i] (a repeated ID counts once:
+         its later positions are already completed); `reply` has a 0 per pair
+  respire_plan_ack_delete(stream, group)
+                                   -> true for XACKDEL (Redis 8.2+, permitted), false for XACK + XDEL,
+                                      whose permissions it checks
+  respire_ack_delete(stream, group, ids, native)
+                                   acknowledges and deletes `ids` as planned; may be the first write
 ]]
+--@include server
+--@include types
+
 local function respire_member(id, state)
   return id .. ':' .. state
+end
+
+local function respire_receipt(count, token, position)
+  return respire_int(count) .. '.' .. token .. '.' .. respire_int(position)
 end
 
 local function respire_parse_member(member)
@@ -30,9 +45,13 @@ local function respire_payload(fields)
   return ''
 end
 
-local function respire_valid_receipts(deadlines, ids, receipts, now)
-  local members = {}
-  for i = 1, #ids do members[i] = respire_member(ids[i], receipts[i]) end
+local function respire_held_leases(deadlines, first, now)
+  local ids, members, reply = {}, {}, {}
+  for i = first, #ARGV, 2 do
+    ids[#ids + 1] = ARGV[i]
+    members[#members + 1] = respire_member(ARGV[i], ARGV[i + 1])
+    reply[#reply + 1] = 0
+  end
   local scores = respire_typed_call(deadlines, 'zset', 'ZMSCORE', deadlines, unpack(members))
   local valid, seen = {}, {}
   for i = 1, #ids do
@@ -42,5 +61,21 @@ local function respire_valid_receipts(deadlines, ids, receipts, now)
       valid[#valid + 1] = i
     end
   end
-  return valid, members
+  return ids, valid, members, reply
+end
+
+local function respire_plan_ack_delete(stream, group)
+  if respire_has_xackdel(stream, group) then return true end
+  respire_allow(stream, 'XACK', stream, group, '0-1')
+  respire_allow(stream, 'XDEL', stream, '0-1')
+  return false
+end
+
+local function respire_ack_delete(stream, group, ids, native)
+  if native then
+    respire_typed_call(stream, 'stream', 'XACKDEL', stream, group, 'IDS', #ids, unpack(ids))
+  else
+    respire_typed_call(stream, 'stream', 'XACK', stream, group, unpack(ids))
+    redis.call('XDEL', stream, unpack(ids))
+  end
 end

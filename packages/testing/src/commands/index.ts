@@ -4,6 +4,7 @@ import { keyCommands } from './keys.js';
 import { scriptingCommands } from './scripting.js';
 import { serverCommands } from './server.js';
 import { streamGroupCommands } from './stream-groups.js';
+import { streamPendingCommands } from './stream-pending.js';
 import { streamReadCommands } from './stream-read.js';
 import { streamCommands } from './streams.js';
 import { stringCommands } from './strings.js';
@@ -20,6 +21,7 @@ export function commandTable(): Map<string, CommandSpec> {
     ...streamCommands,
     ...streamReadCommands,
     ...streamGroupCommands,
+    ...streamPendingCommands,
     ...scriptingCommands,
     ...serverCommands,
     ...aclCommands,

@@ -1,6 +1,6 @@
 import { CommandError, MapReply, NULL_ARRAY, fail, type Reply } from '../reply.js';
 import { compareIds, parseId, type StreamId } from '../stream-model.js';
-import { claimEntry } from './stream-groups.js';
+import { claimEntry } from './stream-pending.js';
 import { entryReply, noGroup, streamAt, streamCommand } from './stream-common.js';
 import { is, parseInteger, type BlockRequest, type CommandContext, type HandlerResult } from './types.js';
 import { resp3 } from './zsets.js';

@@ -1,5 +1,5 @@
 import { createAclUser } from '@respire/harness';
-import { commandTarget, queueKeys, runScript, scripts, type CommandTarget, type QueueKeys } from '@respire/core-scripts';
+import { commandTarget, queueKeys, runScript, scripts, type CommandTarget, type QueueKeys } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '../../src/index.js';
 import { connect, matchingModel, normalizeIds, realUrl, sleep, uniquePrefix, type RawClient } from '../support.js';

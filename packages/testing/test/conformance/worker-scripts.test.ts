@@ -1,4 +1,4 @@
-import { commandTarget, runScript, scripts, type CommandTarget } from '@respire/core-scripts';
+import { commandTarget, runScript, scripts, type CommandTarget } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../../src/index.js';
 import { connect, matchingModel, normalizeIds, realUrl, sleep, uniquePrefix, type RawClient } from '../support.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { queueKeys } from '@respire/core-scripts';
+import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, bytesCodec } from '@respire/queue';
 import { connect } from '../clients.js';
 import { pooled, sampleServer } from '../server-stats.js';

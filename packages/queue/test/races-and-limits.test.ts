@@ -1,11 +1,11 @@
 /**
- * Adversarial review of ReliableQueue (seed 000). Tests named "DEFECT:" fail on the current
- * implementation and document a confirmed contract violation; the others probe edges that were
- * not covered yet and pass.
+ * ReliableQueue (seed 000) under races and at its limits: receipts racing each other and
+ * redeliveries, ill-formed and extreme inputs, deadlines past 2^31 ms, the largest batches, and
+ * refusals that must change nothing. Tests named "DEFECT:" pin contract violations found and fixed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';
-import { keySlot, queueKeys } from '@respire/core-scripts';
+import { keySlot, queueKeys } from '@respire/core-scripts/internal';
 import {
   ReliableQueue,
   isRespireError,
@@ -20,7 +20,7 @@ import { sleep, snapshot, standalone, targets, uniqueName, type Connection } fro
 
 const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e);
 
-describe.each(targets)('adversarial ReliableQueue on $name', (target) => {
+describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
   let conn: Connection;
   beforeAll(async () => {
     conn = await target.connect();
@@ -239,7 +239,7 @@ describe.each(targets)('adversarial ReliableQueue on $name', (target) => {
   });
 });
 
-describe('adversarial: refusals and validation', () => {
+describe('refusals and validation', () => {
   let admin: Connection;
   beforeAll(async () => {
     admin = await standalone(inject('redisUrl'));

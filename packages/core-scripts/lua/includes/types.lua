@@ -1,14 +1,11 @@
---[[ include: preflight
-Checks made before a script's first write, so that a refusal changes nothing.
+--[[ include: types
+Key type checks made before a script's first write, so that a wrong type changes nothing.
 
   respire_expect_type(key, kind)  raises RESPIRE_WRONGTYPE <key> <found> unless the key is missing or of `kind`
   respire_typed_call(key, kind, cmd, ...)
                                   runs a command whose WRONGTYPE (nothing changed yet: a read, or
                                   the script's first write) becomes RESPIRE_WRONGTYPE naming the key,
                                   so no TYPE call is needed
-  respire_allow(key, cmd, ...)    raises RESPIRE_NOPERM unless the calling user may run `cmd ...`
-                                  (redis.acl_check_cmd: command and key permissions); `key` names
-                                  the key in the message
 ]]
 local function respire_expect_type(key, kind)
   local found = redis.call('TYPE', key)
@@ -27,11 +24,4 @@ local function respire_typed_call(key, kind, cmd, ...)
     error(reply)
   end
   return reply
-end
-
-local function respire_allow(key, cmd, ...)
-  local ok, allowed = pcall(redis.acl_check_cmd, cmd, ...)
-  if not ok or allowed ~= true then
-    error({ err = 'RESPIRE_NOPERM ' .. cmd .. ' on ' .. key .. ' is not permitted for this user' })
-  end
 end

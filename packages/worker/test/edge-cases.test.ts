@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, type Connection, type TestOptions } from './support.js';
+import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
 
 /**
- * Adversarial review of @respire/worker against seed 002 and DESIGN.md. Tests that fail here are
- * confirmed defects; passing ones pin behaviour no other test covers.
+ * Edges of seed 002 and DESIGN.md that no other file covers: connections and hooks around stop(),
+ * the shutdown timeout, scopes, option bounds, dead-letter records, recovery timing, the Redis
+ * 8.4 CLAIM model and prefetched entries recovered by a sibling reader.
  */
 let conn: Connection;
-const running: StreamWorker<unknown>[] = [];
 beforeAll(async () => void (conn = await targets[0]!.connect()));
 afterAll(async () => conn.close());
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((w) => w.stop(1000)));
-});
-
-function worker<T = StreamEntry>(options: TestOptions<T>): StreamWorker<T> {
-  const w = new StreamWorker<T>({ client: conn.client, readWaitMs: 200, logger: recordingLogger(), ...options } as never);
-  running.push(w as StreamWorker<unknown>);
-  return w;
-}
+const worker = workerFixture(() => conn);
 
 interface Dup {
   isOpen: boolean;

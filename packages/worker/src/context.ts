@@ -1,0 +1,50 @@
+import type { ResolvedOptions } from './options.js';
+import type { Connections } from './connections.js';
+
+/**
+ * What the reader loop, the delivery pipeline and group administration share of one run (one
+ * `start()` .. `stop()`). They depend on this, not on each other or on the run itself.
+ */
+export interface RunContext {
+  readonly options: ResolvedOptions;
+  /** Every connection the run opens, closed when it stops. */
+  readonly connections: Connections;
+  /** True from the moment `stop()` is called (or a fault stops the run). */
+  readonly stopping: boolean;
+  /** True once the shutdown timeout expired: handler results are no longer completed. */
+  readonly hardAborted: boolean;
+  /** The abort controllers of running handlers, aborted when the shutdown timeout expires. */
+  readonly inflight: Set<AbortController>;
+  /** Which delivery of each prefetched entry is the newest in this run (see {@link NewestDeliveries}). */
+  readonly newest: NewestDeliveries;
+  /** Records the first fault (a `RespireError`) and stops the run. */
+  fault(error: unknown): void;
+}
+
+/**
+ * Entry ID → the newest delivery count any reader of this run received, and how many readers
+ * still hold a delivery of it, so the map stays bounded by the prefetch. A prefetched entry that
+ * a sibling reader recovered meanwhile is superseded and must not run its handler again.
+ */
+export class NewestDeliveries {
+  readonly #seen = new Map<string, { count: number; holders: number }>();
+
+  /** Records that a reader now holds delivery `count` of entry `id`. */
+  hold(id: string, count: number): void {
+    const seen = this.#seen.get(id) ?? { count: 0, holders: 0 };
+    seen.count = Math.max(seen.count, count);
+    seen.holders++;
+    this.#seen.set(id, seen);
+  }
+
+  /** True when a newer delivery of `id` than `count` was received by this run. */
+  superseded(id: string, count: number): boolean {
+    return (this.#seen.get(id)?.count ?? 0) > count;
+  }
+
+  /** Forgets one reader's hold once its delivery is handled or skipped. */
+  release(id: string): void {
+    const seen = this.#seen.get(id);
+    if (seen && --seen.holders <= 0) this.#seen.delete(id);
+  }
+}

@@ -1,0 +1,132 @@
+import { RespireCanceledError, isRespireError } from '@respire/core-scripts';
+import { toRespireError } from '@respire/core-scripts/internal';
+import { Connections } from './connections.js';
+import { NewestDeliveries, type RunContext } from './context.js';
+import { ensureGroup, queryGroup } from './group.js';
+import { safeHook, type WorkerInfo } from './instrumentation.js';
+import { exceptionType, safeLog } from './logger.js';
+import type { ResolvedOptions } from './options.js';
+import { Reader } from './reader.js';
+
+/**
+ * One start..stop of a worker: its readers, its connections, its first fault, and the shutdown
+ * (seed 002 "Shutdown": readers stop at once, handlers drain, then are aborted).
+ */
+export class Run implements RunContext {
+  readonly options: ResolvedOptions;
+  readonly connections: Connections;
+  readonly readers: Reader[] = [];
+  readonly inflight = new Set<AbortController>();
+  readonly newest = new NewestDeliveries();
+  readonly done: Promise<void>;
+  readonly info: WorkerInfo;
+  onStopping: (() => void) | undefined;
+  #resolve!: () => void;
+  #reject!: (error: unknown) => void;
+  #stopping = false;
+  #hardAborted = false;
+  #stopPromise: Promise<void> | undefined;
+  #fault: unknown;
+  #loops: Promise<void>[] = [];
+  #starting: Promise<void> = Promise.resolve();
+
+  constructor(options: ResolvedOptions, consumerBase: string) {
+    this.options = options;
+    this.connections = new Connections(options.client);
+    this.done = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    const replay = options.consumerName !== undefined;
+    for (let i = 0; i < options.consumerCount; i++) this.readers.push(new Reader(this, `${consumerBase}-${i}`, replay));
+    this.info = {
+      telemetryName: options.telemetryName,
+      stream: options.stream,
+      group: options.group,
+      metricsPollIntervalMs: options.metricsPollIntervalMs,
+      metricsPollTimeoutMs: options.metricsPollTimeoutMs,
+      queryGroup: () => queryGroup(options),
+    };
+  }
+
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  get hardAborted(): boolean {
+    return this.#hardAborted;
+  }
+
+  /** Ensures the group, opens every reader's connection and starts the readers. */
+  start(): Promise<void> {
+    this.#starting = this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    try {
+      await ensureGroup(this.options, false);
+      await Promise.all(this.readers.map((r) => r.connect()));
+    } catch (error) {
+      this.connections.closeAll();
+      const failure = toRespireError(error, 'StreamWorker.start');
+      this.#reject(failure);
+      throw failure;
+    }
+    // stop() during start: the connections just opened are closed by #stop, and nothing runs.
+    if (this.#stopping) return;
+    safeHook(() => this.options.instrumentation?.workerStarted?.(this.info));
+    this.#loops = this.readers.map((r) => r.run());
+  }
+
+  fault(error: unknown): void {
+    if (this.#fault === undefined) {
+      this.#fault = isRespireError(error) ? error : toRespireError(error, 'StreamWorker');
+      safeLog(this.options.logger, 'error', 'stream worker faulted; stopping', {
+        stream: this.options.stream,
+        group: this.options.group,
+        exceptionType: exceptionType(error),
+        code: (this.#fault as { code?: string }).code,
+      });
+    }
+    void this.stop(this.options.shutdownTimeoutMs);
+  }
+
+  stop(timeoutMs: number): Promise<void> {
+    this.#stopPromise ??= this.#stop(timeoutMs);
+    return this.#stopPromise;
+  }
+
+  async #stop(timeoutMs: number): Promise<void> {
+    const o = this.options;
+    this.#stopping = true;
+    this.onStopping?.();
+    // A stop during start() waits for it, so every connection it opened is known and closed here.
+    await this.#starting.catch(() => {});
+    // Readers stop at once: end parked reads deliberately, so no entry is taken after stop().
+    const interrupts = this.readers.map((r) => r.interrupt());
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      Promise.allSettled(this.#loops).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.#hardAborted = true;
+      for (const controller of this.inflight) controller.abort(new RespireCanceledError('StreamWorker shutdown timeout expired'));
+      safeLog(o.logger, 'warn', 'shutdown timeout expired; in-flight handlers were aborted and their results will not be acknowledged', {
+        stream: o.stream,
+        group: o.group,
+        inflight: this.inflight.size,
+      });
+    }
+    await Promise.allSettled(interrupts);
+    for (const r of this.readers) r.closeConnection();
+    this.connections.closeAll();
+    safeHook(() => o.instrumentation?.workerStopped?.(this.info));
+    if (this.#fault !== undefined) this.#reject(this.#fault);
+    else this.#resolve();
+  }
+}

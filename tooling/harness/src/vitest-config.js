@@ -1,0 +1,39 @@
+// @ts-check
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/**
+ * Tests import package source, never `dist`, the same way `tsc` does: every workspace package's
+ * `exports` has an `@respire/source` condition pointing at its `src/` (also for subpaths such as
+ * `@respire/core-scripts/internal`). The rest are Vitest's default server conditions (without
+ * `module`: Vitest also hands these to Node, and some packages' `module` builds do not load there).
+ */
+const conditions = ['@respire/source', 'node', 'development|production'];
+
+/**
+ * The shared Vitest config of every package (types in vitest-config.d.ts). Plain JavaScript:
+ * Vite loads a package's vitest.config.ts with Node, which cannot import TypeScript from another
+ * package.
+ * @param {string} packageDir
+ * @param {import('./vitest-config.js').RespireTestConfig} [options]
+ * @returns {import('vitest/config').ViteUserConfig}
+ */
+export function respireTestConfig(packageDir, options = {}) {
+  const reportDir = process.env.RESPIRE_TEST_REPORT_DIR;
+  const name = basename(packageDir);
+  return defineConfig({
+    resolve: { conditions },
+    ssr: { resolve: { conditions } },
+    test: {
+      include: ['test/**/*.test.ts'],
+      testTimeout: options.testTimeoutMs ?? 20_000,
+      hookTimeout: 60_000,
+      globalSetup: options.redis ? [resolve(root, 'tooling/harness/src/global-setup.ts')] : [],
+      reporters: reportDir ? ['default', 'json'] : ['default'],
+      ...(reportDir ? { outputFile: { json: resolve(reportDir, `${name}.json`) } } : {}),
+    },
+  });
+}
