@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // respire-build: the build of a publishable package, run in its directory (`"build": "respire-build"`).
 // Checks the package.json fields derived from `exports` (manifest.mjs), then builds every entry
-// point twice with tsdown: ESM (`dist/<name>.js`, `.d.ts`) and CommonJS (`dist/<name>.cjs`,
-// `.d.cts`), each with source maps and declaration maps that point into the shipped `src/`.
+// point (and every `bin`, from src/<name>.ts) twice with tsdown: ESM (`dist/<name>.js`, `.d.ts`)
+// and CommonJS (`dist/<name>.cjs`, `.d.cts`), each with source maps and declaration maps that
+// point into the shipped `src/`.
 // Dependencies and peers stay external; shared code between entry points goes to shared chunks,
 // so one format never holds two copies of a class.
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'tsdown';
-import { entryPoints, manifestProblems, root } from './manifest.mjs';
+import { binEntryPoints, entryPoints, manifestProblems, root } from './manifest.mjs';
 
 const dir = process.cwd();
 const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -20,11 +21,12 @@ if (problems.length > 0) {
 }
 
 const entries = entryPoints(pkg);
+const bins = binEntryPoints(pkg, dir);
 const started = Date.now();
 await build({
   config: false,
   cwd: dir,
-  entry: Object.fromEntries(entries.map((e) => [e.name, e.source])),
+  entry: Object.fromEntries([...entries, ...bins].map((e) => [e.name, e.source])),
   format: ['esm', 'cjs'],
   platform: 'node',
   target: 'node20',
@@ -45,4 +47,5 @@ await build({
   report: false,
 });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
-console.log(`${pkg.name}: built ${entries.map((e) => e.subpath).join(', ')} as ESM + CommonJS with types in ${seconds} s (${relative(root, dir)}/dist)`);
+const built = [...entries.map((e) => e.subpath), ...bins.map((b) => `bin ${b.command}`)].join(', ');
+console.log(`${pkg.name}: built ${built} as ESM + CommonJS with types in ${seconds} s (${relative(root, dir)}/dist)`);

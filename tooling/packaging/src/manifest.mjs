@@ -61,6 +61,20 @@ export function entryPoints(pkg) {
   return entries;
 }
 
+/**
+ * The package's bins as entry points: `"bin": { "respire": "./dist/cli.js" }` builds `./src/cli.ts`
+ * (ESM, run by the `#!/usr/bin/env node` line it starts with).
+ */
+export function binEntryPoints(pkg, dir) {
+  const bins = typeof pkg.bin === 'string' ? { [pkg.name]: pkg.bin } : (pkg.bin ?? {});
+  return Object.entries(bins).map(([command, target]) => {
+    const match = /^(?:\.\/)?dist\/(.+)\.js$/.exec(target);
+    const source = match ? ['ts', 'tsx', 'mts'].map((ext) => `./src/${match[1]}.${ext}`).find((s) => existsSync(join(dir, s))) : undefined;
+    if (!match || !source) throw new Error(`${pkg.name}: bin "${command}" should be ./dist/<name>.js built from ./src/<name>.ts, got ${target}`);
+    return { command, source, name: match[1] };
+  });
+}
+
 function distTargets(name) {
   return {
     import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
