@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { isRespireError } from '@respire/core-scripts';
 import { commandTarget, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts/internal';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
@@ -85,8 +85,11 @@ describe('codegen', () => {
     expect(() => execFileSync('node', ['scripts/codegen.mjs', '--check'], { cwd: packageDir, stdio: 'pipe' })).not.toThrow();
   });
 
+  const scratchDirs: string[] = [];
+  /** A copy of the codegen script with the given lua/ files, removed when the test finishes. */
   function scratchPackage(files: Record<string, string>): string {
     const dir = mkdtempSync(join(tmpdir(), 'respire-codegen-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     cpSync(join(packageDir, 'scripts'), join(dir, 'scripts'), { recursive: true });
     execFileSync('mkdir', ['-p', join(dir, 'lua', 'includes'), join(dir, 'src', 'generated')]);
     for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, 'lua', path), text);
@@ -123,5 +126,11 @@ describe('codegen', () => {
     const generated = execFileSync('cat', [join(dir, 'src', 'generated', 'scripts.ts')]).toString();
     expect(generated.match(/local function from_y/g)).toHaveLength(1);
     expect(generated).toContain('numberOfKeys: 1');
+    scratchDirs.push(dir);
+  });
+
+  it('leaves no scratch directory behind', () => {
+    expect(scratchDirs).toHaveLength(1);
+    expect(scratchDirs.filter((dir) => existsSync(dir))).toEqual([]);
   });
 });

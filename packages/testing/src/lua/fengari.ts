@@ -91,11 +91,11 @@ export function fengariPatched(): boolean {
  */
 export function loadFengari(): Fengari {
   if (loaded) return loaded;
-  const require = createRequire(import.meta.url);
+  const nodeRequire = createRequire(import.meta.url);
   // defs.js and luaconf.js require each other: load defs first so luaconf completes, then patch
   // luaconf before lobject.js (which copies lua_number2str) is loaded by the main module.
-  require('fengari/src/defs.js');
-  const luaconf = require('fengari/src/luaconf.js') as Record<string, unknown>;
+  nodeRequire('fengari/src/defs.js');
+  const luaconf = nodeRequire('fengari/src/luaconf.js') as Record<string, unknown>;
   luaconf['LUA_COMPAT_FLOATSTRING'] = true;
   luaconf['lua_number2str'] = (n: number): string => {
     if (n === Infinity) return 'inf';
@@ -103,7 +103,7 @@ export function loadFengari(): Fengari {
     if (Number.isNaN(n)) return 'nan';
     return formatG(n, 14);
   };
-  const result = withPatchedFengari(() => require('fengari') as Fengari);
+  const result = withPatchedFengari(() => nodeRequire('fengari') as Fengari);
   patched = result.patched;
   loaded = result.value;
   return loaded;

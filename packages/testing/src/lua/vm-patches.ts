@@ -99,9 +99,9 @@ interface CompilableModule extends Module {
  * Returns what `load` returned and whether every file was patched.
  */
 export function withPatchedFengari<T>(load: () => T): { value: T; patched: boolean } {
-  const require = createRequire(import.meta.url);
-  const byFile = new Map(PATCHES.map(([path, patches]) => [require.resolve(path), patches]));
-  const alreadyLoaded = [...byFile.keys()].some((file) => require.cache[file] !== undefined);
+  const nodeRequire = createRequire(import.meta.url);
+  const byFile = new Map(PATCHES.map(([path, patches]) => [nodeRequire.resolve(path), patches]));
+  const alreadyLoaded = [...byFile.keys()].some((file) => nodeRequire.cache[file] !== undefined);
   const extensions = (Module as unknown as { _extensions: Record<string, Loader> })._extensions;
   const original = extensions['.js']!;
   let patched = !alreadyLoaded;
