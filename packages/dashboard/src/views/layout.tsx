@@ -1,6 +1,7 @@
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth.js';
 import { serverTime } from '../format.js';
+import { Head } from './bare.js';
 
 /** What every page needs to build links and forms. */
 export interface PageContext {
@@ -31,12 +32,15 @@ export interface Crumb {
   readonly href?: string;
 }
 
+/** A one-line result or warning at the top of a page. */
+export type Notice = { readonly kind: 'ok' | 'warn' | 'error'; readonly text: string } | undefined;
+
 export interface LayoutProps {
   readonly ctx: PageContext;
   readonly title: string;
   readonly crumbs?: readonly Crumb[];
   readonly serverTimeMs?: number;
-  readonly notice?: { readonly kind: 'ok' | 'warn' | 'error'; readonly text: string } | undefined;
+  readonly notice?: Notice;
   readonly children?: Child;
 }
 
@@ -71,16 +75,11 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
   const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
   return (
     <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <Head base={ctx.base} title={title}>
         <meta name="referrer" content="no-referrer" />
         <meta name="csrf-token" content={ctx.csrfToken} />
-        <title>{`${title} · Respire`}</title>
-        <link rel="stylesheet" href={`${ctx.base}/assets/dashboard.css`} />
-        <link rel="icon" href={`${ctx.base}/assets/favicon.svg`} type="image/svg+xml" />
         <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
-      </head>
+      </Head>
       <body data-poll-ms={polling ? String(ctx.pollIntervalMs) : undefined}>
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
@@ -138,35 +137,5 @@ export function MessagePage({ ctx, title, status, children }: { ctx: PageContext
         <a href={`${ctx.base}/`}>Back to the overview</a>
       </p>
     </Layout>
-  );
-}
-
-/** Previous/next links for a cursor-paged table. */
-export function Pager({ first, next, label }: { first?: string | undefined; next?: string | undefined; label: string }) {
-  if (!first && !next) return null;
-  return (
-    <nav class="pager" aria-label={`${label} pages`}>
-      {first ? <a href={first}>First page</a> : null}
-      {next ? <a href={next} rel="next">Next page</a> : <span class="muted">Last page</span>}
-    </nav>
-  );
-}
-
-/** A POST form carrying the CSRF token. */
-export function ActionForm({ ctx, action, fields, children, class: className }: {
-  ctx: PageContext;
-  action: string;
-  fields: Readonly<Record<string, string | number>>;
-  class?: string;
-  children?: Child;
-}) {
-  return (
-    <form method="post" action={`${ctx.base}/actions/${action}`} class={className ?? 'inline'}>
-      <input type="hidden" name="_csrf" value={ctx.csrfToken} />
-      {Object.entries(fields).map(([name, value]) => (
-        <input type="hidden" name={name} value={String(value)} />
-      ))}
-      {children}
-    </form>
   );
 }

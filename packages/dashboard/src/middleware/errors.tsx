@@ -1,0 +1,30 @@
+import type { ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
+import type { Settings } from '../options.js';
+import { bare, page } from '../respond.js';
+
+/** An unknown page: a bare page before sign-in, the dashboard's layout after. */
+export function notFound(s: Settings): NotFoundHandler<Env> {
+  return (c) => {
+    if (!c.get('principal')) return bare(c, s.base, 404, 'Not found', 'There is no such page.');
+    return page(s, c, 404, 'Not found', <p>There is no such page.</p>);
+  };
+}
+
+/** Expected refusals (400/403/404/409) as pages; anything else goes to `onError` and shows a 500 page. */
+export function errorPage(s: Settings): ErrorHandler {
+  return (error, context) => {
+    const c = context as unknown as Ctx;
+    if (error instanceof HttpError) return page(s, c, error.status, error.status === 404 ? 'Not found' : error.status === 409 ? 'Conflict' : 'Bad request', <p>{error.message}</p>);
+    if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>{error.message}</p>);
+    if (error instanceof HTTPException && error.status === 403) {
+      // Hono's csrf(): a form posted from another origin.
+      return page(s, c, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
+    }
+    if (error instanceof HTTPException) return error.getResponse();
+    s.onError(error, c.req.raw);
+    if (!c.get('principal')) return bare(c, s.base, 500, 'Error', 'Something went wrong.');
+    return page(s, c, 500, 'Something went wrong', <p>The request failed: {error instanceof Error ? `${error.name}: ${error.message}` : String(error)}</p>);
+  };
+}
