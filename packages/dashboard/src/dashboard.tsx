@@ -35,8 +35,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   }
 
   const app = new Hono<Env>({ strict: false });
+  // On the app, not under the base path: a 404 outside it (another case, a longer prefix) gets them too.
+  app.use('*', securityHeaders());
   const routes = s.base === '' ? app : app.basePath(s.base);
-  routes.use('*', securityHeaders());
   assetRoutes(routes);
   routes.use('*', authenticate(s));
   guardStateChanges(routes, s);
@@ -44,7 +45,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   groupRoutes(routes, s);
   deadLetterRoutes(routes, s);
   actionRoutes(routes, s);
-  routes.notFound(notFound(s));
+  // On the app: a base path's clone would keep its own handler and never use it.
+  app.notFound(notFound(s));
   app.onError(errorPage(s));
 
   const fetch = async (request: Request): Promise<Response> => app.fetch(request);

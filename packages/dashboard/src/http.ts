@@ -55,5 +55,11 @@ export function pageCount(c: Ctx, pageSize: number): number {
   return n;
 }
 
-/** The POSTed form's fields. */
-export const form = async (c: Ctx) => (await c.req.parseBody()) as Record<string, unknown>;
+/** The POSTed form's fields (none for other content types); 400 when the body is not a readable form. */
+export async function form(c: Ctx): Promise<Record<string, unknown>> {
+  try {
+    return (await c.req.parseBody()) as Record<string, unknown>;
+  } catch {
+    throw new HttpError(400, 'The form could not be read.');
+  }
+}

@@ -50,8 +50,12 @@ export interface DashboardOptions {
    * header then shows a "Sign out" button. @defaultValue none
    */
   readonly signOutPath?: string;
-  /** Called with unexpected errors (a 500 page is shown). @defaultValue `console.error` */
-  readonly onError?: (error: unknown, request: Request) => void;
+  /**
+   * Called with unexpected errors. The 500 page shows only the error's class name and
+   * `info.reference`, never its message (it may name a host, a password in a URL, a hidden key).
+   * @defaultValue `console.error` with the reference
+   */
+  readonly onError?: (error: unknown, request: Request, info: { readonly reference: string }) => void;
 }
 
 /** A mounted dashboard: a Web-standard handler and its Node adapter. */
@@ -82,7 +86,7 @@ export interface Settings {
   readonly anonymous: boolean;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly signOutPath: string | undefined;
-  readonly onError: (error: unknown, request: Request) => void;
+  readonly onError: (error: unknown, request: Request, info: { readonly reference: string }) => void;
 }
 
 function normalizeBase(basePath: string | undefined): string {
@@ -117,6 +121,6 @@ export function resolveOptions(options: DashboardOptions): Settings {
     anonymous: isAnonymousOperator(options.authorize),
     allowedOrigins: new Set(options.allowedOrigins ?? []),
     signOutPath: options.signOutPath,
-    onError: options.onError ?? ((error: unknown) => console.error('respire dashboard:', error)),
+    onError: options.onError ?? ((error, _request, { reference }) => console.error(`respire dashboard: error ${reference}:`, error)),
   };
 }

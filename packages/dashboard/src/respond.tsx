@@ -12,7 +12,6 @@ export function ctxOf(s: Settings, c: Ctx): PageContext {
     principal: c.get('principal'),
     csrfToken: c.get('csrfToken'),
     anonymous: s.anonymous,
-    path: url.pathname.slice(s.base.length) || '/',
     query: url.searchParams,
     pollIntervalMs: s.pollIntervalMs,
     signOutPath: s.signOutPath,

@@ -163,3 +163,132 @@ describe('bounded input (holds)', () => {
     expect((await get(world, `/${q({ qpage: '99999999999999999999', spage: '-5' })}`)).status).toBe(200);
   });
 });
+
+describe('errors', () => {
+  const secret = 'connect ECONNREFUSED redis://default:hunter2@10.1.2.3:6379 at /srv/app/node_modules/redis/dist/index.js:42';
+
+  it('finding: a 500 page showed the error message (a Redis URL with its password, a host, a path); now a reference, the details go to onError', async () => {
+    const logged: { error: unknown; reference: string | undefined }[] = [];
+    const served = await serveDashboard({
+      admin: stubAdmin({ overview: () => { throw new Error(secret); } }),
+      onError: (error, _request, info) => void logged.push({ error, reference: (info as { reference?: string } | undefined)?.reference }),
+    });
+    try {
+      const page = await fetch(`${served.url}/`, { headers: bearer(TOKENS.operator) });
+      expect(page.status).toBe(500);
+      const html = await page.text();
+      for (const part of ['hunter2', '10.1.2.3', 'ECONNREFUSED', '/srv/app', 'node_modules']) expect(html).not.toContain(part);
+      expect(logged).toHaveLength(1);
+      expect((logged[0]!.error as Error).message).toBe(secret);
+      expect(logged[0]!.reference).toMatch(/^[0-9a-f]{8,}$/);
+      expect(html).toContain(logged[0]!.reference);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('finding: an onError callback that throws left Hono\'s bare 500 (no CSP, no page); the 500 page still shows', async () => {
+    const served = await serveDashboard({ admin: stubAdmin({ overview: () => { throw new Error(secret); } }), onError: () => { throw new Error('logger down'); } });
+    try {
+      const page = await fetch(`${served.url}/`, { headers: bearer(TOKENS.operator) });
+      expect(page.status).toBe(500);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(await page.text()).toContain('Something went wrong');
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('finding: a malformed multipart form answered 500 with the parser\'s message; now 400, nothing done', async () => {
+    const token = await csrfFor(world);
+    const response = await fetch(`${world.url}/actions/delete`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...bearer(TOKENS.operator), 'content-type': 'multipart/form-data; boundary=xyz', origin: world.origin, 'x-csrf-token': token },
+      body: '--abc\r\nnot a part\r\n',
+    });
+    expect(response.status).toBe(400);
+    expect(await deadIds()).toEqual([record]);
+  });
+
+  it('shows no stack trace or message when authorize throws, and none when the guard throws', async () => {
+    const status = { resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 };
+    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false }) });
+    const served = await serveDashboard({ admin, guard: () => { throw new Error(secret); }, onError: () => {} });
+    try {
+      for (const path of ['/', `/stream?id=${STUB_STREAM.id}`]) {
+        const page = await fetch(`${served.url}${path}`, { headers: bearer(TOKENS.operator) });
+        expect(page.status, path).toBe(500);
+        expect(await page.text(), path).not.toContain('hunter2');
+      }
+      const refused = await fetch(`${served.url}/`, { headers: bearer(TOKENS.broken) });
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).not.toMatch(/identity provider|at \w+ \(/);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('headers on every response', () => {
+  const expectHeaders = (headers: Headers, what: string) => {
+    expect(headers.get('content-security-policy'), what).toContain("frame-ancestors 'none'");
+    expect(headers.get('x-content-type-options'), what).toBe('nosniff');
+    expect(headers.get('referrer-policy'), what).toBe('no-referrer');
+  };
+
+  it('finding: a path outside the base path (another case, a longer prefix) answered a bare 404 without CSP or nosniff', async () => {
+    for (const path of ['/OPS/respire/', '/ops/respirex/', '/ops/Respire/actions/delete', '/']) {
+      const response = await raw('GET', path, bearer(TOKENS.operator));
+      expect(response.status, path).toBe(404);
+      const headers = new Headers(response.head.split('\r\n').slice(1).map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+      expectHeaders(headers, path);
+    }
+  });
+
+  it('finding: under a base path the dashboard\'s 404 page was never used (Hono\'s plain "404 Not Found" instead)', async () => {
+    const page = await get(world, '/no-such-page');
+    expect(page.status).toBe(404);
+    expect(page.body).toContain('There is no such page.');
+    expect(page.body).toContain('<meta name="csrf-token"');
+    expectHeaders(page.headers, '404');
+    const anonymous = await get(world, '/no-such-page', null);
+    expect(anonymous.status).toBe(401);
+    expectHeaders(anonymous.headers, '401');
+  });
+
+  it('sends them on redirects, 405, 409 and 413 too, and no-store on everything but the assets', async () => {
+    const token = await csrfFor(world);
+    const responses: [string, Awaited<ReturnType<typeof get>>][] = [
+      ['redirect', await post(world, '/actions/delete', { id: world.stream.id, record: await addWorkerDeadLetter(world, '1-2', ['x', '1']), _csrf: token })],
+      ['405', await get(world, '/actions/delete')],
+      ['409', await post(world, '/actions/delete', { id: world.stream.id, record: '1-999', _csrf: token })],
+      ['413', await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token, pad: 'x'.repeat(20_000) })],
+    ];
+    expect(responses.map(([k, r]) => [k, r.status])).toEqual([['redirect', 303], ['405', 405], ['409', 409], ['413', 413]]);
+    for (const [what, response] of responses) {
+      expectHeaders(response.headers, what);
+      expect(response.headers.get('cache-control'), what).toBe('no-store');
+    }
+  });
+});
+
+describe('links built from the request', () => {
+  it('finding: at the root base path, the Refresh link of a page reached as //evil.example/ pointed to //evil.example/ (another site)', async () => {
+    const served = await serveDashboard({ admin: stubAdmin(), basePath: '/' });
+    try {
+      const served404 = await rawHttp(served.origin, `GET //evil.example/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`);
+      expect(served404.body).toContain('id="refresh-now"');
+      for (const path of ['//evil.example/', '//evil.example/?refresh=on', '/\\evil.example/', '//evil.example/stream?id=orders']) {
+        const response = await rawHttp(served.origin, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`);
+        expect(response.status, path).toBeLessThan(500);
+        for (const [, href] of response.body.matchAll(/href="([^"]*)"/g)) {
+          expect(href, `${path}: ${href}`).not.toMatch(/^(\/\/|\/\\|\\|[a-z]+:)/i);
+        }
+      }
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
@@ -23,8 +24,16 @@ export function errorPage(s: Settings): ErrorHandler {
       return page(s, c, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
     }
     if (error instanceof HTTPException) return error.getResponse();
-    s.onError(error, c.req.raw);
-    if (!c.get('principal')) return bare(c, s.base, 500, 'Error', 'Something went wrong.');
-    return page(s, c, 500, 'Something went wrong', <p>The request failed: {error instanceof Error ? `${error.name}: ${error.message}` : String(error)}</p>);
+    // The details (a Redis URL, a host, a key of a hidden resource) go to the log only; the page
+    // shows a reference to find them there, and the error's class name.
+    const reference = randomBytes(6).toString('hex');
+    try {
+      s.onError(error, c.req.raw, { reference });
+    } catch {
+      // A failing logger must not turn the error page into Hono's bare 500.
+    }
+    if (!c.get('principal')) return bare(c, s.base, 500, 'Error', `Something went wrong (reference ${reference}).`);
+    const name = error instanceof Error && /^[A-Za-z][\w]{0,63}$/.test(error.name) ? error.name : 'Error';
+    return page(s, c, 500, 'Something went wrong', <p>The request failed ({name}, reference <code>{reference}</code>). The details are in the server's log.</p>);
   };
 }

@@ -1,7 +1,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
-import type { Env } from '../http.js';
+import { form, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
 
@@ -18,8 +18,7 @@ export function guardStateChanges(routes: Hono<Env>, s: Settings): void {
   routes.use('/actions/*', csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || s.allowedOrigins.has(origin) }));
   routes.use('/actions/*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => bare(c, s.base, 413, 'Too large', 'The form was too large.') }));
   routes.use('/actions/*', operatorsOnly(s), async (c, next) => {
-    const form = await c.req.parseBody();
-    const token = form['_csrf'] ?? c.req.header('x-csrf-token');
+    const token = (await form(c))['_csrf'] ?? c.req.header('x-csrf-token');
     if (!s.tokens.verify(c.get('principal').name, token)) {
       return page(s, c, 403, 'Form expired or from another site', <p>The form's security token is missing, expired or not yours. Nothing was changed: reload the page and try again.</p>);
     }

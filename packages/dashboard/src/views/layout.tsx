@@ -10,8 +10,7 @@ export interface PageContext {
   readonly principal: Principal;
   readonly csrfToken: string;
   readonly anonymous: boolean;
-  /** The current page's path and query (for refresh links), inside the base path. */
-  readonly path: string;
+  /** The current page's query (for refresh and paging links). */
   readonly query: URLSearchParams;
   /** Auto-refresh interval offered, 0 when polling is disabled. */
   readonly pollIntervalMs: number;
@@ -50,8 +49,9 @@ function RefreshControls({ ctx }: { ctx: PageContext }) {
     const query = new URLSearchParams(ctx.query);
     if (on) query.set('refresh', 'on');
     else query.delete('refresh');
-    const text = query.toString();
-    return `${ctx.base}${ctx.path}${text ? `?${text}` : ''}`;
+    // Relative to the current page, never built from the request's path: a page reached as
+    // `//evil.example/` must not link to another site.
+    return `?${query.toString()}`;
   };
   return (
     <div class="refresh">
