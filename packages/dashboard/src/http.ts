@@ -12,7 +12,7 @@ const MAX_NAME = 2048;
 /** An expected refusal: shown on a page with its status and message (never a 500). */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404 | 409,
+    readonly status: 400 | 403 | 404 | 409 | 503,
     message: string,
   ) {
     super(message);

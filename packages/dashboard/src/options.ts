@@ -51,6 +51,11 @@ export interface DashboardOptions {
    */
   readonly signOutPath?: string;
   /**
+   * How long `authorize` and `guard` may take per call before the request is answered 503,
+   * 100..120_000. @defaultValue 10_000
+   */
+  readonly authorizeTimeoutMs?: number;
+  /**
    * Called with unexpected errors. The 500 page shows only the error's class name and
    * `info.reference`, never its message (it may name a host, a password in a URL, a hidden key).
    * @defaultValue `console.error` with the reference
@@ -77,6 +82,7 @@ export interface Settings {
   readonly admin: AdminApi;
   readonly authorize: Authorize;
   readonly guard: Guard | undefined;
+  readonly authorizeTimeoutMs: number;
   /** Base path without a trailing slash ('' at the root). */
   readonly base: string;
   readonly pollIntervalMs: number;
@@ -113,6 +119,7 @@ export function resolveOptions(options: DashboardOptions): Settings {
     admin: options.admin,
     authorize: options.authorize,
     guard: options.guard,
+    authorizeTimeoutMs: checkRange('authorizeTimeoutMs', options.authorizeTimeoutMs, 10_000, 100, 120_000),
     base: normalizeBase(options.basePath),
     pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),
     pageSize: checkRange('pageSize', options.pageSize, 50, 1, 1000),

@@ -1,11 +1,20 @@
 import type { QueueResource, Resource, StreamResource } from '@respire/admin';
-import type { Principal } from './auth.js';
+import { CallbackTimeout, within, type Principal } from './auth.js';
 import { HttpError, isValidationError, type Ctx } from './http.js';
 import type { Settings } from './options.js';
 
-/** Whether the guard lets this principal see the resource (every resource without a guard). */
+/**
+ * Whether the guard lets this principal see the resource (every resource without a guard).
+ * Only `true` shows it: a guard answering `'false'` or `{}` must not fail open.
+ */
 export async function visible(s: Settings, principal: Principal, resource: Resource): Promise<boolean> {
-  return s.guard ? await s.guard(principal, resource) : true;
+  if (!s.guard) return true;
+  try {
+    return (await within(s.guard(principal, resource), s.authorizeTimeoutMs, 'guard')) === true;
+  } catch (error) {
+    if (error instanceof CallbackTimeout) throw new HttpError(503, 'The access check (guard) did not answer in time. Try again.');
+    throw error;
+  }
 }
 
 /** The resource, if it exists and this principal may see it; else 404 (the same answer for both). */

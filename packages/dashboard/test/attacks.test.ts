@@ -292,3 +292,121 @@ describe('links built from the request', () => {
     }
   });
 });
+
+describe('authorization', () => {
+  it('finding: an authorize that never settles held the request open forever; now 503 after authorizeTimeoutMs', async () => {
+    const served = await serveDashboard({ admin: stubAdmin(), authorize: () => new Promise(() => {}), authorizeTimeoutMs: 300 });
+    try {
+      const started = Date.now();
+      const response = await fetch(`${served.url}/`, { signal: AbortSignal.timeout(5000) });
+      expect(response.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('finding: a guard that never settles held the request open forever; now 503 too', async () => {
+    const served = await serveDashboard({ admin: stubAdmin(), guard: () => new Promise(() => {}), authorizeTimeoutMs: 300 });
+    try {
+      const response = await fetch(`${served.url}/stream?id=${STUB_STREAM.id}`, { headers: bearer(TOKENS.operator), signal: AbortSignal.timeout(5000) });
+      expect(response.status).toBe(503);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('refuses odd principals: a role of "admin", a string, a number, an array, a name of the wrong type, a getter that throws', async () => {
+    const odd: unknown[] = [{ name: 'x', role: 'admin' }, 'operator', 42, ['alice', 'operator'], { name: 7, role: 'operator' }, { name: '', role: 'operator' }, { get name(): string { throw new Error('boom'); }, role: 'operator' }, true];
+    for (const [i, value] of odd.entries()) {
+      const served = await serveDashboard({ admin: stubAdmin(), authorize: () => value as never });
+      try {
+        const response = await fetch(`${served.url}/`);
+        expect(response.status, `odd principal #${i}`).toBe(403);
+      } finally {
+        await served.close();
+      }
+    }
+  });
+
+  it('finding: a guard answering a truthy non-boolean ("false", "no", {}) showed the resource; only true shows it now', async () => {
+    const status = { resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 };
+    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false }) });
+    for (const answer of ['false', 'no', {}, 1, Promise.resolve('false')]) {
+      const served = await serveDashboard({ admin, guard: () => answer as never });
+      try {
+        const page = await fetch(`${served.url}/stream?id=${STUB_STREAM.id}`, { headers: bearer(TOKENS.operator) });
+        expect(page.status, String(answer)).toBe(404);
+        const overview = await (await fetch(`${served.url}/`, { headers: bearer(TOKENS.operator) })).text();
+        expect(overview, String(answer)).toContain('No worker streams configured.');
+      } finally {
+        await served.close();
+      }
+    }
+  });
+});
+
+describe('per-resource guard: a hidden resource answers exactly as an unknown one', () => {
+  let guarded: World;
+  let hidden: { key: string; dead: string; record: string; entry: string };
+  beforeAll(async () => {
+    const tag = `hid-${Date.now()}`;
+    const key = `{${tag}}:payroll`;
+    const dead = `{${tag}}:payroll-dead`;
+    guarded = await startWorld({
+      label: 'guard',
+      extraStreams: [{ stream: key, deadLetterStream: dead, label: 'payroll' }],
+      dashboard: { guard: (principal, resource) => !(principal.name !== 'alice' && resource.kind === 'stream' && resource.stream === key) },
+    });
+    const entry = await xadd(guarded, key, ['salary', '1']);
+    await readAsConsumer(guarded, 'c-1', 1, key, 'payroll-group');
+    hidden = { key, dead, entry, record: await addWorkerDeadLetter(guarded, entry, ['salary', '1'], {}, dead) };
+    await addWorkerDeadLetter(guarded, '1-1', ['n', '1']);
+  });
+  afterAll(() => guarded.close());
+
+  it('gives lena (operator) and victor (viewer) the same status and message for the hidden stream as for a made-up one, on every page, confirmation and action', async () => {
+    const unknown = `{nope-${Date.now()}}:payroll`;
+    const routes = (id: string) => [
+      `/stream${q({ id })}`,
+      `/group${q({ id, group: 'payroll-group' })}`,
+      `/group${q({ id, group: 'payroll-group', body: hidden.entry })}`,
+      `/dead-letters${q({ id })}`,
+      `/dead-letter${q({ id, record: hidden.record })}`,
+      `/confirm/delete${q({ id, record: hidden.record })}`,
+      `/confirm/retry-all${q({ id })}`,
+      `/confirm/ack${q({ id, group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' })}`,
+      `/confirm/remove-idle-consumers${q({ id, group: 'payroll-group', minIdleMinutes: 1 })}`,
+    ];
+    const message = (html: string) => [...html.matchAll(/<h1>[\s\S]*?<\/h1>|<section class="message[\s\S]*?<\/section>/g)].map((m) => m[0]).join('');
+    for (const token of [TOKENS.limited, TOKENS.viewer]) {
+      const hiddenRoutes = routes(hidden.key);
+      const unknownRoutes = routes(unknown);
+      for (let i = 0; i < hiddenRoutes.length; i++) {
+        const a = await get(guarded, hiddenRoutes[i]!, token);
+        const b = await get(guarded, unknownRoutes[i]!, token);
+        expect([a.status, message(a.body)], `${token} ${hiddenRoutes[i]}`).toEqual([b.status, message(b.body)]);
+        expect([403, 404], hiddenRoutes[i]).toContain(a.status);
+        expect(a.body).not.toContain('salary');
+      }
+      const csrf = await csrfFor(guarded, token);
+      for (const [action, extra] of [['retry', { record: hidden.record }], ['delete', { record: hidden.record }], ['delete-all', {}], ['ack', { group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' }]] as const) {
+        const a = await post(guarded, `/actions/${action}`, { id: hidden.key, ...extra, _csrf: csrf }, { token });
+        const b = await post(guarded, `/actions/${action}`, { id: unknown, ...extra, _csrf: csrf }, { token });
+        expect([a.status, message(a.body)], `${token} ${action}`).toEqual([b.status, message(b.body)]);
+      }
+    }
+    expect((await range(guarded, hidden.dead)).map(([id]) => id)).toEqual([hidden.record]);
+  });
+
+  it('counts only visible resources on the overview cards', async () => {
+    const all = await get(guarded, '/');
+    const limited = await get(guarded, '/', TOKENS.limited);
+    const dead = (html: string) => Number(/<span class="card-value">(\d+)<\/span> <span class="card-label">dead letters/.exec(html)?.[1]);
+    const pending = (html: string) => Number(/<span class="card-value">(\d+)<\/span> <span class="card-label">pending stream entries/.exec(html)?.[1]);
+    expect([dead(all.body), pending(all.body)]).toEqual([2, 1]);
+    expect([dead(limited.body), pending(limited.body)]).toEqual([1, 0]);
+    expect(limited.body).not.toContain('payroll');
+  });
+});

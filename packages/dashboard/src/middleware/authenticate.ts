@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { checkPrincipal, type Principal } from '../auth.js';
+import { CallbackTimeout, checkPrincipal, within, type Principal } from '../auth.js';
 import type { Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare } from '../respond.js';
@@ -14,8 +14,9 @@ export function authenticate(s: Settings): MiddlewareHandler<Env> {
     c.header('Cache-Control', 'no-store');
     let principal: Principal | 'invalid' | null;
     try {
-      principal = checkPrincipal(await s.authorize(c.req.raw));
-    } catch {
+      principal = checkPrincipal(await within(s.authorize(c.req.raw), s.authorizeTimeoutMs, 'authorize'));
+    } catch (error) {
+      if (error instanceof CallbackTimeout) return bare(c, s.base, 503, 'Sign-in check timed out', 'The sign-in check did not answer in time. Try again.');
       principal = 'invalid';
     }
     if (principal === null) return bare(c, s.base, 401, 'Sign-in required', 'This dashboard needs an authenticated user.');

@@ -5,6 +5,8 @@ import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
 
+const TITLES = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 503: 'Try again' } as const;
+
 /** An unknown page: a bare page before sign-in, the dashboard's layout after. */
 export function notFound(s: Settings): NotFoundHandler<Env> {
   return (c) => {
@@ -17,7 +19,7 @@ export function notFound(s: Settings): NotFoundHandler<Env> {
 export function errorPage(s: Settings): ErrorHandler {
   return (error, context) => {
     const c = context as unknown as Ctx;
-    if (error instanceof HttpError) return page(s, c, error.status, error.status === 404 ? 'Not found' : error.status === 409 ? 'Conflict' : 'Bad request', <p>{error.message}</p>);
+    if (error instanceof HttpError) return page(s, c, error.status, TITLES[error.status], <p>{error.message}</p>);
     if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>{error.message}</p>);
     if (error instanceof HTTPException && error.status === 403) {
       // Hono's csrf(): a form posted from another origin.
