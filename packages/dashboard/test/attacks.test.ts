@@ -410,3 +410,100 @@ describe('per-resource guard: a hidden resource answers exactly as an unknown on
     expect(limited.body).not.toContain('payroll');
   });
 });
+
+describe('what a page says', () => {
+  it('finding: a notice echoed any text from the URL (record=Your session expired, sign in at evil.example); it now names only well-formed IDs and counts', async () => {
+    const bait = 'Your session expired: sign in again at https://evil.example';
+    const paths = [
+      `/dead-letters${q({ id: world.stream.id, done: 'retried', record: bait, newId: '1-1' })}`,
+      `/dead-letters${q({ id: world.stream.id, done: 'retried', record: '1-1', newId: bait })}`,
+      `/dead-letters${q({ id: world.stream.id, done: 'deleted', record: bait })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group, done: 'released', entry: bait })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group, done: 'acked', entry: bait })}`,
+    ];
+    for (const path of paths) {
+      const page = await get(world, path);
+      expect(page.status, path).toBe(200);
+      const text = page.body.replace(/<[^>]*>/g, '');
+      expect(text, path).not.toContain('evil.example');
+      expect(text, path).not.toContain('session expired');
+    }
+    const counts = await get(world, `/dead-letters${q({ id: world.stream.id, done: 'retried-all', n: 'lots', failed: '1e999', remain: '-3' })}`);
+    expect(counts.body).not.toMatch(/NaN|Infinity|lots|-3 remain/);
+    const ok = await get(world, `/dead-letters${q({ id: world.stream.id, done: 'retried', record: '1-1', newId: '2-2' })}`);
+    expect(ok.body).toContain('Retried dead letter 1-1: appended again as entry 2-2.');
+  });
+
+  it('finding: bidi overrides and invisible characters in names were rendered raw (a reversed sentence, two consumers that look the same); they show as escapes now', async () => {
+    const key = `{bidi-${Date.now()}}:orders`;
+    const dead = `{bidi-${Date.now()}}:orders-dead`;
+    const shown = await startWorld({ label: 'bidi', extraStreams: [{ stream: key, deadLetterStream: dead, label: 'orders\u202Esredro' }] });
+    try {
+      const group = 'billing\u2066';
+      const entry = await xadd(shown, key, ['field\u200Bname', 'value']);
+      await readAsConsumer(shown, 'worker-1\u200B', 1, key, group);
+      await shown.raw(key, ['XGROUP', 'CREATECONSUMER', key, group, 'c\u202Eexe.txt']);
+      const record = await addWorkerDeadLetter(shown, entry, ['name\u202E', 'x'], { group, reason: 'explicit\u202E', exceptionType: 'Timeout\u200D' }, dead);
+      const pages = [
+        '/',
+        `/stream${q({ id: key })}`,
+        `/group${q({ id: key, group, body: entry })}`,
+        `/group${q({ id: key, group, consumer: 'worker-1\u200B' })}`,
+        `/dead-letters${q({ id: key })}`,
+        `/dead-letter${q({ id: key, record })}`,
+        `/confirm/ack${q({ id: key, group, entry, deliveryCount: 1, consumer: 'worker-1\u200B' })}`,
+        `/confirm/remove-idle-consumers${q({ id: key, group, minIdleMinutes: 1 })}`,
+      ];
+      for (const path of pages) {
+        const page = await get(shown, path);
+        expect(page.status, path).toBe(200);
+        const text = page.body.replace(/<[^>]*>/g, '');
+        expect(text, path).not.toMatch(/[\u200B\u200D\u202E\u2066]/);
+      }
+      const group_ = await get(shown, `/group${q({ id: key, group })}`);
+      expect(group_.body).toContain('worker-1\\u200B');
+      expect(group_.body).toContain('c\\u202Eexe.txt');
+      // The fence still carries the real name: the form's hidden field is the raw name.
+      expect(group_.body).toContain('name="consumer" value="worker-1\u200B"');
+      expect((await get(shown, '/')).body).toContain('orders\\u202Esredro');
+    } finally {
+      await shown.close();
+    }
+  });
+});
+
+describe('bounded pages', () => {
+  it('finding: a group page listed every consumer (a group with thousands rendered thousands of rows); it lists 200 and says how many more', async () => {
+    const key = `{many-${Date.now()}}:orders`;
+    const many = await startWorld({ label: 'many', extraStreams: [{ stream: key }] });
+    try {
+      await many.raw(key, ['EVAL', "redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '0', 'MKSTREAM') for i = 1, 1200 do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], 'g', 'consumer-' .. i) end return 0", '1', key]);
+      const page = await get(many, `/group${q({ id: key, group: 'g' })}`);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('Consumers (1,200)');
+      expect([...page.body.matchAll(/<th scope="row"><a href="[^"]*consumer=consumer-/g)]).toHaveLength(200);
+      expect(page.body).toContain('1,000 more consumers are not listed');
+    } finally {
+      await many.close();
+    }
+  });
+
+  it('finding: a record or entry with thousands of fields rendered every one (each up to 64 KiB); a page shows 200 fields and at most 1 MiB of values, and says what it left out', async () => {
+    const fields: string[] = [];
+    for (let i = 0; i < 1000; i++) fields.push(`f${i}`, `v${i}`);
+    const wide = await addWorkerDeadLetter(world, '1-5', fields);
+    const page = await get(world, `/dead-letter${q({ id: world.stream.id, record: wide })}`);
+    expect(page.status).toBe(200);
+    expect([...page.body.matchAll(/<tr><th scope="row"><code>f\d+<\/code>/g)]).toHaveLength(200);
+    expect(page.body).toContain('800 more fields are not shown');
+
+    const big: (string | Buffer)[] = [];
+    for (let i = 0; i < 40; i++) big.push(`b${i}`, Buffer.alloc(64 * 1024, 'x'));
+    const heavy = await addWorkerDeadLetter(world, '1-6', big);
+    const heavyPage = await get(world, `/dead-letter${q({ id: world.stream.id, record: heavy })}`);
+    expect(heavyPage.status).toBe(200);
+    expect(heavyPage.body.length).toBeLessThan(1.2 * 1024 * 1024);
+    expect(heavyPage.body).toMatch(/more fields are not shown/);
+    await world.raw(world.stream.dead, ['XDEL', world.stream.dead, wide, heavy]);
+  });
+});

@@ -334,4 +334,42 @@ describe('hostile corpus', () => {
   });
 });
 
+describe('names that change the direction of text', () => {
+  it('keeps the confirmation sentence in reading order around a consumer named with a right-to-left override, and shows the override as an escape', async () => {
+    const world = await startWorld({ label: 'bidi' });
+    try {
+      const consumer = 'c\u202Eexe.txt';
+      const entry = await xadd(world, world.stream.key, ['order-id', '1']);
+      await readAsConsumer(world, consumer, 1);
+      const { page } = await open();
+      await page.goto(`${world.url}/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry, deliveryCount: 1, consumer })}`);
+      await shot(page, 'bidi-confirm-ack');
+      // x of each character of "after 1 deliveries, leaves group", as laid out: left to right when nothing reversed it.
+      const xs = await page.evaluate(() => {
+        const paragraph = document.querySelector('section.confirm p')!;
+        const walker = document.createTreeWalker(paragraph, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf('after');
+          if (at < 0) continue;
+          const out: number[] = [];
+          for (let i = at; i < at + 'after 1 deliveries, leaves group'.length && i < node.textContent!.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const rect = range.getBoundingClientRect();
+            if (rect.width > 0 && node.textContent![i] !== ' ') out.push(rect.left + rect.top * 10_000);
+          }
+          return out;
+        }
+        return [];
+      });
+      expect(xs.length).toBeGreaterThan(20);
+      expect(xs).toEqual([...xs].sort((a, b) => a - b));
+      await expect(page.locator('section.confirm .name').first().innerText()).resolves.toBe('c\\u202Eexe.txt');
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { PendingActionResult } from '@respire/admin';
-import { count } from '../format.js';
+import { count, shown } from '../format.js';
 import { ENTRY_ID, form, intParam, need, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { deadLetterCount, resolveDeadLetterOwner, resolveStream } from '../resources.js';
@@ -18,7 +18,7 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
     const result = await s.admin.retryDeadLetter(c.get('principal'), resource.id, record);
     if (result.status === 'retried') return redirect(s, c, '/dead-letters', { id: resource.id, done: 'retried', record, newId: result.newId });
     if (result.status === 'missing') return page(s, c, 409, 'Already gone', alreadyGone(record));
-    return page(s, c, 409, 'Retry refused', <p>Dead letter <code>{record}</code> was not retried: {result.reason}</p>);
+    return page(s, c, 409, 'Retry refused', <p>Dead letter <code>{record}</code> was not retried: {shown(result.reason)}</p>);
   });
 
   routes.post('/actions/delete', async (c) => {
@@ -74,7 +74,7 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
 function NoLongerPending({ entry, group, back }: { entry: string; group: string; back: string }) {
   return (
     <>
-      <p>Entry <code>{entry}</code> is no longer pending in group <span class="name">{group}</span>: it was acknowledged or released already, or its body was deleted from the stream (a release then drops the dangling pending record). Nothing else was done.</p>
+      <p>Entry <code>{entry}</code> is no longer pending in group <span class="name">{shown(group)}</span>: it was acknowledged or released already, or its body was deleted from the stream (a release then drops the dangling pending record). Nothing else was done.</p>
       <p><a href={back}>Back to the group</a></p>
     </>
   );
@@ -90,9 +90,9 @@ function Changed({ entry, expected, now, back }: { entry: string; expected: Fenc
       </p>
       <dl class="facts">
         <dt>Shown on the page</dt>
-        <dd>owner <span class="name">{expected.consumer}</span>, {count(expected.deliveryCount)} deliveries</dd>
+        <dd>owner <span class="name">{shown(expected.consumer)}</span>, {count(expected.deliveryCount)} deliveries</dd>
         <dt>Now</dt>
-        <dd>owner <span class="name">{now.consumer}</span>, {count(now.deliveryCount)} deliveries</dd>
+        <dd>owner <span class="name">{shown(now.consumer)}</span>, {count(now.deliveryCount)} deliveries</dd>
       </dl>
       <p><a href={back}>Reload the group and decide again</a></p>
     </>

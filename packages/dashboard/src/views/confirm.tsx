@@ -1,6 +1,6 @@
 import type { ConsumerInfo, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
-import { count, duration } from '../format.js';
+import { count, duration, shown } from '../format.js';
 import { ActionForm, deadLetterCrumbs, groupCrumbs } from './components.js';
 import { href, Layout, type Crumb, type PageContext } from './layout.js';
 
@@ -98,8 +98,8 @@ export function ConfirmAckPage({ ctx, stream, group, entry, deliveryCount, consu
       }
     >
       <p>
-        Entry <code>{entry}</code>, owned by <span class="name">{consumer}</span> after {count(deliveryCount)} deliveries, leaves group{' '}
-        <span class="name">{group}</span>'s pending list without being processed. If its owner or delivery count changed since then, nothing is done.
+        Entry <code>{entry}</code>, owned by <span class="name">{shown(consumer)}</span> after {count(deliveryCount)} deliveries, leaves group{' '}
+        <span class="name">{shown(group)}</span>'s pending list without being processed. If its owner or delivery count changed since then, nothing is done.
       </p>
     </ConfirmPage>
   );
@@ -107,7 +107,7 @@ export function ConfirmAckPage({ ctx, stream, group, entry, deliveryCount, consu
 
 /** Names of consumers, the first 200. */
 const ConsumerList = ({ consumers, note }: { consumers: readonly ConsumerInfo[]; note: (c: ConsumerInfo) => string }) => (
-  <ul class="names">{consumers.slice(0, 200).map((x) => <li>{x.name} <span class="muted small">{note(x)}</span></li>)}</ul>
+  <ul class="names">{consumers.slice(0, 200).map((x) => <li>{shown(x.name)} <span class="muted small">{note(x)}</span></li>)}</ul>
 );
 
 export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consumers }: { ctx: PageContext; stream: StreamResource; group: string; minIdleMs: number; consumers: readonly ConsumerInfo[] }) {
@@ -126,7 +126,7 @@ export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consum
       cancelHref={href(ctx, '/group', { id: stream.id, group })}
     >
       <p>
-        Consumers of group <span class="name">{group}</span> idle for at least {duration(minIdleMs)} with no pending entries are removed; the check and
+        Consumers of group <span class="name">{shown(group)}</span> idle for at least {duration(minIdleMs)} with no pending entries are removed; the check and
         the removal are one atomic step, so a consumer that receives an entry in between is kept. Consumers holding pending entries are never removed.
       </p>
       <h2>Would be removed now ({count(removable.length)})</h2>

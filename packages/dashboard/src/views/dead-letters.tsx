@@ -1,5 +1,5 @@
 import type { DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
-import { count, entryTime, serverTime } from '../format.js';
+import { count, entryTime, serverTime, shown } from '../format.js';
 import { renderBytes } from '../payload.js';
 import { ActionForm, deadLetterCrumbs, isOperator, num, Pager, resourceCrumbs, Table } from './components.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
@@ -65,9 +65,9 @@ function DeadLetterRow({ ctx, resource, record: r }: { ctx: PageContext; resourc
       <td>
         {r.kind === 'worker' ? (
           <>
-            <span class={`reason reason-${r.reason.replace(/[^a-z-]/g, '')}`}>{r.reason}</span>
-            {r.exceptionType ? <div class="small"><code>{r.exceptionType}</code></div> : null}
-            <div class="muted small">group {r.group}</div>
+            <span class={`reason reason-${r.reason.replace(/[^a-z-]/g, '')}`}>{shown(r.reason)}</span>
+            {r.exceptionType ? <div class="small"><code>{shown(r.exceptionType)}</code></div> : null}
+            <div class="muted small">group {shown(r.group)}</div>
           </>
         ) : r.kind === 'queue' ? (
           <span class="reason">delivery limit</span>
@@ -112,10 +112,10 @@ export function DeadLetterPage({ ctx, resource, record }: { ctx: PageContext; re
         {record.kind === 'worker' ? (
           <>
             <dt>Source entry</dt><dd><code>{record.sourceId}</code></dd>
-            <dt>Group</dt><dd>{record.group}</dd>
+            <dt>Group</dt><dd>{shown(record.group)}</dd>
             <dt>Attempt</dt><dd>{count(record.attempt)}</dd>
-            <dt>Reason</dt><dd>{record.reason}</dd>
-            <dt>Exception type</dt><dd>{record.exceptionType ? <code>{record.exceptionType}</code> : <span class="muted">none</span>}</dd>
+            <dt>Reason</dt><dd>{shown(record.reason)}</dd>
+            <dt>Exception type</dt><dd>{record.exceptionType ? <code>{shown(record.exceptionType)}</code> : <span class="muted">none</span>}</dd>
           </>
         ) : record.kind === 'queue' ? (
           <>

@@ -1,5 +1,5 @@
 import type { ConsumerInfo, EntryBody, PendingEntry, StreamResource } from '@respire/admin';
-import { count, duration } from '../format.js';
+import { count, duration, shown } from '../format.js';
 import { ActionForm, isOperator, num, Pager, streamCrumbs, Table } from './components.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Fields } from './payload.js';
@@ -33,7 +33,7 @@ export function GroupPage(p: GroupPageProps) {
 
       <section aria-labelledby="pending-heading">
         <h2 id="pending-heading">
-          Pending entries{p.consumerFilter !== undefined ? <> of consumer <span class="name">{p.consumerFilter}</span></> : null}
+          Pending entries{p.consumerFilter !== undefined ? <> of consumer <span class="name">{shown(p.consumerFilter)}</span></> : null}
         </h2>
         {p.consumerFilter !== undefined ? (
           <p><a href={href(ctx, '/group', base)}>Show every consumer's pending entries</a></p>
@@ -45,16 +45,19 @@ export function GroupPage(p: GroupPageProps) {
   );
 }
 
+/** A page lists this many consumers of a group (XINFO CONSUMERS returns them all). */
+const MAX_CONSUMERS = 200;
+
 function Consumers({ ctx, stream, group, consumers }: GroupPageProps) {
   if (consumers.length === 0) return <p class="empty">No consumers.</p>;
   return (
     <>
       <Table columns={['Consumer', num('Pending'), num('Idle'), num('Inactive')]}>
         <tbody>
-          {consumers.map((c) => (
+          {consumers.slice(0, MAX_CONSUMERS).map((c) => (
             <tr>
               <th scope="row">
-                <a href={href(ctx, '/group', { id: stream.id, group, consumer: c.name })}>{c.name}</a>
+                <a href={href(ctx, '/group', { id: stream.id, group, consumer: c.name })}>{shown(c.name)}</a>
               </th>
               <td class="num">{count(c.pending)}</td>
               <td class="num">{duration(c.idleMs)}</td>
@@ -63,6 +66,11 @@ function Consumers({ ctx, stream, group, consumers }: GroupPageProps) {
           ))}
         </tbody>
       </Table>
+      {consumers.length > MAX_CONSUMERS ? (
+        <p class="notice warn">
+          {count(consumers.length - MAX_CONSUMERS)} more consumers are not listed. A group this large slows every read of it: remove the idle ones.
+        </p>
+      ) : null}
       {isOperator(ctx) ? (
         <form method="get" action={`${ctx.base}/confirm/remove-idle-consumers`} class="row-form">
           <input type="hidden" name="id" value={stream.id} />
@@ -85,7 +93,7 @@ function PendingTable({ ctx, stream, group, pending, consumerFilter }: GroupPage
           return (
             <tr>
               <th scope="row"><code>{e.id}</code></th>
-              <td>{e.consumer}</td>
+              <td>{shown(e.consumer)}</td>
               <td class="num">{duration(e.idleMs)}</td>
               <td class="num">{count(e.deliveryCount)}</td>
               <td class="actions">

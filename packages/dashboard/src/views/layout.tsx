@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth.js';
-import { serverTime } from '../format.js';
+import { serverTime, shown } from '../format.js';
 import { Head } from './bare.js';
 
 /** What every page needs to build links and forms. */
@@ -43,10 +43,14 @@ export interface LayoutProps {
   readonly children?: Child;
 }
 
+const NOTICE_PARAMS = ['done', 'record', 'newId', 'n', 'failed', 'remain', 'entry', 'deleted', 'kept'];
+
 function RefreshControls({ ctx }: { ctx: PageContext }) {
   const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
   const withRefresh = (on: boolean) => {
     const query = new URLSearchParams(ctx.query);
+    // A refreshed page shows the state now, not the notice of the action that led to it.
+    for (const name of NOTICE_PARAMS) query.delete(name);
     if (on) query.set('refresh', 'on');
     else query.delete('refresh');
     // Relative to the current page, never built from the request's path: a page reached as
@@ -75,7 +79,7 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
   const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
   return (
     <html lang="en">
-      <Head base={ctx.base} title={title}>
+      <Head base={ctx.base} title={shown(title)}>
         <meta name="referrer" content="no-referrer" />
         <meta name="csrf-token" content={ctx.csrfToken} />
         <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
@@ -88,12 +92,12 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
             <ol>
               <li><a href={`${ctx.base}/`}>Overview</a></li>
               {crumbs.map((crumb) => (
-                <li>{crumb.href ? <a href={crumb.href}>{crumb.label}</a> : <span aria-current="page">{crumb.label}</span>}</li>
+                <li>{crumb.href ? <a href={crumb.href}>{shown(crumb.label)}</a> : <span aria-current="page">{shown(crumb.label)}</span>}</li>
               ))}
             </ol>
           </nav>
           <div class="who">
-            <span class="principal">{ctx.principal.name}</span>
+            <span class="principal">{shown(ctx.principal.name)}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
             {ctx.signOutPath ? (
               <form method="post" action={ctx.signOutPath} class="inline">
@@ -109,7 +113,7 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
         ) : null}
         <main id="main">
           <div class="title-row">
-            <h1>{title}</h1>
+            <h1>{shown(title)}</h1>
             <RefreshControls ctx={ctx} />
           </div>
           {notice ? (

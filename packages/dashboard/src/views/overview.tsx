@@ -1,5 +1,5 @@
 import type { QueueStatus, StreamStatus } from '@respire/admin';
-import { count } from '../format.js';
+import { count, shown } from '../format.js';
 import { Count, num, Pager, Table } from './components.js';
 import { href, Layout, type PageContext } from './layout.js';
 
@@ -66,8 +66,8 @@ function QueueTable({ ctx, queues, slice }: { ctx: PageContext; queues: readonly
         {queues.map((q) => (
           <tr>
             <th scope="row">
-              <a href={href(ctx, '/queue', { id: q.resource.id })}>{q.resource.name}</a>
-              {q.resource.keyPrefix ? <span class="muted small"> prefix {q.resource.keyPrefix}</span> : null}
+              <a href={href(ctx, '/queue', { id: q.resource.id })}>{shown(q.resource.name)}</a>
+              {q.resource.keyPrefix ? <span class="muted small"> prefix {shown(q.resource.keyPrefix)}</span> : null}
               {q.resource.discovered ? <span class="tag">discovered</span> : null}
             </th>
             <Count value={q.ready} />
@@ -97,8 +97,8 @@ function StreamTable({ ctx, streams }: { ctx: PageContext; streams: readonly Str
         const head = (
           <>
             <th scope="rowgroup" rowspan={rows}>
-              <a href={href(ctx, '/stream', { id: s.resource.id })}>{s.resource.label}</a>
-              {s.resource.label !== s.resource.stream ? <span class="muted small"> {s.resource.stream}</span> : null}
+              <a href={href(ctx, '/stream', { id: s.resource.id })}>{shown(s.resource.label)}</a>
+              {s.resource.label !== s.resource.stream ? <span class="muted small"> {shown(s.resource.stream)}</span> : null}
               {!s.exists ? <span class="tag">missing</span> : null}
             </th>
             <td class="num" rowspan={rows}>{count(s.length)}</td>
@@ -123,7 +123,7 @@ function StreamTable({ ctx, streams }: { ctx: PageContext; streams: readonly Str
                 <tr>
                   {i === 0 ? head : null}
                   <td>
-                    <a href={href(ctx, '/group', { id: s.resource.id, group: g.name })}>{g.name}</a>
+                    <a href={href(ctx, '/group', { id: s.resource.id, group: g.name })}>{shown(g.name)}</a>
                   </td>
                   <Count value={g.lag} alert="warn" />
                   <Count value={g.pending} />

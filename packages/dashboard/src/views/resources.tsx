@@ -1,5 +1,5 @@
 import type { QueueDelivery, QueueResource, QueueStatus, StreamStatus } from '@respire/admin';
-import { count, duration, maybeCount, serverTime } from '../format.js';
+import { count, duration, maybeCount, serverTime, shown } from '../format.js';
 import { Count, num, Pager, queueCrumbs, Table } from './components.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
 
@@ -27,9 +27,9 @@ export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: Q
       </ul>
       <h2>Keys</h2>
       <dl class="facts keys">
-        <dt>Stream</dt><dd><code>{q.keys.stream}</code></dd>
-        <dt>Deadlines</dt><dd><code>{q.keys.deadlines}</code></dd>
-        <dt>Dead letters</dt><dd><code>{q.keys.deadLetter}</code></dd>
+        <dt>Stream</dt><dd><code>{shown(q.keys.stream)}</code></dd>
+        <dt>Deadlines</dt><dd><code>{shown(q.keys.deadlines)}</code></dd>
+        <dt>Dead letters</dt><dd><code>{shown(q.keys.deadLetter)}</code></dd>
       </dl>
     </Layout>
   );
@@ -40,7 +40,7 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
   return (
     <Layout ctx={ctx} title={`Stream ${s.label}`} crumbs={[{ label: `Stream ${s.label}` }]}>
       <dl class="facts">
-        <dt>Stream key</dt><dd><code>{s.stream}</code></dd>
+        <dt>Stream key</dt><dd><code>{shown(s.stream)}</code></dd>
         <dt>Length</dt><dd>{status.exists ? count(status.length) : 'the stream does not exist'}</dd>
         <dt>Dead-letter stream</dt>
         <dd>
@@ -48,7 +48,7 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
             'none configured'
           ) : (
             <>
-              <code>{s.deadLetterStream}</code>{' '}
+              <code>{shown(s.deadLetterStream)}</code>{' '}
               <a href={href(ctx, '/dead-letters', { id: s.id })}>{count(status.deadLetters ?? 0)} dead letters</a>
             </>
           )}
@@ -62,7 +62,7 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
           <tbody>
             {status.groups.map((g) => (
               <tr>
-                <th scope="row"><a href={href(ctx, '/group', { id: s.id, group: g.name })}>{g.name}</a></th>
+                <th scope="row"><a href={href(ctx, '/group', { id: s.id, group: g.name })}>{shown(g.name)}</a></th>
                 <Count value={g.lag} alert="warn" />
                 <Count value={g.pending} />
                 <Count value={g.consumers} />
