@@ -6,7 +6,10 @@ import { createClient, createCluster } from 'redis';
 import { RespireAdmin, type AuditRecord, type QueueConfig, type StreamConfig } from '@respire/admin';
 import type { Principal } from './auth.js';
 import { createDashboard } from './dashboard.js';
-import { Sessions, signInRoutes } from './standalone/sign-in.js';
+import { fillSecurityHeaders } from './middleware/headers.js';
+import { FailureLimiter } from './standalone/limiter.js';
+import { Sessions } from './standalone/sessions.js';
+import { clientAddress, signInRoutes } from './standalone/sign-in.js';
 import { checkUsers, fromAuthorizationHeader, type StandaloneUser } from './standalone/users.js';
 
 export type { StandaloneUser } from './standalone/users.js';
@@ -45,7 +48,7 @@ export interface StandaloneDashboard {
 /**
  * The `respire-dashboard` server: its own Redis connection, a {@link RespireAdmin} over the
  * configured queues and streams, the dashboard, and a sign-in page. Users sign in with their
- * name and token (a session cookie: HttpOnly, SameSite=Strict, signed, 12 hours) or send
+ * name and token (a server-side session: HttpOnly, SameSite=Strict cookie, 12 hours) or send
  * `Authorization: Bearer <token>` / HTTP Basic (`name:token`) from scripts.
  */
 export async function startStandaloneDashboard(options: StandaloneOptions): Promise<StandaloneDashboard> {
@@ -68,22 +71,33 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     ...(options.auditStream ? { auditStream: options.auditStream } : {}),
   });
 
-  const sessions = new Sessions(credentials);
+  const sessions = new Sessions(options.secureCookies ?? false);
+  const limiter = new FailureLimiter();
   const authorize = (request: Request): Principal | null => {
     const header = request.headers.get('authorization');
     if (header?.startsWith('Bearer ') || header?.startsWith('Basic ')) return fromAuthorizationHeader(credentials, header);
-    return sessions.read(Sessions.cookieOf(request));
+    return sessions.read(request);
   };
   const dashboard = createDashboard({ admin, authorize, basePath: base || '/', signOutPath: `${base}/logout`, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
 
   const app = new Hono();
-  app.route('/', signInRoutes({ base, credentials, sessions, secureCookies: options.secureCookies ?? false }));
+  app.use('*', await fillSecurityHeaders());
+  app.route('/', signInRoutes({ base, credentials, sessions, limiter }));
   // Everything else is the dashboard; a signed-out browser asking for a page goes to the sign-in form.
   app.all('*', async (c) => {
+    const address = clientAddress(c);
+    const header = c.req.header('authorization');
+    const locked = header === undefined ? 0 : limiter.lockedFor(address);
+    if (locked > 0) return c.text('Too many failed sign-ins from this address.', 429, { 'Retry-After': String(locked) });
     const response = await dashboard.fetch(c.req.raw);
+    if (response.status === 401 && header !== undefined) await limiter.fail(address);
     if (response.status === 401 && c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) {
+      // The 401's own security headers go along with the redirect.
       const url = new URL(c.req.url);
-      return c.redirect(`${base}/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
+      const headers = new Headers(response.headers);
+      headers.delete('content-type');
+      headers.set('location', `${base}/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      return new Response(null, { status: 303, headers });
     }
     return response;
   });

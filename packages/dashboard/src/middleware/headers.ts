@@ -1,3 +1,4 @@
+import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 
 /**
@@ -20,4 +21,19 @@ export function securityHeaders({ scripts = true }: { scripts?: boolean } = {}) 
     xFrameOptions: 'DENY',
     strictTransportSecurity: false,
   });
+}
+
+/**
+ * Fills in the strict headers (no scripts) on a response that has none, e.g. a server's own 429
+ * or redirect around the dashboard; a response that has its own (the dashboard's pages) keeps them.
+ */
+export async function fillSecurityHeaders(): Promise<MiddlewareHandler> {
+  const probe = new Hono().use(securityHeaders({ scripts: false })).get('/', (c) => c.body(null));
+  const strict = [...(await probe.request('/')).headers].filter(([name]) => name !== 'content-type');
+  return async (c, next) => {
+    await next();
+    if (c.res.headers.has('content-security-policy')) return;
+    for (const [name, value] of strict) c.res.headers.set(name, value);
+    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store');
+  };
 }

@@ -1,94 +1,96 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Hono } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
-import type { Principal } from '../auth.js';
 import { securityHeaders } from '../middleware/headers.js';
 import { BareDocument } from '../views/bare.js';
+import type { FailureLimiter } from './limiter.js';
+import type { Sessions } from './sessions.js';
 import { match, type Credential } from './users.js';
 
-export const SESSION_COOKIE = 'respire_session';
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-
-/** Signed session cookies: `<name>.<expires>.<HMAC>`, with a key that lives as long as the process. */
-export class Sessions {
-  readonly #key = randomBytes(32);
-
-  constructor(private readonly credentials: readonly Credential[]) {}
-
-  issue(principal: Principal): string {
-    const value = `${Buffer.from(principal.name).toString('base64url')}.${Date.now() + SESSION_TTL_MS}`;
-    return `${value}.${this.#sign(value)}`;
-  }
-
-  read(cookie: string | undefined): Principal | null {
-    if (!cookie) return null;
-    const [name, expires, mac] = cookie.split('.');
-    if (!name || !expires || !mac) return null;
-    const expected = Buffer.from(this.#sign(`${name}.${expires}`));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(expires) < Date.now()) return null;
-    const user = Buffer.from(name, 'base64url').toString('utf8');
-    return this.credentials.find((c) => c.principal.name === user)?.principal ?? null;
-  }
-
-  /** The session cookie of a request. */
-  static cookieOf(request: Request): string | undefined {
-    return /(?:^|;\s*)respire_session=([^;]+)/.exec(request.headers.get('cookie') ?? '')?.[1];
-  }
-
-  #sign(value: string): string {
-    return createHmac('sha256', this.#key).update(value).digest('base64url');
-  }
-}
-
 export interface SignInOptions {
+  /** Base path without a trailing slash ('' at the root). */
   readonly base: string;
   readonly credentials: readonly Credential[];
   readonly sessions: Sessions;
-  readonly secureCookies: boolean;
+  readonly limiter: FailureLimiter;
+}
+
+/** The client's address as the socket saw it (never a forwarded header). */
+export const clientAddress = (c: Context) => {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+};
+
+/**
+ * Where to go after signing in: a path of the dashboard (dot segments resolved), else its
+ * overview. Printable ASCII only: a browser drops tabs and line breaks from a Location, so
+ * `/\t/evil.example` would leave for another site.
+ */
+export function safeNext(base: string, next: unknown): string {
+  const home = `${base}/`;
+  if (typeof next !== 'string' || !/^\/[\x21-\x7e]*$/.test(next) || next.startsWith('//') || next.includes('\\')) return home;
+  const url = new URL(next, 'http://dashboard.invalid');
+  if (url.origin !== 'http://dashboard.invalid' || !(url.pathname === base || url.pathname.startsWith(home))) return home;
+  return `${url.pathname}${url.search}`;
 }
 
 /** `GET/POST <base>/login` and `POST <base>/logout`: the sign-in form and the session cookie. */
-export function signInRoutes({ base, credentials, sessions, secureCookies }: SignInOptions): Hono {
-  const cookiePath = base || '/';
+export function signInRoutes({ base, credentials, sessions, limiter }: SignInOptions): Hono {
   const login = new Hono();
-  login.use('*', securityHeaders({ scripts: false }));
-  login.use('*', csrf());
-  const safeNext = (next: string | undefined) => (next && next.startsWith(`${base}/`) && !next.startsWith('//') && !/[\\\r\n]/.test(next) ? next : `${base}/`);
+  for (const path of [`${base}/login`, `${base}/logout`]) {
+    login.use(path, securityHeaders({ scripts: false }), csrf(), async (c, next) => {
+      c.header('Cache-Control', 'no-store');
+      await next();
+    });
+  }
+  login.use(`${base}/login`, bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('The form was too large.', 413) }));
 
-  login.get(`${base}/login`, (c) => {
-    c.header('Cache-Control', 'no-store');
-    return c.html(<SignInPage base={base} next={safeNext(c.req.query('next'))} failed={false} />);
-  });
+  login.get(`${base}/login`, (c) => c.html(<SignInPage base={base} next={safeNext(base, c.req.query('next'))} />));
   login.post(`${base}/login`, async (c) => {
-    c.header('Cache-Control', 'no-store');
+    const address = clientAddress(c);
+    const next = async () => safeNext(base, (await c.req.parseBody())['next']);
+    const locked = limiter.lockedFor(address);
+    if (locked > 0) {
+      c.header('Retry-After', String(locked));
+      return c.html(<SignInPage base={base} next={await next()} problem={`Too many failed sign-ins from your address: try again in ${locked} s.`} />, 429);
+    }
     const form = await c.req.parseBody();
     const name = typeof form['name'] === 'string' ? form['name'] : '';
     const token = typeof form['token'] === 'string' ? form['token'] : '';
-    const next = safeNext(typeof form['next'] === 'string' ? form['next'] : undefined);
     const principal = token && name ? match(credentials, token, name) : null;
-    if (!principal) return c.html(<SignInPage base={base} next={next} failed />, 401);
-    setCookie(c, SESSION_COOKIE, sessions.issue(principal), {
+    if (!principal) {
+      await limiter.fail(address);
+      return c.html(<SignInPage base={base} next={await next()} problem="Unknown user or wrong token." />, 401);
+    }
+    limiter.succeed(address);
+    // A new session at every sign-in: no ID the browser brought along is ever kept.
+    sessions.end(c.req.raw);
+    setCookie(c, sessions.cookieName, sessions.start(principal), {
       httpOnly: true,
       sameSite: 'Strict',
-      secure: secureCookies,
-      path: cookiePath,
-      maxAge: SESSION_TTL_MS / 1000,
+      secure: sessions.secure,
+      path: sessions.secure ? '/' : base || '/',
+      maxAge: sessions.ttlSeconds,
     });
-    return c.redirect(next, 303);
+    return c.redirect(await next(), 303);
   });
   login.post(`${base}/logout`, (c) => {
-    deleteCookie(c, SESSION_COOKIE, { path: cookiePath });
+    sessions.end(c.req.raw);
+    deleteCookie(c, sessions.cookieName, { path: sessions.secure ? '/' : base || '/', secure: sessions.secure });
     return c.redirect(`${base}/login`, 303);
   });
   return login;
 }
 
-function SignInPage({ base, next, failed }: { base: string; next: string; failed: boolean }) {
+function SignInPage({ base, next, problem }: { base: string; next: string; problem?: string }) {
   return (
     <BareDocument base={base} title="Sign in" heading="Respire dashboard">
-      {failed ? <p class="notice error" role="alert">Unknown user or wrong token.</p> : null}
+      {problem ? <p class="notice error" role="alert">{problem}</p> : null}
       <form method="post" action={`${base}/login`} class="login">
         <input type="hidden" name="next" value={next} />
         <p>
