@@ -47,7 +47,7 @@ export function preview(text: string, max = 120): string {
 // Control and format characters (bidi overrides and isolates, zero-width joiners and spaces, BOM),
 // line separators, and blanks that are not a plain space. Shown raw they reverse the text after a
 // name, or make two names look the same.
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0]/gu;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\u3164\uffa0]|\u034f|\u115f|\u1160|\u17b4|\u17b5/gu;
 const escapeChar = (ch: string) => {
   const code = ch.codePointAt(0)!;
   const hex = code.toString(16).toUpperCase();
