@@ -15,10 +15,12 @@ export function overviewRoutes(routes: Hono<Env>, s: Settings): void {
     const ctx = ctxOf(s, c);
     const overview = await s.admin.overview();
     const principal = c.get('principal');
-    const queues: QueueStatus[] = [];
-    for (const q of overview.queues) if (await visible(s, principal, q.resource)) queues.push(q);
-    const streams: StreamStatus[] = [];
-    for (const st of overview.streams) if (await visible(s, principal, st.resource)) streams.push(st);
+    // All guard calls at once: a slow guard costs its latency once, not once per resource.
+    const only = async <T extends QueueStatus | StreamStatus>(all: readonly T[]) => {
+      const shown = await Promise.all(all.map((x) => visible(s, principal, x.resource)));
+      return all.filter((_, i) => shown[i]);
+    };
+    const [queues, streams] = await Promise.all([only(overview.queues), only(overview.streams)]);
     const queuePage = slice(s, c, ctx, 'qpage', queues.length);
     const streamPage = slice(s, c, ctx, 'spage', streams.length);
     return c.html(
