@@ -102,6 +102,12 @@ describe('path tricks under the base path (hold)', () => {
     }
   });
 
+  it('serves a script with no HTML sink (innerHTML, outerHTML, insertAdjacentHTML, document.write, eval, new Function)', async () => {
+    const js = (await get(world, '/assets/dashboard.js', null)).body;
+    expect(js).toContain('DOMParser');
+    expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setTimeout\(['"]/);
+  });
+
   it('finding: the asset route looked names up on a plain object, so /assets/constructor, __proto__ and toString answered 500', async () => {
     for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
       const response = await get(world, `/assets/${name}`, null);
@@ -474,6 +480,9 @@ describe('what a page says', () => {
       for (const path of pages) {
         const page = await get(shown, path);
         expect(page.status, path).toBe(200);
+        // Links built from these names stay inside the dashboard; no style attribute anywhere.
+        for (const [, href] of page.body.matchAll(/href="([^"]*)"/g)) expect(href, path).toMatch(/^(\/ops\/respire\/|\?|#)/);
+        expect(page.body, path).not.toMatch(/\sstyle=/);
         const text = page.body.replace(/<[^>]*>/g, '');
         expect(text, path).not.toMatch(/\u200B|\u200D|\u202E|\u2066/);
       }
