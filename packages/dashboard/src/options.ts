@@ -109,6 +109,20 @@ function checkRange(name: string, value: number | undefined, fallback: number, m
   return value;
 }
 
+/** An origin as a browser sends it (`https://ops.example.com`): not `null`, not a pattern, no path. */
+function checkOrigin(origin: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin || origin.includes('*')) {
+    throw new TypeError(`createDashboard: allowedOrigins must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
+  }
+  return origin;
+}
+
 /** Checks the options (a TypeError names the first wrong one) and fills in the defaults. */
 export function resolveOptions(options: DashboardOptions): Settings {
   if (!options || typeof options.admin !== 'object' || options.admin === null) throw new TypeError('createDashboard: `admin` (an AdminApi) is required');
@@ -126,7 +140,7 @@ export function resolveOptions(options: DashboardOptions): Settings {
     bulkLimit: checkRange('bulkLimit', options.bulkLimit, 1000, 1, 100_000),
     tokens: new CsrfTokens(options.secret),
     anonymous: isAnonymousOperator(options.authorize),
-    allowedOrigins: new Set(options.allowedOrigins ?? []),
+    allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkOrigin)),
     signOutPath: options.signOutPath,
     onError: options.onError ?? ((error, _request, { reference }) => console.error(`respire dashboard: error ${reference}:`, error)),
   };
