@@ -457,6 +457,17 @@ describe('what a page says', () => {
     expect(ok.body).toContain('Retried dead letter 1-1: appended again as entry 2-2.');
   });
 
+  it('finding: a 400 page quoted the rejected parameter back (cursor=Your session expired…); it names the parameter only', async () => {
+    const bait = 'Your session expired: sign in again at https://evil.example';
+    for (const path of [`/dead-letters${q({ id: world.stream.id, cursor: bait })}`, `/group${q({ id: world.stream.id, group: world.stream.group, cursor: bait })}`, `/deliveries${q({ id: world.queue.id, cursor: bait })}`]) {
+      const page = await get(world, path);
+      expect(page.status, path).toBe(400);
+      const text = page.body.replace(/<[^>]*>/g, '');
+      expect(text, path).toContain('Invalid cursor.');
+      expect(text, path).not.toContain('evil.example');
+    }
+  });
+
   it('finding: bidi overrides and invisible characters in names were rendered raw (a reversed sentence, two consumers that look the same); they show as escapes now', async () => {
     const key = `{bidi-${Date.now()}}:orders`;
     const dead = `{bidi-${Date.now()}}:orders-dead`;

@@ -5,6 +5,11 @@ import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
 
+const argumentOf = (error: unknown) => {
+  const argument = (error as { argument?: unknown }).argument;
+  return typeof argument === 'string' && /^[\w.]{1,64}$/.test(argument) ? argument : 'request';
+};
+
 const TITLES = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 503: 'Try again' } as const;
 
 /** An unknown page: a bare page before sign-in, the dashboard's layout after. */
@@ -20,7 +25,8 @@ export function errorPage(s: Settings): ErrorHandler {
   return (error, context) => {
     const c = context as unknown as Ctx;
     if (error instanceof HttpError) return page(s, c, error.status, TITLES[error.status], <p>{error.message}</p>);
-    if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>{error.message}</p>);
+    // The admin API's message quotes the rejected value: name the parameter only.
+    if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>Invalid {argumentOf(error)}.</p>);
     if (error instanceof HTTPException && error.status === 403) {
       // Hono's csrf(): a form posted from another origin.
       return page(s, c, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
