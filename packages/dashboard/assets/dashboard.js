@@ -8,6 +8,7 @@
   var interval = Number(document.body && document.body.getAttribute('data-poll-ms'));
   if (!interval || interval < 2000) return;
   var busy = false;
+  var timer;
 
   function say(text) {
     var state = document.querySelector('.poll-state');
@@ -33,10 +34,17 @@
     busy = true;
     fetch(window.location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) {
+        // Signed out (a sign-in page, or a 401): keep this page as it is and stop polling.
+        if (response.redirected || response.status === 401) {
+          window.clearInterval(timer);
+          say('Auto-refresh stopped: you are signed out. Reload the page to sign in again.');
+          return null;
+        }
         if (!response.ok) throw new Error('HTTP ' + response.status);
         return response.text();
       })
       .then(function (html) {
+        if (html === null) return;
         var next = new DOMParser().parseFromString(html, 'text/html');
         swap(next, 'main');
         swap(next, 'footer');
@@ -50,5 +58,5 @@
       });
   }
 
-  window.setInterval(tick, interval);
+  timer = window.setInterval(tick, interval);
 })();

@@ -55,3 +55,19 @@ export function checkPrincipal(value: unknown): Principal | 'invalid' | null {
   if (role !== 'viewer' && role !== 'operator') return 'invalid';
   return { name, role };
 }
+
+/** The host's callback did not answer within `authorizeTimeoutMs`. */
+export class CallbackTimeout extends Error {
+  override readonly name = 'CallbackTimeout';
+}
+
+/** `value`, or a CallbackTimeout after `ms` (a callback that never settles must not hold a request forever). */
+export async function within<T>(value: T | Promise<T>, ms: number, what: string): Promise<T> {
+  if (typeof (value as { then?: unknown } | null)?.then !== 'function') return value;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([value, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CallbackTimeout(`${what} did not answer within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -28,12 +28,26 @@ const version = (() => {
   }
 })();
 
-function readJson<T>(path: string, what: string): T {
+/**
+ * A JSON file as an object. Errors name the file and the problem, never its content: V8's
+ * syntax errors quote the text, and these files hold Redis URLs and token digests.
+ */
+function readJson<T extends object>(path: string, what: string): Partial<T> {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read the ${what} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+    throw new UsageError(`the ${what} ${path} is not valid JSON${at ? ` (at position ${at})` : ''}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`the ${what} ${path} must hold a JSON object`);
+  return value as Partial<T>;
 }
 
 /** Runs the command with `argv` (without `node` and the script). Resolves once the server listens. */
@@ -106,7 +120,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
 
     const users: StandaloneUser[] = [];
     if (o.users) {
-      const file = readJson<{ users?: StandaloneUser[] }>(o.users, 'users file');
+      const file = readJson<{ users: StandaloneUser[] }>(o.users, 'users file');
       if (!Array.isArray(file.users)) throw new UsageError(`the users file ${o.users} needs a "users" array`);
       users.push(...file.users);
     }
@@ -139,7 +153,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     console.log(`Respire dashboard listening on ${dashboard.url}`);
     console.log(`  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${allQueues.length} queues, ${allStreams.length} streams configured${o.discoverQueues ? ', discovering queues' : ''}`);
     console.log(`  sign in as ${who}`);
-    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(o.host)) console.log(`  listening on ${o.host}: serve it over HTTPS (a TLS proxy) and pass --secure-cookies`);
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(o.host)) {
+      console.error(
+        `respire-dashboard: warning: listening on ${o.host}, reachable from other machines. Serve it over HTTPS only (a TLS proxy)` +
+          (o.secureCookies ? '.' : ' and pass --secure-cookies.'),
+      );
+    }
     const stop = () => {
       void dashboard.close().then(() => process.exit(0));
     };

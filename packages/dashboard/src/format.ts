@@ -43,3 +43,26 @@ export function preview(text: string, max = 120): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+// Control and format characters (bidi overrides and isolates, zero-width joiners and spaces, BOM),
+// line separators, and blanks that are not a plain space. Shown raw they reverse the text after a
+// name, or make two names look the same.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\u3164\uffa0]|\u034f|\u115f|\u1160|\u17b4|\u17b5/gu;
+const escapeChar = (ch: string) => {
+  const code = ch.codePointAt(0)!;
+  const hex = code.toString(16).toUpperCase();
+  return code > 0xffff ? `\\u{${hex}}` : `\\u${hex.padStart(4, '0')}`;
+};
+
+/**
+ * A name from Redis (stream, group, consumer, field, reason) as the page shows it: every
+ * invisible or direction-changing character written as an escape (`\u202E`), plain spaces kept.
+ */
+export function shown(name: string): string {
+  return name.replace(INVISIBLE, (ch) => (ch === ' ' ? ch : ch === '\n' ? '\\n' : ch === '\t' ? '\\t' : ch === '\r' ? '\\r' : escapeChar(ch)));
+}
+
+/** A payload's text as the page shows it: like {@link shown}, but line breaks, tabs and spaces stay. */
+export function shownText(text: string): string {
+  return text.replace(INVISIBLE, (ch) => (ch === ' ' || ch === '\n' || ch === '\t' || ch === '\r' ? ch : escapeChar(ch)));
+}

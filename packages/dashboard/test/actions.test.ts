@@ -141,6 +141,16 @@ describe('pending entries', () => {
     expect(world.audits.filter((a) => a.result === 'changed')).toHaveLength(2);
   });
 
+  it('deletes nothing when an ack with "also delete" finds the entry changed', async () => {
+    const id = await xadd(world, world.stream.key, ['order-id', '7']);
+    await readAsConsumer(world, 'c-1', 1);
+    await world.raw(world.stream.key, ['XCLAIM', world.stream.key, world.stream.group, 'c-2', '0', id]);
+    const response = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', deleteEntry: '1', _csrf: token });
+    expect(response.status).toBe(409);
+    expect((await range(world, world.stream.key)).map(([entry]) => entry)).toEqual([id]);
+    expect(await pendingRows(world, world.stream.key, world.stream.group)).toEqual([expect.objectContaining({ id, consumer: 'c-2' })]);
+  });
+
   it('acks a pending entry, and with "also delete" removes it from the stream', async () => {
     const a = await xadd(world, world.stream.key, ['n', 'a']);
     const b = await xadd(world, world.stream.key, ['n', 'b']);

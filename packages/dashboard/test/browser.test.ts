@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
+import { startStandaloneDashboard, type StandaloneDashboard } from '../src/index.js';
 import { launchChromium, SCREENSHOT_DIR } from './browser.js';
 import {
   addWorkerDeadLetter,
@@ -331,6 +332,127 @@ describe('hostile corpus', () => {
     await expect(page.locator('main').textContent()).resolves.toContain('ff 3c 73 63 72 69 70 74 3e c3 28');
     await sleep(300);
     expect(dialogs).toEqual([]);
+  });
+});
+
+describe('names that change the direction of text', () => {
+  it('keeps the confirmation sentence in reading order around a consumer named with a right-to-left override, and shows the override as an escape', async () => {
+    const world = await startWorld({ label: 'bidi' });
+    try {
+      const consumer = 'c\u202Eexe.txt';
+      const entry = await xadd(world, world.stream.key, ['order-id', '1']);
+      await readAsConsumer(world, consumer, 1);
+      const { page } = await open();
+      await page.goto(`${world.url}/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry, deliveryCount: 1, consumer })}`);
+      await shot(page, 'bidi-confirm-ack');
+      // x of each character of "after 1 deliveries, leaves group", as laid out: left to right when nothing reversed it.
+      const xs = await page.evaluate(() => {
+        const paragraph = document.querySelector('section.confirm p')!;
+        const walker = document.createTreeWalker(paragraph, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf('after');
+          if (at < 0) continue;
+          const out: number[] = [];
+          for (let i = at; i < at + 'after 1 deliveries, leaves group'.length && i < node.textContent!.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const rect = range.getBoundingClientRect();
+            if (rect.width > 0 && node.textContent![i] !== ' ') out.push(rect.left + rect.top * 10_000);
+          }
+          return out;
+        }
+        return [];
+      });
+      expect(xs.length).toBeGreaterThan(20);
+      expect(xs).toEqual([...xs].sort((a, b) => a - b));
+      await expect(page.locator('section.confirm .name').first().innerText()).resolves.toBe('c\\u202Eexe.txt');
+    } finally {
+      await world.close();
+    }
+  });
+});
+
+describe('the standalone server in a browser', () => {
+  const TOKEN = 'browser-operator-token-0123456789';
+  let world: World;
+  let server: StandaloneDashboard;
+  let attacker: Server;
+  let attackerOrigin: string;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'solo-ui' });
+    await addWorkerDeadLetter(world, '1-1', ['order-id', '1']);
+    server = await startStandaloneDashboard({
+      url: inject('redisUrl'),
+      port: 0,
+      users: [{ name: 'operator', role: 'operator', token: TOKEN }],
+      streams: [{ stream: world.stream.key, deadLetterStream: world.stream.dead, label: 'orders' }],
+      pollIntervalMs: 2000,
+      audit: () => {},
+    });
+    attacker = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>evil</title><h1>Phished</h1>');
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    attackerOrigin = `127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    attacker.closeAllConnections();
+    await new Promise<void>((resolve) => attacker.close(() => resolve()));
+    await server.close();
+    await world.close();
+  });
+
+  async function signedIn(path: string): Promise<{ page: Page; context: BrowserContext }> {
+    const context = await (await browser()).newContext({ viewport: { width: 1280, height: 860 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${server.url.replace(/\/$/, '')}${path}`);
+    await page.waitForURL(/\/login\?next=/);
+    await page.getByLabel('User').fill('operator');
+    await page.getByLabel('Token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForLoadState();
+    return { page, context };
+  }
+
+  it('signs in with the form (an HttpOnly cookie), and auto-refresh runs under its CSP', async () => {
+    const { page } = await signedIn(`/dead-letters${q({ id: world.stream.id })}`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Dead letters');
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    await page.getByRole('link', { name: 'Auto-refresh: off' }).click();
+    await page.waitForURL(/refresh=on/);
+    const count = Number(await page.locator('.toolbar strong').textContent());
+    await addWorkerDeadLetter(world, '2-2', ['order-id', '2']);
+    await page.waitForFunction((expected) => document.querySelector('.toolbar strong')?.textContent === String(expected), count + 1, { timeout: 10_000 });
+    await shot(page, 'standalone-dead-letters');
+  });
+
+  it('finding: after signing out in another tab, auto-refresh put the sign-in form inside the page; now it stops and says so', async () => {
+    const { page, context } = await signedIn(`/dead-letters${q({ id: world.stream.id, refresh: 'on' })}`);
+    await page.waitForFunction(() => /^Refreshed at/.test(document.querySelector('.poll-state')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    const other = await context.newPage();
+    await other.goto(server.url);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.waitForURL(/\/login$/);
+    await page.waitForFunction(() => /signed out/i.test(document.querySelector('.poll-state')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    await expect(page.locator('main h1').textContent()).resolves.toBe('Dead letters');
+    await expect(page.locator('main form.login').count()).resolves.toBe(0);
+    await shot(page, 'standalone-signed-out');
+  });
+
+  it('finding: a sign-in link with next=/%09/<another site> sent the browser there after signing in; it stays on the dashboard', async () => {
+    const context = await (await browser()).newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${server.url}login?next=${encodeURIComponent(`/\t/${attackerOrigin}/`)}`);
+    await page.getByLabel('User').fill('operator');
+    await page.getByLabel('Token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForLoadState();
+    expect(new URL(page.url()).origin).toBe(new URL(server.url).origin);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Overview');
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { addWorkerDeadLetter, deadLetterQueueMessages, eventually, startWorld, xlen, type World } from './support.js';
+import { addWorkerDeadLetter, deadLetterQueueMessages, eventually, sleep, startWorld, xlen, type World } from './support.js';
 
 /**
  * The real `respire-dashboard` binary (dist/cli.js, built from the current source before the
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 /** Runs the binary; resolves when it prints its URL (or exits). */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ url?: string; code?: number | null; stdout: string; stderr: string; child: ChildProcess; output(): string }> {
+function run(args: string[], env: Record<string, string> = {}): Promise<{ url?: string; code?: number | null; stdout: string; stderr: string; child: ChildProcess; output(): string; errors(): string }> {
   const child = spawn(process.execPath, [cli, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,19 +45,19 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ url?: 
   let stdout = '';
   let stderr = '';
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ stdout, stderr, child, output: () => stdout }), 20_000);
+    const timer = setTimeout(() => resolve({ stdout, stderr, child, output: () => stdout, errors: () => stderr }), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
       if (url) {
         clearTimeout(timer);
-        resolve({ url, stdout, stderr, child, output: () => stdout });
+        resolve({ url, stdout, stderr, child, output: () => stdout, errors: () => stderr });
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, child, output: () => stdout });
+      resolve({ code, stdout, stderr, child, output: () => stdout, errors: () => stderr });
     });
   });
 }
@@ -153,5 +153,51 @@ describe('respire-dashboard', () => {
     const started = await run(['--url', inject('redisUrl'), '--port', '0', '--host', '127.0.0.2'], { RESPIRE_DASHBOARD_TOKEN: TOKEN });
     expect(started.url, started.stderr).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/$/);
     expect((await fetch(started.url!, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('refuses a hostile or broken users file with exit 2 and a plain message (no stack trace, none of the file echoed)', async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const digest = createHash('sha256').update(TOKEN).digest('hex');
+    const files: [string, string, RegExp][] = [
+      ['not-json', 'RESPIRE_DASHBOARD_TOKEN=s3cret-value-0123456789', /users file .* is not valid JSON/],
+      ['null', 'null', /must hold a JSON object/],
+      ['string', '"users"', /must hold a JSON object/],
+      ['not-array', '{"users": {"name": "a"}}', /needs a "users" array/],
+      ['null-user', '{"users": [null]}', /users\[0\]\.name must be/],
+      ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
+      ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
+      ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role must be 'viewer' or 'operator'/],
+      ['twice', JSON.stringify({ users: [{ name: 'alice', role: 'viewer', tokenSha256: digest }, { name: 'alice', role: 'operator', tokenSha256: digest }] }), /appears twice/],
+      ['short-digest', JSON.stringify({ users: [{ name: 'alice', role: 'operator', tokenSha256: 'abc' }] }), /needs a token or a tokenSha256/],
+      ['short-token', JSON.stringify({ users: [{ name: 'alice', role: 'operator', token: 'short' }] }), /at least 16 characters/],
+      ['object-token', JSON.stringify({ users: [{ name: 'alice', role: 'operator', token: { length: 99 } }] }), /needs a token or a tokenSha256/],
+      ['proto', '{"users": [{"name": "__proto__", "role": "operator", "tokenSha256": "' + digest + '", "__proto__": {"role": "operator"}}], "__proto__": {"users": []}}', /listening on/],
+    ];
+    for (const [name, content, expected] of files) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, content);
+      const result = await run(['--url', inject('redisUrl'), '--port', '0', '--users', path], env);
+      if (expected.source === 'listening on') {
+        expect(result.url, name).toBeDefined();
+        result.child.kill('SIGTERM');
+        continue;
+      }
+      expect(result.code, name).toBe(2);
+      expect(result.stderr, name).toMatch(expected);
+      expect(result.stderr, name).not.toMatch(/\n\s+at |s3cret|RESPIRE_DA/);
+    }
+  });
+
+  it('finding: binding another interface only said so on stdout; now a warning on stderr that it is reachable from other machines', async () => {
+    const open = await run(['--url', inject('redisUrl'), '--port', '0', '--host', '0.0.0.0'], { RESPIRE_DASHBOARD_TOKEN: TOKEN });
+    expect(open.url, open.stderr).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/$/);
+    await eventually(() => open.errors().includes('warning: listening on 0.0.0.0'));
+    expect(open.errors()).toMatch(/reachable from other machines/);
+    expect(open.errors()).toMatch(/--secure-cookies/);
+    expect(open.output()).not.toMatch(/warning/);
+    const local = await run(['--url', inject('redisUrl'), '--port', '0'], { RESPIRE_DASHBOARD_TOKEN: TOKEN });
+    expect(local.url).toBeDefined();
+    await sleep(200);
+    expect(local.errors()).not.toMatch(/warning/);
   });
 });

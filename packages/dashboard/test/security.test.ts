@@ -304,4 +304,11 @@ describe('input', () => {
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, basePath: 'relative' })).toThrow(/basePath/);
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, pageSize: 0 })).toThrow(/pageSize/);
   });
+
+  it('finding: allowedOrigins took any string, so "null" (sandboxed frames, data: URLs) or "*" could be allowed by mistake; only origins now', () => {
+    for (const origin of ['null', '*', 'https://ops.example.com/', 'ops.example.com', 'https://*.example.com', 'javascript:alert(1)']) {
+      expect(() => createDashboard({ admin: world.admin, authorize: () => null, allowedOrigins: [origin] }), origin).toThrow(/allowedOrigins/);
+    }
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, allowedOrigins: ['https://ops.example.com', 'http://127.0.0.1:8080'] })).not.toThrow();
+  });
 });

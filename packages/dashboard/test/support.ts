@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { createClient, createCluster } from 'redis';
 import { inject } from 'vitest';
-import { RespireAdmin, type AuditRecord, type RespireAdminOptions } from '@respire/admin';
+import { RespireAdmin, type AdminApi, type AuditRecord, type RespireAdminOptions } from '@respire/admin';
 import { bytesCodec, ReliableQueue, utf8Codec } from '@respire/queue';
 import type {} from '@respire/harness/global-setup';
 import { createDashboard, type Dashboard, type DashboardOptions, type Principal } from '../src/index.js';
@@ -268,3 +268,67 @@ export async function csrfFor(world: World, token: string = TOKENS.operator): Pr
 /** `?id=...&...` */
 export const q = (params: Record<string, string | number | undefined>) =>
   `?${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+
+// ---------------------------------------------------------------------------------------------
+// A dashboard over a stub admin API (no Redis): for what the real one cannot be made to do.
+
+export const STUB_STREAM = { kind: 'stream', id: 'orders', stream: 'orders', deadLetterStream: 'orders-dead', label: 'orders', retryAtomic: true } as const;
+
+/**
+ * An AdminApi whose methods answer `overrides`, else an empty world with one stream
+ * (`orders`); any other id is unknown (RespireValidationError, as the real one throws).
+ */
+export function stubAdmin(overrides: Record<string, (...args: never[]) => unknown> = {}): AdminApi {
+  const unknown = () => Object.assign(new Error('resource: unknown'), { name: 'RespireValidationError' });
+  const defaults: Record<string, (...args: never[]) => unknown> = {
+    resource: (id: string) => {
+      if (id === STUB_STREAM.id) return STUB_STREAM;
+      throw unknown();
+    },
+    overview: () => ({ serverTimeMs: Date.now(), queues: [], streams: [], discoveryTruncated: false }),
+    streamStatus: () => ({ resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 }),
+    consumers: () => [],
+    pending: () => ({ items: [], next: undefined }),
+    deadLetters: () => ({ items: [], next: undefined }),
+  };
+  return new Proxy({} as AdminApi, {
+    get: (_target, name: string) => async (...args: never[]) => {
+      const method = overrides[name] ?? defaults[name];
+      if (!method) throw new Error(`stub admin: ${name} not stubbed`);
+      return method(...args);
+    },
+  });
+}
+
+/** A dashboard over `admin` on a loopback port, as `startWorld` serves one (nodeListener). */
+export async function serveDashboard(options: Partial<DashboardOptions> & { admin: AdminApi }): Promise<{ url: string; origin: string; dashboard: Dashboard; close(): Promise<void> }> {
+  const dashboard = createDashboard({ authorize: testAuthorize, basePath: '/ops/respire', ...options });
+  const server: Server = createServer(dashboard.nodeListener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${origin}${dashboard.basePath}`,
+    origin,
+    dashboard,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Sends `text` as raw HTTP/1.1 on a fresh connection (paths no fetch client would send) and returns the response. */
+export function rawHttp(origin: string, text: string): Promise<{ status: number; head: string; body: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    let out = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => void (out += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const split = out.indexOf('\r\n\r\n');
+      resolve({ status: Number(out.slice(9, 12)), head: out.slice(0, split), body: out.slice(split + 4) });
+    });
+  });
+}

@@ -1,6 +1,7 @@
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth.js';
-import { serverTime } from '../format.js';
+import { serverTime, shown } from '../format.js';
+import { Head } from './bare.js';
 
 /** What every page needs to build links and forms. */
 export interface PageContext {
@@ -9,8 +10,7 @@ export interface PageContext {
   readonly principal: Principal;
   readonly csrfToken: string;
   readonly anonymous: boolean;
-  /** The current page's path and query (for refresh links), inside the base path. */
-  readonly path: string;
+  /** The current page's query (for refresh and paging links). */
   readonly query: URLSearchParams;
   /** Auto-refresh interval offered, 0 when polling is disabled. */
   readonly pollIntervalMs: number;
@@ -31,23 +31,31 @@ export interface Crumb {
   readonly href?: string;
 }
 
+/** A one-line result or warning at the top of a page. */
+export type Notice = { readonly kind: 'ok' | 'warn' | 'error'; readonly text: string } | undefined;
+
 export interface LayoutProps {
   readonly ctx: PageContext;
   readonly title: string;
   readonly crumbs?: readonly Crumb[];
   readonly serverTimeMs?: number;
-  readonly notice?: { readonly kind: 'ok' | 'warn' | 'error'; readonly text: string } | undefined;
+  readonly notice?: Notice;
   readonly children?: Child;
 }
+
+const NOTICE_PARAMS = ['done', 'record', 'newId', 'n', 'failed', 'remain', 'entry', 'deleted', 'kept'];
 
 function RefreshControls({ ctx }: { ctx: PageContext }) {
   const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
   const withRefresh = (on: boolean) => {
     const query = new URLSearchParams(ctx.query);
+    // A refreshed page shows the state now, not the notice of the action that led to it.
+    for (const name of NOTICE_PARAMS) query.delete(name);
     if (on) query.set('refresh', 'on');
     else query.delete('refresh');
-    const text = query.toString();
-    return `${ctx.base}${ctx.path}${text ? `?${text}` : ''}`;
+    // Relative to the current page, never built from the request's path: a page reached as
+    // `//evil.example/` must not link to another site.
+    return `?${query.toString()}`;
   };
   return (
     <div class="refresh">
@@ -71,16 +79,11 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
   const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
   return (
     <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <Head base={ctx.base} title={shown(title)}>
         <meta name="referrer" content="no-referrer" />
         <meta name="csrf-token" content={ctx.csrfToken} />
-        <title>{`${title} · Respire`}</title>
-        <link rel="stylesheet" href={`${ctx.base}/assets/dashboard.css`} />
-        <link rel="icon" href={`${ctx.base}/assets/favicon.svg`} type="image/svg+xml" />
         <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
-      </head>
+      </Head>
       <body data-poll-ms={polling ? String(ctx.pollIntervalMs) : undefined}>
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
@@ -89,12 +92,12 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
             <ol>
               <li><a href={`${ctx.base}/`}>Overview</a></li>
               {crumbs.map((crumb) => (
-                <li>{crumb.href ? <a href={crumb.href}>{crumb.label}</a> : <span aria-current="page">{crumb.label}</span>}</li>
+                <li>{crumb.href ? <a href={crumb.href}>{shown(crumb.label)}</a> : <span aria-current="page">{shown(crumb.label)}</span>}</li>
               ))}
             </ol>
           </nav>
           <div class="who">
-            <span class="principal">{ctx.principal.name}</span>
+            <span class="principal">{shown(ctx.principal.name)}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
             {ctx.signOutPath ? (
               <form method="post" action={ctx.signOutPath} class="inline">
@@ -110,7 +113,7 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
         ) : null}
         <main id="main">
           <div class="title-row">
-            <h1>{title}</h1>
+            <h1>{shown(title)}</h1>
             <RefreshControls ctx={ctx} />
           </div>
           {notice ? (
@@ -138,35 +141,5 @@ export function MessagePage({ ctx, title, status, children }: { ctx: PageContext
         <a href={`${ctx.base}/`}>Back to the overview</a>
       </p>
     </Layout>
-  );
-}
-
-/** Previous/next links for a cursor-paged table. */
-export function Pager({ first, next, label }: { first?: string | undefined; next?: string | undefined; label: string }) {
-  if (!first && !next) return null;
-  return (
-    <nav class="pager" aria-label={`${label} pages`}>
-      {first ? <a href={first}>First page</a> : null}
-      {next ? <a href={next} rel="next">Next page</a> : <span class="muted">Last page</span>}
-    </nav>
-  );
-}
-
-/** A POST form carrying the CSRF token. */
-export function ActionForm({ ctx, action, fields, children, class: className }: {
-  ctx: PageContext;
-  action: string;
-  fields: Readonly<Record<string, string | number>>;
-  class?: string;
-  children?: Child;
-}) {
-  return (
-    <form method="post" action={`${ctx.base}/actions/${action}`} class={className ?? 'inline'}>
-      <input type="hidden" name="_csrf" value={ctx.csrfToken} />
-      {Object.entries(fields).map(([name, value]) => (
-        <input type="hidden" name={name} value={String(value)} />
-      ))}
-      {children}
-    </form>
   );
 }

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
+import type { Settings } from '../options.js';
+import { bare, page } from '../respond.js';
+
+const argumentOf = (error: unknown) => {
+  const argument = (error as { argument?: unknown }).argument;
+  return typeof argument === 'string' && /^[\w.]{1,64}$/.test(argument) ? argument : 'request';
+};
+
+const TITLES = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 503: 'Try again' } as const;
+
+/** An unknown page: a bare page before sign-in, the dashboard's layout after. */
+export function notFound(s: Settings): NotFoundHandler<Env> {
+  return (c) => {
+    if (!c.get('principal')) return bare(c, s.base, 404, 'Not found', 'There is no such page.');
+    return page(s, c, 404, 'Not found', <p>There is no such page.</p>);
+  };
+}
+
+/** Expected refusals (400/403/404/409) as pages; anything else goes to `onError` and shows a 500 page. */
+export function errorPage(s: Settings): ErrorHandler {
+  return (error, context) => {
+    const c = context as unknown as Ctx;
+    if (error instanceof HttpError) return page(s, c, error.status, TITLES[error.status], <p>{error.message}</p>);
+    // The admin API's message quotes the rejected value: name the parameter only.
+    if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>Invalid {argumentOf(error)}.</p>);
+    if (error instanceof HTTPException && error.status === 403) {
+      // Hono's csrf(): a form posted from another origin.
+      return page(s, c, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
+    }
+    if (error instanceof HTTPException) return error.getResponse();
+    // The details (a Redis URL, a host, a key of a hidden resource) go to the log only; the page
+    // shows a reference to find them there, and the error's class name.
+    const reference = randomBytes(6).toString('hex');
+    try {
+      s.onError(error, c.req.raw, { reference });
+    } catch {
+      // A failing logger must not turn the error page into Hono's bare 500.
+    }
+    if (!c.get('principal')) return bare(c, s.base, 500, 'Error', `Something went wrong (reference ${reference}).`);
+    const name = error instanceof Error && /^[A-Za-z][\w]{0,63}$/.test(error.name) ? error.name : 'Error';
+    return page(s, c, 500, 'Something went wrong', <p>The request failed ({name}, reference <code>{reference}</code>). The details are in the server's log.</p>);
+  };
+}

@@ -1,0 +1,147 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdminApi } from '@respire/admin';
+import { isAnonymousOperator, type Authorize, type Guard } from './auth.js';
+import { CsrfTokens } from './csrf.js';
+
+/** The shortest auto-refresh interval a page may poll at. */
+export const MIN_POLL_INTERVAL_MS = 2_000;
+const MAX_POLL_INTERVAL_MS = 3_600_000;
+
+export interface DashboardOptions {
+  /** The admin API every page reads and every action calls (`new RespireAdmin(...)` from `@respire/admin`). */
+  readonly admin: AdminApi;
+  /**
+   * Who sent the request (required: there is no anonymous default). `null`/`undefined` → 401,
+   * a throw or a malformed principal → 403. For local development only,
+   * {@link dangerouslyAllowAnonymousOperator}.
+   */
+  readonly authorize: Authorize;
+  /**
+   * Per-resource authorization: resources it refuses are left out of the overview and answer 404
+   * on every page and action. @defaultValue every resource is visible to every principal
+   */
+  readonly guard?: Guard;
+  /**
+   * The path the dashboard is mounted at, e.g. `/ops/respire`; requests reach the handler with
+   * their full path. @defaultValue `'/'`
+   */
+  readonly basePath?: string;
+  /**
+   * Auto-refresh interval a page polls at when the operator turns it on; 0 removes the
+   * control. At least {@link MIN_POLL_INTERVAL_MS}, at most one hour. @defaultValue 10_000
+   */
+  readonly pollIntervalMs?: number;
+  /** Rows per table page, 1..1000. @defaultValue 50 */
+  readonly pageSize?: number;
+  /** Records one "retry all" / "delete all" request handles before it reports and offers to continue, 1..100_000. @defaultValue 1000 */
+  readonly bulkLimit?: number;
+  /**
+   * Key of the CSRF tokens (HMAC-SHA256), at least 32 bytes. Give every instance behind one
+   * load balancer the same secret. @defaultValue 32 random bytes per `createDashboard` call
+   */
+  readonly secret?: string | Uint8Array;
+  /**
+   * Origins allowed to post forms besides the request's own (e.g. the public origin behind a
+   * TLS-terminating proxy). Requests whose `Sec-Fetch-Site` is `same-origin` pass as well.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * A POST endpoint of the host application that signs the user out (an absolute path); the
+   * header then shows a "Sign out" button. @defaultValue none
+   */
+  readonly signOutPath?: string;
+  /**
+   * How long `authorize` and `guard` may take per call before the request is answered 503,
+   * 100..120_000. @defaultValue 10_000
+   */
+  readonly authorizeTimeoutMs?: number;
+  /**
+   * Called with unexpected errors. The 500 page shows only the error's class name and
+   * `info.reference`, never its message (it may name a host, a password in a URL, a hidden key).
+   * @defaultValue `console.error` with the reference
+   */
+  readonly onError?: (error: unknown, request: Request, info: { readonly reference: string }) => void;
+}
+
+/** A mounted dashboard: a Web-standard handler and its Node adapter. */
+export interface Dashboard {
+  /** Web-standard handler (Hono, Bun, Deno, workers): `fetch(request) → Response`. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * Node request listener for `http.createServer`, Express (`app.use(basePath, …)`) and Fastify
+   * (`reply.hijack()` then call it with `request.raw, reply.raw`). Reads Express's
+   * `originalUrl` when present. Mount it before any body-parsing middleware.
+   */
+  readonly nodeListener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The normalized base path ('' for the root). */
+  readonly basePath: string;
+}
+
+/** The options, checked and resolved: what every route and middleware reads. */
+export interface Settings {
+  readonly admin: AdminApi;
+  readonly authorize: Authorize;
+  readonly guard: Guard | undefined;
+  readonly authorizeTimeoutMs: number;
+  /** Base path without a trailing slash ('' at the root). */
+  readonly base: string;
+  readonly pollIntervalMs: number;
+  readonly pageSize: number;
+  readonly bulkLimit: number;
+  readonly tokens: CsrfTokens;
+  readonly anonymous: boolean;
+  readonly allowedOrigins: ReadonlySet<string>;
+  readonly signOutPath: string | undefined;
+  readonly onError: (error: unknown, request: Request, info: { readonly reference: string }) => void;
+}
+
+function normalizeBase(basePath: string | undefined): string {
+  const base = (basePath ?? '/').trim();
+  if (!base.startsWith('/') || /[?#\\]|\/\//.test(base)) throw new TypeError(`createDashboard: basePath must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
+  return base.replace(/\/+$/, '');
+}
+
+function checkRange(name: string, value: number | undefined, fallback: number, min: number, max: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || ((value < min || value > max) && !(allowZero && value === 0))) {
+    throw new TypeError(`createDashboard: ${name} must be an integer in ${min}..${max}${allowZero ? ' or 0' : ''} (got ${value})`);
+  }
+  return value;
+}
+
+/** An origin as a browser sends it (`https://ops.example.com`): not `null`, not a pattern, no path. */
+function checkOrigin(origin: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin || origin.includes('*')) {
+    throw new TypeError(`createDashboard: allowedOrigins must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
+  }
+  return origin;
+}
+
+/** Checks the options (a TypeError names the first wrong one) and fills in the defaults. */
+export function resolveOptions(options: DashboardOptions): Settings {
+  if (!options || typeof options.admin !== 'object' || options.admin === null) throw new TypeError('createDashboard: `admin` (an AdminApi) is required');
+  if (typeof options.authorize !== 'function') {
+    throw new TypeError('createDashboard: `authorize(request)` is required (for local development only: dangerouslyAllowAnonymousOperator())');
+  }
+  return {
+    admin: options.admin,
+    authorize: options.authorize,
+    guard: options.guard,
+    authorizeTimeoutMs: checkRange('authorizeTimeoutMs', options.authorizeTimeoutMs, 10_000, 100, 120_000),
+    base: normalizeBase(options.basePath),
+    pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),
+    pageSize: checkRange('pageSize', options.pageSize, 50, 1, 1000),
+    bulkLimit: checkRange('bulkLimit', options.bulkLimit, 1000, 1, 100_000),
+    tokens: new CsrfTokens(options.secret),
+    anonymous: isAnonymousOperator(options.authorize),
+    allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkOrigin)),
+    signOutPath: options.signOutPath,
+    onError: options.onError ?? ((error, _request, { reference }) => console.error(`respire dashboard: error ${reference}:`, error)),
+  };
+}

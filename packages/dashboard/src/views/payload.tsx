@@ -1,0 +1,85 @@
+import type { DeadLetterRecord } from '@respire/admin';
+import { bytes, count, preview, shown, shownText } from '../format.js';
+import { RENDER_CAP_BYTES, renderBytes, type RenderedBytes } from '../payload.js';
+
+/** Payloads and stream fields: JSON, UTF-8 text or hex, capped, always as text. */
+
+export function Rendered({ rendered, label }: { rendered: RenderedBytes; label?: string }) {
+  return (
+    <div class="payload">
+      <div class="payload-meta">
+        <span class="tag">{rendered.kind === 'json' ? 'JSON' : rendered.kind === 'text' ? 'UTF-8 text' : 'hex (not valid UTF-8)'}</span>
+        <span class="muted small">{bytes(rendered.totalBytes)}</span>
+        {rendered.truncated ? (
+          <span class="notice-inline warn">
+            Showing the first {bytes(rendered.shownBytes)} of {bytes(rendered.totalBytes)}
+          </span>
+        ) : null}
+      </div>
+      <pre aria-label={label}>{shownText(rendered.text)}</pre>
+    </div>
+  );
+}
+
+function fieldName(name: Buffer): string {
+  const r = renderBytes(name, 1024);
+  return r.kind === 'hex' ? `0x${name.subarray(0, 256).toString('hex')}` : shown(r.text);
+}
+
+/** A page shows at most this many fields of a record or entry… */
+const MAX_FIELDS = 200;
+/** …and at most this much text of their values (each value is also capped at 64 KiB). */
+const PAGE_TEXT_BUDGET = 1024 * 1024;
+
+export function Fields({ fields }: { fields: readonly (readonly [Buffer, Buffer])[] }) {
+  if (fields.length === 0) return <p class="empty">No fields.</p>;
+  let budget = PAGE_TEXT_BUDGET;
+  const rows = [];
+  for (const [name, value] of fields) {
+    if (rows.length === MAX_FIELDS || budget <= 0) break;
+    const rendered = renderBytes(value, Math.min(RENDER_CAP_BYTES, budget));
+    budget -= rendered.text.length;
+    rows.push(
+      <tr>
+        <th scope="row"><code>{fieldName(name)}</code></th>
+        <td><Rendered rendered={rendered} /></td>
+      </tr>,
+    );
+  }
+  const left = fields.length - rows.length;
+  return (
+    <>
+      <table class="fields">
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Value</th>
+          </tr>
+        </thead>
+        <tbody>{rows}</tbody>
+      </table>
+      {left > 0 ? (
+        <p class="notice warn">
+          {count(left)} more fields are not shown: a page shows at most {MAX_FIELDS} fields and 1 MiB of their values.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** One line of a dead letter's payload or first fields, for the list. */
+export function recordPreview(record: DeadLetterRecord): string {
+  if (record.kind === 'queue') {
+    const r = renderBytes(record.payload, 512);
+    return r.kind === 'hex' ? `${bytes(record.payload.length)} of binary data` : shown(preview(r.text));
+  }
+  return shown(preview(
+    record.fields
+      .slice(0, 4)
+      .map(([name, value]) => {
+        const r = renderBytes(value, 128);
+        return `${fieldName(name)}=${r.kind === 'hex' ? `(${bytes(value.length)} binary)` : r.text}`;
+      })
+      .join('  '),
+  ));
+}
