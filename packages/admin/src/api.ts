@@ -212,6 +212,12 @@ export type RetryResult =
 
 export type DeleteResult = { readonly status: 'deleted' } | { readonly status: 'missing' };
 
+/** What the operator saw of a pending entry: a pending action is done only while both still hold (fencing). */
+export interface PendingExpectation {
+  readonly deliveryCount: number;
+  readonly consumer: string;
+}
+
 export type PendingActionResult =
   | { readonly status: 'released' | 'acknowledged' }
   /**
@@ -280,14 +286,7 @@ export interface AdminApi {
   retryAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   /** Fenced by the delivery count and owner shown on the page. */
-  releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: { readonly deliveryCount: number; readonly consumer: string }): Promise<PendingActionResult>;
-  ackPending(
-    actor: Actor,
-    id: ResourceId,
-    group: string,
-    entryId: string,
-    expected: { readonly deliveryCount: number; readonly consumer: string },
-    options?: { readonly deleteEntry?: boolean },
-  ): Promise<PendingActionResult>;
+  releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation): Promise<PendingActionResult>;
+  ackPending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation, options?: { readonly deleteEntry?: boolean }): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
 }

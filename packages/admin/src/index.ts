@@ -21,6 +21,7 @@ export type {
   PageOptions,
   PendingActionResult,
   PendingEntry,
+  PendingExpectation,
   QueueDeadLetter,
   QueueDelivery,
   QueueResource,

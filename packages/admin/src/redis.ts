@@ -129,28 +129,37 @@ export function numberOrNull(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** One field of an XINFO reply element: RESP2 flat array, RESP3 object or Map. */
-export function infoField(item: unknown, name: string): unknown {
+/** One field of an XINFO reply element (RESP2 flat array, RESP3 object or Map), or `absent`. */
+function findInfoField<A>(item: unknown, name: string, absent: A): unknown {
   if (Array.isArray(item)) {
     for (let i = 0; i + 1 < item.length; i += 2) if (text(item[i]) === name) return item[i + 1];
-    return undefined;
+    return absent;
   }
   if (item instanceof Map) {
     for (const [k, v] of item) if (text(k) === name) return v;
-    return undefined;
+    return absent;
   }
-  if (item && typeof item === 'object') return (item as Record<string, unknown>)[name];
-  return undefined;
+  if (item && typeof item === 'object' && name in item) return (item as Record<string, unknown>)[name];
+  return absent;
+}
+
+const ABSENT = Symbol('absent');
+
+/** One field of an XINFO reply element; undefined when absent. */
+export function infoField(item: unknown, name: string): unknown {
+  return findInfoField(item, name, undefined);
 }
 
 /** True when an XINFO field is present at all (Redis 7.2 `inactive`, 7.0 `lag`). */
 export function hasInfoField(item: unknown, name: string): boolean {
-  if (Array.isArray(item)) {
-    for (let i = 0; i + 1 < item.length; i += 2) if (text(item[i]) === name) return true;
-    return false;
-  }
-  if (item instanceof Map) return [...item.keys()].some((k) => text(k) === name);
-  return !!item && typeof item === 'object' && name in item;
+  return findInfoField(item, name, ABSENT) !== ABSENT;
+}
+
+/** A missing stream or group reads as `empty`; any other error reply (from `trySend`) is thrown as a Respire error. */
+export function missingOrThrow<T>(reply: unknown, empty: T, operation: string): T {
+  const error = (reply as { error: Error }).error;
+  if (/^NOGROUP|no such key/i.test(error.message)) return empty;
+  throw toRespireError(error, operation);
 }
 
 /** XRANGE / XREVRANGE reply → entries with byte fields as pairs. */
