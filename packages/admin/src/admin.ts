@@ -99,7 +99,8 @@ export class RespireAdmin implements AdminApi {
     const redis = new Redis(client, timeout);
     const resources = new Resources(redis, o.queues ?? [], o.streams ?? [], o.discoverQueues);
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
-    const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream);
+    const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
+    if (auditStream !== undefined) resources.checkAuditStream(auditStream);
     this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream) };
   }
 

@@ -97,6 +97,20 @@ export interface Overview {
   readonly streams: readonly StreamStatus[];
   /** True when the queue SCAN stopped at its page limit: more queues may exist. */
   readonly discoveryTruncated: boolean;
+  /**
+   * Resources whose status the server refused to give (a key of another type, an ACL refusal, any
+   * other error reply), in resource order: one broken resource never hides the others. A transport
+   * failure still fails the whole overview.
+   */
+  readonly unavailable: readonly UnavailableResource[];
+}
+
+/** A resource the overview could not read, and why. */
+export interface UnavailableResource {
+  readonly resource: Resource;
+  /** The Respire error code, e.g. `WRONG_TYPE`, `PERMISSION_DENIED`, `SERVER_ERROR`. */
+  readonly code: string;
+  readonly message: string;
 }
 
 export interface ConsumerInfo {

@@ -31,5 +31,6 @@ export type {
   RetryResult,
   StreamResource,
   StreamStatus,
+  UnavailableResource,
   WorkerDeadLetter,
 } from './api.js';

@@ -3,7 +3,7 @@ import type { AdminContext } from './context.js';
 import { queueDelivery, queueRecord, workerRecord } from './records.js';
 import { RespireValidationError, hasInfoField, infoField, missingOrThrow, numberOrNull, parseEntries, parseWithScores, text, type RedisArg } from './redis.js';
 import { deadLetterKey, mainStream } from './resources.js';
-import { toCount, toEntryId, toName, toOptions } from './validate.js';
+import { nextEntryId, previousEntryId, toConsumer, toCount, toEntryId, toName, toOptions } from './validate.js';
 
 /** The group's consumers (XINFO CONSUMERS) with pending counts and idle times. */
 export async function consumers(ctx: AdminContext, id: ResourceId, group: string): Promise<readonly ConsumerInfo[]> {
@@ -28,9 +28,12 @@ export async function pending(ctx: AdminContext, id: ResourceId, group: string, 
   const o = toOptions('options', options, ['count', 'cursor', 'consumer']);
   const count = toCount('count', o.count, 50);
   const cursor = o.cursor === undefined ? undefined : toEntryId('cursor', o.cursor);
-  const consumer = o.consumer === undefined ? undefined : toName('consumer', o.consumer);
+  const consumer = o.consumer === undefined ? undefined : toConsumer('consumer', o.consumer);
   const s = await ctx.resources.stream(id);
-  const args: RedisArg[] = ['XPENDING', s.stream, g, cursor === undefined ? '-' : `(${cursor}`, '+', String(count + 1)];
+  // The page starts right after the cursor (an inclusive start: no exclusive-range syntax needed).
+  const start = cursor === undefined ? '-' : nextEntryId(cursor);
+  if (start === undefined) return { items: [], next: undefined };
+  const args: RedisArg[] = ['XPENDING', s.stream, g, start, '+', String(count + 1)];
   if (consumer !== undefined) args.push(consumer);
   const reply = await ctx.redis.trySend(s.stream, args, 'RespireAdmin pending', true);
   if (!Array.isArray(reply)) return missingOrThrow(reply, { items: [], next: undefined }, 'RespireAdmin pending');
@@ -60,9 +63,10 @@ export async function deadLetters(ctx: AdminContext, id: ResourceId, options?: P
   const newest = o.order !== 'oldest';
   const r = await ctx.resources.get(id);
   const dead = deadLetterKey(r);
-  const args = newest
-    ? ['XREVRANGE', dead, cursor === undefined ? '+' : `(${cursor}`, '-', 'COUNT', String(count + 1)]
-    : ['XRANGE', dead, cursor === undefined ? '-' : `(${cursor}`, '+', 'COUNT', String(count + 1)];
+  // The page starts right after (before, when newest first) the cursor; past either end it is empty.
+  const from = cursor === undefined ? (newest ? '+' : '-') : newest ? previousEntryId(cursor) : nextEntryId(cursor);
+  if (from === undefined) return { items: [], next: undefined };
+  const args = newest ? ['XREVRANGE', dead, from, '-', 'COUNT', String(count + 1)] : ['XRANGE', dead, from, '+', 'COUNT', String(count + 1)];
   const entries = parseEntries(await ctx.redis.send(dead, args, 'RespireAdmin deadLetters', true));
   const read = r.kind === 'queue' ? queueRecord : workerRecord;
   return page(entries.map((e) => read(e.id, e.fields)), count);

@@ -1,7 +1,7 @@
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
 import { RespireValidationError, adminScripts, text } from './redis.js';
-import { toCount, toEntryId, toName } from './validate.js';
+import { toConsumer, toCount, toEntryId, toName } from './validate.js';
 
 /** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
 const RELEASE_IDLE_MS = 2_147_483_647;
@@ -25,7 +25,7 @@ export async function pendingAction(
   const e = toEntryId('entryId', entryId);
   if (typeof expected !== 'object' || expected === null) throw new RespireValidationError('expected', 'must be { deliveryCount, consumer }');
   const count = toCount('expected.deliveryCount', expected.deliveryCount, 0, 1, Number.MAX_SAFE_INTEGER);
-  const consumer = toName('expected.consumer', expected.consumer);
+  const consumer = toConsumer('expected.consumer', expected.consumer);
   const target: Record<string, string | number> = { group: g, entryId: e, consumer, deliveryCount: count };
   if (deleteEntry) target.deleteEntry = 'true';
   return ctx.auditor.run<PendingActionResult>(who, action, id, target, async () => {

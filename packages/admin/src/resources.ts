@@ -36,6 +36,8 @@ export interface DiscoveryOptions {
 
 const DISCOVERY_MATCH = '*{respire-queue:*}:stream';
 const QUEUE_STREAM_KEY = /^(.*)\{respire-queue:([^{}]+)\}:stream$/s;
+/** Any key of a queue (stream, deadlines, dead letters, deduplication). */
+const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|dedup:.*)$/s;
 
 /**
  * The resources an admin knows: configured queues and streams, and (with discovery) queues found
@@ -63,6 +65,20 @@ export class Resources {
   #add(resource: Resource): void {
     if (this.#configured.has(resource.id)) throw new RespireValidationError('resource', `'${resource.id}' is configured twice`);
     this.#configured.set(resource.id, resource);
+  }
+
+  /**
+   * Checks that an audit stream is none of the resources' keys: audit records appended to a stream
+   * that workers read, or to a dead-letter stream, would be taken for work. Keys a queue uses
+   * (`...{respire-queue:<name>}:stream` and its siblings) are refused for any name, so discovered
+   * queues are covered too.
+   * @throws {RespireValidationError} (`auditStream`)
+   */
+  checkAuditStream(key: string): void {
+    const used = [...this.#configured.values()].flatMap((r) => (r.kind === 'queue' ? Object.values(r.keys) : [r.stream, r.deadLetterStream]));
+    if (used.includes(key) || QUEUE_KEY.test(key)) {
+      throw new RespireValidationError('auditStream', `must not be a key of a queue or worker stream, got '${key}'`);
+    }
   }
 
   /** Configured queues and streams, then queues found by the bounded SCAN (when enabled). */

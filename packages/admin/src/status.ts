@@ -1,24 +1,34 @@
-import type { GroupStatus, Overview, QueueResource, QueueStatus, Resource, StreamResource, StreamStatus } from './api.js';
+import type { GroupStatus, Overview, QueueResource, QueueStatus, Resource, StreamResource, StreamStatus, UnavailableResource } from './api.js';
 import type { AdminContext } from './context.js';
-import { hasInfoField, infoField, missingOrThrow, numberOrNull, text } from './redis.js';
+import { hasInfoField, infoField, isRespireError, missingOrThrow, numberOrNull, text } from './redis.js';
 
 /** The consumer group a ReliableQueue reads through. */
 const QUEUE_GROUP = 'respire';
 /** At most this many resources are queried at a time by {@link overview}. */
 const OVERVIEW_CONCURRENCY = 16;
 
-/** Every resource with its counts, and the server time; at most 16 resources queried at a time. */
+/**
+ * Every resource with its counts, and the server time; at most 16 resources queried at a time. A
+ * resource whose status the server refuses is listed in `unavailable`; the others are still shown.
+ */
 export async function overview(ctx: AdminContext): Promise<Overview> {
   const { resources, discoveryTruncated } = await ctx.resources.list();
   const serverTimeMs = await ctx.redis.timeMs(resources[0]?.id ?? 'respire', 'RespireAdmin overview');
-  const statuses = await mapLimited<Resource, QueueStatus | StreamStatus>(resources, OVERVIEW_CONCURRENCY, (r) =>
-    r.kind === 'queue' ? queueStatus(ctx, r) : streamStatus(ctx, r),
-  );
+  const statuses = await mapLimited<Resource, QueueStatus | StreamStatus | UnavailableResource>(resources, OVERVIEW_CONCURRENCY, async (r) => {
+    try {
+      return await (r.kind === 'queue' ? queueStatus(ctx, r) : streamStatus(ctx, r));
+    } catch (error) {
+      // A refusal by the server concerns this resource; a transport failure concerns them all.
+      if (!isRespireError(error) || error.code === 'TRANSPORT_FAILED') throw error;
+      return { resource: r, code: error.code, message: error.message };
+    }
+  });
   return {
     serverTimeMs,
     queues: statuses.filter((s): s is QueueStatus => 'inFlight' in s),
     streams: statuses.filter((s): s is StreamStatus => 'groups' in s),
     discoveryTruncated,
+    unavailable: statuses.filter((s): s is UnavailableResource => 'code' in s),
   };
 }
 

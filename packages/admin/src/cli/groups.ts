@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { PendingExpectation } from '../api.js';
+import { previousEntryId, toEntryId } from '../validate.js';
 import { ActionFailed, parseWhole, type Cli } from './context.js';
 import { duration, pageText, safe, table } from './format.js';
 
@@ -38,7 +39,9 @@ export function groupCommands(program: Command, cli: Cli): void {
     const { admin, g, actor } = await cli.connect(cmd, options);
     let expected: PendingExpectation | undefined = o.deliveryCount !== undefined && o.consumer !== undefined ? { deliveryCount: o.deliveryCount, consumer: o.consumer } : undefined;
     if (!expected) {
-      const row = (await admin.pending(id, o.group, { cursor: previousId(entryId), count: 1 })).items.find((p) => p.id === entryId);
+      const wanted = toEntryId('id', entryId);
+      const before = previousEntryId(wanted);
+      const row = (await admin.pending(id, o.group, { ...(before === undefined ? {} : { cursor: before }), count: 1 })).items.find((p) => p.id === wanted);
       if (!row) throw new ActionFailed(`${entryId} is not pending in group ${o.group}`);
       if ((o.deliveryCount !== undefined && o.deliveryCount !== row.deliveryCount) || (o.consumer !== undefined && o.consumer !== row.consumer)) {
         throw new ActionFailed(`${entryId} changed: now pending to '${row.consumer}' at delivery count ${row.deliveryCount}`);
@@ -85,11 +88,3 @@ export function groupCommands(program: Command, cli: Cli): void {
     });
 }
 
-/** The entry ID just before `id` (an exclusive XPENDING cursor that includes `id`). */
-function previousId(id: string): string {
-  const m = /^(\d+)-(\d+)$/.exec(id);
-  if (!m) return id;
-  const [ms, seq] = [BigInt(m[1]!), BigInt(m[2]!)];
-  if (seq > 0n) return `${ms}-${seq - 1n}`;
-  return ms > 0n ? `${ms - 1n}-18446744073709551615` : '0-0';
-}
