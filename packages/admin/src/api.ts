@@ -4,7 +4,8 @@
  * `@respire/dashboard`) is written against. `RespireAdmin` implements {@link AdminApi}.
  *
  * Conventions:
- * - Times are milliseconds; absolute times are the server's clock (`TIME`), never the host's.
+ * - Times are milliseconds; absolute times are the server's clock (`TIME`), never the host's —
+ *   except for an ACL user that may not run TIME (it is not in `@read`): the host clock stands in.
  * - Counts that Redis cannot tell are `null` ("unknown"), never 0.
  * - Bytes stay bytes (`Buffer`); rendering (UTF-8 / JSON / hex, caps) is the face's job, with
  *   {@link PayloadView} helpers exported by the admin package.

@@ -84,9 +84,19 @@ export class Redis {
     return runScript(this.target, script, keys, args, { operation, binary });
   }
 
-  /** The server clock (TIME) of the node serving `key`, in ms since the epoch. */
+  /**
+   * The server clock (TIME) of the node serving `key`, in ms since the epoch. TIME is not in the
+   * `@read` ACL category and no read command tells the time, so for a read-only user that may not
+   * run it the host clock stands in (other errors are thrown).
+   */
   async timeMs(key: string, operation: string): Promise<number> {
-    const reply = (await this.send(key, ['TIME'], operation)) as unknown[];
+    let reply: unknown[];
+    try {
+      reply = (await this.send(key, ['TIME'], operation)) as unknown[];
+    } catch (error) {
+      if (isRespireError(error, 'PERMISSION_DENIED')) return Date.now();
+      throw error;
+    }
     return Number(text(reply[0])) * 1000 + Math.floor(Number(text(reply[1])) / 1000);
   }
 
