@@ -8,4 +8,7 @@ import { main } from './cli/main.js';
 
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
+  // The clients are destroyed; a socket node-redis still holds (a Cluster client given up on
+  // mid-handshake) must not keep the process alive. Output is flushed first.
+  setTimeout(() => process.stdout.write('', () => process.stderr.write('', () => process.exit(code))), 200).unref();
 });

@@ -6,6 +6,7 @@
 import {
   RespireError,
   RespirePermissionError,
+  RespireTransportError,
   RespireValidationError,
   commandTarget,
   isErrorReply,
@@ -26,6 +27,7 @@ import {
 export {
   RespireError,
   RespirePermissionError,
+  RespireTransportError,
   RespireValidationError,
   isRespireError,
   keySlot,

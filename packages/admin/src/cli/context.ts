@@ -13,6 +13,7 @@ export class ActionFailed extends Error {}
 /** The global flags. */
 export interface GlobalOptions {
   url?: string;
+  timeout: number;
   cluster?: boolean;
   json?: boolean;
   actor?: string;
@@ -43,4 +44,39 @@ export interface Cli {
 export function parseWhole(value: string, flag: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got '${value}'`);
   return Number(value);
+}
+
+/**
+ * The actor of the audit records when `--actor` is not given: the OS user. In a container whose
+ * UID has no passwd entry `os.userInfo()` throws; then `$USER`, `$LOGNAME`, else `uid:<n>`.
+ */
+export function defaultActorName(info: () => { username: string }, env: NodeJS.ProcessEnv, uid: number | undefined): string {
+  try {
+    const name = info().username;
+    if (name) return name;
+  } catch {
+    // no passwd entry for this UID
+  }
+  return env.USER || env.LOGNAME || (uid === undefined ? 'unknown' : `uid:${uid}`);
+}
+
+/** A Redis URL with its password replaced, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+}
+
+/**
+ * Checks `--url` before any connection.
+ * @throws {UsageError} for anything but a `redis://` or `rediss://` URL with a valid host and port.
+ */
+export function checkRedisUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--url: not a URL: '${redactUrl(url)}' (expected redis://host:port or rediss://host:port)`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new UsageError(`--url: expected a redis:// or rediss:// URL, got '${redactUrl(url)}'`);
+  }
 }

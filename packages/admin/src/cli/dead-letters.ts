@@ -42,7 +42,7 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
         await cli.confirm(g, `retry every dead letter of ${id}?`);
         const result = await admin.retryAllDeadLetters(actor, id, bulkOptions(o, cli, 'retried'));
         cli.print(g, result, () => `retried ${result.done}, left ${result.failed} foreign record(s) in place${result.aborted ? ' (interrupted)' : ''}`);
-        if (result.failed > 0) cli.fail();
+        if (result.failed > 0 || result.aborted) cli.fail();
         return;
       }
       const results: ({ id: string } & RetryResult)[] = [];
@@ -69,6 +69,7 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
       await cli.confirm(g, `delete every dead letter of ${id}?`);
       const result = await admin.deleteAllDeadLetters(actor, id, bulkOptions(o, cli, 'deleted'));
       cli.print(g, result, () => `deleted ${result.done}${result.aborted ? ' (interrupted)' : ''}`);
+      if (result.aborted) cli.fail();
     });
 }
 

@@ -1,10 +1,36 @@
 import type { DeadLetterRecord, Overview, Resource } from '../api.js';
 import { describeBytes } from '../payload.js';
 
-/** Text for a terminal: control characters (ANSI escapes, newlines) shown as escapes. */
+/**
+ * What a terminal must never receive raw from data: C0 controls (ANSI escapes start with ESC), DEL,
+ * C1 controls (0x9b is a one-byte CSI) and the bidirectional-text controls that reorder a line.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeControl(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
+
+/** One value for a terminal: every control character (newlines too) shown as an escape. */
 export function safe(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return s.replace(CONTROL, escapeControl);
+}
+
+/** Human output for a terminal: control characters escaped, the lines it is made of kept. */
+export function terminalText(s: string): string {
+  return s.replace(CONTROL_BUT_NEWLINE, escapeControl);
+}
+
+/** What JSON.stringify leaves raw inside strings that a terminal would still act on. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A JSON document whose text holds no control character raw (C1 and bidi controls become \u escapes: the same value). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function table(header: string[], rows: string[][]): string {
@@ -86,7 +112,7 @@ export function renderRecord(r: DeadLetterRecord, maxBytes: number): string {
     const v = describeBytes(b, { maxBytes });
     return `[${v.kind}, ${v.totalBytes} bytes${v.truncated ? `, first ${maxBytes} shown` : ''}]\n${v.text.split('\n').map((l) => `    ${safe(l)}`).join('\n')}`;
   };
-  if (r.kind === 'queue') lines.push(`source id: ${r.sourceId}`, `delivery count: ${r.deliveryCount}`, `payload: ${value(r.payload)}`);
+  if (r.kind === 'queue') lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `payload: ${value(r.payload)}`);
   else {
     if (r.kind === 'worker') lines.push(`source id: ${safe(r.sourceId)}`, `group: ${safe(r.group)}`, `attempt: ${r.attempt}`, `reason: ${safe(r.reason)}`, `exception type: ${safe(r.exceptionType) || '-'}`);
     lines.push('fields:');

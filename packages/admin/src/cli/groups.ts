@@ -44,17 +44,17 @@ export function groupCommands(program: Command, cli: Cli): void {
       const row = (await admin.pending(id, o.group, { ...(before === undefined ? {} : { cursor: before }), count: 1 })).items.find((p) => p.id === wanted);
       if (!row) throw new ActionFailed(`${entryId} is not pending in group ${o.group}`);
       if ((o.deliveryCount !== undefined && o.deliveryCount !== row.deliveryCount) || (o.consumer !== undefined && o.consumer !== row.consumer)) {
-        throw new ActionFailed(`${entryId} changed: now pending to '${row.consumer}' at delivery count ${row.deliveryCount}`);
+        throw new ActionFailed(`${entryId} changed: now pending to '${safe(row.consumer)}' at delivery count ${row.deliveryCount}`);
       }
       expected = { deliveryCount: row.deliveryCount, consumer: row.consumer };
-      await cli.confirm(g, `${action} ${entryId} (pending to '${row.consumer}', delivery count ${row.deliveryCount})${o.delete ? ' and delete it' : ''}?`);
+      await cli.confirm(g, `${action} ${entryId} (pending to '${safe(row.consumer)}', delivery count ${row.deliveryCount})${o.delete ? ' and delete it' : ''}?`);
     } else if (action === 'ack') {
       await cli.confirm(g, `ack ${entryId}${o.delete ? ' and delete it' : ''}?`);
     }
     const result =
       action === 'release' ? await admin.releasePending(actor, id, o.group, entryId, expected) : await admin.ackPending(actor, id, o.group, entryId, expected, { deleteEntry: !!o.delete });
     cli.print(g, { id: entryId, ...result }, () =>
-      result.status === 'changed' ? `${entryId}: changed — now pending to '${result.consumer}' at delivery count ${result.deliveryCount}; nothing done` : `${entryId}: ${result.status}`,
+      result.status === 'changed' ? `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done` : `${entryId}: ${result.status}`,
     );
     if (result.status === 'changed' || result.status === 'missing') cli.fail();
   };

@@ -4,10 +4,10 @@ import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { createClient, createCluster } from 'redis';
 import { RespireAdmin, type StreamConfig } from '../admin.js';
-import { isRespireError } from '../redis.js';
+import { RespireTransportError, isRespireError } from '../redis.js';
 import { deadLetterCommands } from './dead-letters.js';
-import { ActionFailed, EXIT, UsageError, type Cli, type GlobalOptions } from './context.js';
-import { renderOverview } from './format.js';
+import { ActionFailed, EXIT, UsageError, checkRedisUrl, defaultActorName, parseWhole, redactUrl, type Cli, type GlobalOptions } from './context.js';
+import { jsonText, renderOverview, terminalText } from './format.js';
 import { groupCommands } from './groups.js';
 
 interface ResourceOptions {
@@ -32,8 +32,11 @@ const version = (() => {
 
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
-  const out = (s: string) => void io.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
-  const err = (s: string) => void io.stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+  // Everything written passes through terminalText: data from Redis never reaches a terminal raw.
+  const line = (s: string) => terminalText(s.endsWith('\n') ? s : `${s}\n`);
+  const out = (s: string) => void io.stdout.write(line(s));
+  const err = (s: string) => void io.stderr.write(line(s));
+  const json = argv.includes('--json');
   let exitCode: number = EXIT.ok;
   const clients: { destroy(): void }[] = [];
 
@@ -47,6 +50,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     .option('-y, --yes', 'do not ask for confirmation of destructive actions')
     .option('--key-prefix <prefix>', 'key prefix of the queues and streams addressed (their keyPrefix option)')
     .option('--audit-stream <key>', 'also append an audit record of every action to this stream')
+    .option('--timeout <ms>', 'give up on a connection or command that gets no answer within this many ms', (v) => positive(v, '--timeout'), 5000)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
@@ -61,19 +65,35 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const url = g.url ?? process.env.REDIS_URL;
       if (!url) throw new UsageError('no Redis URL: pass --url redis://host:port or set REDIS_URL');
-      const socket = { reconnectStrategy: false as const, connectTimeout: 5000 };
-      const client = g.cluster ? createCluster({ rootNodes: [{ url }], defaults: { socket } }) : createClient({ url, socket });
+      checkRedisUrl(url);
+      const socket = { reconnectStrategy: false as const, connectTimeout: g.timeout };
+      let client: ReturnType<typeof createClient> | ReturnType<typeof createCluster>;
+      try {
+        client = g.cluster ? createCluster({ rootNodes: [{ url }], defaults: { socket } }) : createClient({ url, socket });
+      } catch (error) {
+        throw new UsageError(`--url '${redactUrl(url)}': ${(error as Error).message}`);
+      }
       client.on('error', () => {});
       clients.push(client);
-      await client.connect();
+      // A server that accepts the connection but never answers the handshake must not hang the CLI.
+      let timer: NodeJS.Timeout | undefined;
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RespireTransportError(`Redis at ${redactUrl(url)} did not answer within ${g.timeout} ms (--timeout)`, { outcomeUnknown: false })), g.timeout);
+      });
+      try {
+        await Promise.race([client.connect(), silent]);
+      } finally {
+        clearTimeout(timer);
+      }
       const admin = new RespireAdmin(client, {
         ...resources,
+        commandTimeoutMs: g.timeout,
         ...(g.auditStream ? { auditStream: g.auditStream } : {}),
         audit: (record) => {
           if (record.auditStreamError) err(`warning: the audit record was not appended to ${g.auditStream}: ${record.auditStreamError}`);
         },
       });
-      return { admin, g, actor: { name: g.actor ?? userInfo().username, role: 'operator' } };
+      return { admin, g, actor: { name: g.actor ?? defaultActorName(userInfo, process.env, process.getuid?.()), role: 'operator' } };
     },
 
     addressed(cmd, needDead) {
@@ -96,14 +116,14 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       if (!process.stdin.isTTY) throw new UsageError(`refusing to prompt ("${question}") because stdin is not a terminal: pass --yes to confirm`);
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
-        const answer = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
+        const answer = (await rl.question(terminalText(`${question} [y/N] `))).trim().toLowerCase();
         if (answer !== 'y' && answer !== 'yes') throw new ActionFailed('not confirmed: nothing was done');
       } finally {
         rl.close();
       }
     },
 
-    print: (g, json, human) => out(g.json ? JSON.stringify(json, null, 2) : human()),
+    print: (g, doc, human) => (g.json ? void io.stdout.write(`${jsonText(doc)}\n`) : out(human())),
     err,
     fail: () => void (exitCode = EXIT.failed),
 
@@ -141,17 +161,26 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
   } catch (error) {
     if (error instanceof CommanderError) {
       exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      // Scripts that asked for --json get one document on stdout for a usage error too.
+      if (json && exitCode !== EXIT.ok) io.stdout.write(`${jsonText({ error: { code: 'USAGE', message: error.message.replace(/^error: /, '') } })}\n`);
     } else {
       const usage = error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT');
       const message = error instanceof Error ? error.message : String(error);
       const code = usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
       err(`respire: ${message}`);
       // With --json, scripts also get one JSON document on stdout.
-      if (argv.includes('--json')) out(JSON.stringify({ error: { code, message } }, null, 2));
+      if (json) io.stdout.write(`${jsonText({ error: { code, message } })}\n`);
       exitCode = usage ? EXIT.usage : EXIT.failed;
     }
   } finally {
     for (const c of clients) c.destroy();
   }
   return exitCode;
+}
+
+/** A whole number of milliseconds from 1 to 2^31-1. @throws {UsageError} */
+function positive(value: string, flag: string): number {
+  const n = parseWhole(value, flag);
+  if (n < 1 || n > 2_147_483_647) throw new UsageError(`${flag} must be from 1 to 2147483647, got '${value}'`);
+  return n;
 }
