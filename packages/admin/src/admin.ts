@@ -222,7 +222,11 @@ export class RespireAdmin implements AdminApi {
     return pendingActions.pendingAction(this.#ctx, actor, 'release', id, group, entryId, expected, false);
   }
 
-  /** Acknowledges a pending entry (and deletes its body with `deleteEntry`), fenced like {@link releasePending}. */
+  /**
+   * Acknowledges a pending entry, fenced like {@link releasePending}. With `deleteEntry` its body is
+   * deleted too, unless another group of the stream still needs it (pending there, or not yet
+   * delivered to it): then it is kept and those groups are named in `entryKeptFor`.
+   */
   async ackPending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation, options?: { readonly deleteEntry?: boolean }): Promise<PendingActionResult> {
     const o = toOptions('options', options, ['deleteEntry']);
     if (o.deleteEntry !== undefined && typeof o.deleteEntry !== 'boolean') throw new RespireValidationError('deleteEntry', 'must be a boolean');

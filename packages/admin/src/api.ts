@@ -234,7 +234,15 @@ export interface PendingExpectation {
 }
 
 export type PendingActionResult =
-  | { readonly status: 'released' | 'acknowledged' }
+  | {
+      readonly status: 'released' | 'acknowledged';
+      /**
+       * Set when an ack was asked to delete the entry but other groups of the stream still need it
+       * (pending there, or not yet delivered to them): it was acknowledged in this group and its
+       * body kept for those groups, named here (sorted).
+       */
+      readonly entryKeptFor?: readonly string[];
+    }
   /**
    * Not pending in the group (also for a missing stream or group). A release of a pending entry
    * whose body was deleted answers this too: XCLAIM dropped the dangling PEL reference.

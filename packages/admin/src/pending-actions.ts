@@ -8,7 +8,7 @@ const RELEASE_IDLE_MS = 2_147_483_647;
 
 /**
  * Releases (XCLAIM to the same owner, IDLE 2^31-1, JUSTID) or acknowledges (XACK, and XDEL with
- * `deleteEntry`) one pending entry, fenced by the delivery count and owner the operator saw.
+ * `deleteEntry` when no other group still needs the entry) one pending entry, fenced by the delivery count and owner the operator saw.
  */
 export async function pendingAction(
   ctx: AdminContext,
@@ -34,8 +34,12 @@ export async function pendingAction(
       action === 'release'
         ? await ctx.redis.script(adminScripts.releasePending, [s.stream], [g, e, consumer, String(count), String(RELEASE_IDLE_MS)], 'RespireAdmin releasePending')
         : await ctx.redis.script(adminScripts.ackPending, [s.stream], [g, e, consumer, String(count), deleteEntry ? '1' : '0'], 'RespireAdmin ackPending');
-    const [status, owner, current] = reply as unknown[];
+    const [status, owner, current, keptFor] = reply as unknown[];
     const code = Number(status);
+    const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
+    if (code === 1 && kept.length > 0) {
+      return { value: { status: 'acknowledged', entryKeptFor: kept }, result: 'ok', detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}` };
+    }
     if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
     if (code === -1) {
       const value = { status: 'changed', deliveryCount: Number(current), consumer: text(owner) } as const;

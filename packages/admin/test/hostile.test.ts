@@ -3,7 +3,7 @@ import { standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, operator, pendingRows, recordingAudit, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { addQueueRecord, addWorkerRecord, operator, pendingRows, range, recordingAudit, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 const MAX_ID = '18446744073709551615-18446744073709551615';
 
@@ -53,6 +53,32 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     expect(await admin.releasePending(operator, stream, 'g', a, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'released' });
     expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'acknowledged' });
     expect((await pendingRows(conn, stream, 'g')).map((p) => p.id)).toEqual([a]);
+  });
+
+  it('ack with deleteEntry deletes the body only when no other group still needs it (pending there, or not yet delivered to it)', async () => {
+    const { stream } = uniqueKeys('groups');
+    const { records, audit } = recordingAudit();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream }], audit });
+    const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
+    const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
+    const c = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'c']));
+    for (const g of ['poisoned', 'billing', 'audit']) await conn.raw(stream, ['XGROUP', 'CREATE', stream, g, '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'poisoned', 'p', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'billing', 'b', 'COUNT', '2', 'STREAMS', stream, '>']); // a, b pending in billing
+    await conn.raw(stream, ['XACK', stream, 'billing', a]);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'audit', 'x', 'COUNT', '1', 'STREAMS', stream, '>']); // a delivered to audit
+    await conn.raw(stream, ['XACK', stream, 'audit', a]);
+    const expected = { deliveryCount: 1, consumer: 'p' };
+    // a: every other group has read and acknowledged it -> deleted.
+    expect(await admin.ackPending(operator, stream, 'poisoned', a, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
+    // b: pending in billing, not yet delivered to audit -> acknowledged in poisoned only, body kept.
+    expect(await admin.ackPending(operator, stream, 'poisoned', b, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged', entryKeptFor: ['audit', 'billing'] });
+    // c: not yet delivered to billing or audit -> kept.
+    expect(await admin.ackPending(operator, stream, 'poisoned', c, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged', entryKeptFor: ['audit', 'billing'] });
+    expect((await range(conn, stream)).map(([id]) => id)).toEqual([b, c]);
+    expect(await pendingRows(conn, stream, 'poisoned')).toEqual([]);
+    expect((await pendingRows(conn, stream, 'billing')).map((p) => p.id)).toEqual([b]);
+    expect(records[1]!.detail).toMatch(/kept.*billing/);
   });
 
   it('overview shows every other resource when one is broken (a key of another type), and names the broken one', async () => {

@@ -54,7 +54,9 @@ export function groupCommands(program: Command, cli: Cli): void {
     const result =
       action === 'release' ? await admin.releasePending(actor, id, o.group, entryId, expected) : await admin.ackPending(actor, id, o.group, entryId, expected, { deleteEntry: !!o.delete });
     cli.print(g, { id: entryId, ...result }, () =>
-      result.status === 'changed' ? `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done` : `${entryId}: ${result.status}`,
+      result.status === 'changed'
+        ? `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done`
+        : `${entryId}: ${result.status}${'entryKeptFor' in result && result.entryKeptFor ? ` (entry kept: still needed by group(s) ${result.entryKeptFor.map(safe).join(', ')})` : ''}`,
     );
     if (result.status === 'changed' || result.status === 'missing') cli.fail();
   };
@@ -62,7 +64,7 @@ export function groupCommands(program: Command, cli: Cli): void {
     runFenced('release', entryId, o, cmd),
   );
   fenced('ack', 'acknowledge a pending entry (it will not be processed again)')
-    .option('--delete', 'also delete the entry from the stream')
+    .option('--delete', 'also delete the entry from the stream (kept while another group still needs it)')
     .action((entryId: string, o: FencedOptions, cmd: Command) => runFenced('ack', entryId, o, cmd));
 
   const consumers = program.command('consumers').description("a worker stream's consumers");
