@@ -41,9 +41,10 @@ export interface RespireAdminOptions {
   /** Worker streams to show (the only way the admin learns of them). @defaultValue `[]` */
   readonly streams?: readonly StreamConfig[];
   /**
-   * Also find reliable queues with a bounded SCAN (MATCH `*{respire-queue:*}:stream`, TYPE
-   * stream, COUNT, a page limit; every master of a Cluster; never KEYS). `true` uses the default
-   * bounds. @defaultValue false
+   * Also find reliable queues with a bounded SCAN (MATCH `*{respire-queue:*}:*`, TYPE stream:
+   * their ready and dead-letter streams, so a queue whose ready stream is gone but whose dead
+   * letters remain is found too; COUNT, a page limit; every master of a Cluster; never KEYS).
+   * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverQueues?: boolean | DiscoveryOptions;
   /**

@@ -34,8 +34,10 @@ export interface DiscoveryOptions {
   readonly maxPages?: number;
 }
 
-const DISCOVERY_MATCH = '*{respire-queue:*}:stream';
-const QUEUE_STREAM_KEY = /^(.*)\{respire-queue:([^{}]+)\}:stream$/s;
+/** Every key of every queue; TYPE stream keeps the ready and dead-letter streams. */
+const DISCOVERY_MATCH = '*{respire-queue:*}:*';
+/** A queue's ready or dead-letter stream: a queue whose ready stream is gone still has its dead letters. */
+const QUEUE_STREAM_KEY = /^(.*)\{respire-queue:([^{}]+)\}:(stream|dead-letter)$/s;
 /** Any key of a queue (stream, deadlines, dead letters, deduplication). */
 const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|dedup:.*)$/s;
 
@@ -86,10 +88,13 @@ export class Resources {
     const resources = [...this.#configured.values()];
     if (!this.#discovery) return { resources, discoveryTruncated: false };
     const { keys, truncated } = await this.#scanQueues(this.#discovery);
+    const seen = new Set(this.#configured.keys());
     for (const key of keys.sort()) {
-      if (this.#configured.has(key)) continue;
-      const found = parseQueueStreamKey(key);
-      if (found) resources.push(found);
+      const found = parseQueueKey(key);
+      if (found && !seen.has(found.id)) {
+        seen.add(found.id);
+        resources.push(found);
+      }
     }
     return { resources, discoveryTruncated: truncated };
   }
@@ -133,8 +138,12 @@ export class Resources {
     const configured = this.#configured.get(key);
     if (configured) return configured;
     if (this.#discovery) {
-      const found = parseQueueStreamKey(key);
-      if (found && text(await this.#redis.send(key, ['TYPE', key], 'RespireAdmin resource')) === 'stream') return found;
+      const found = parseQueueKey(key);
+      if (found && found.id === key) {
+        // It exists when its ready stream or its dead-letter stream does.
+        const types = await Promise.all([found.keys.stream, found.keys.deadLetter].map((k) => this.#redis.send(k, ['TYPE', k], 'RespireAdmin resource')));
+        if (types.some((t) => text(t) === 'stream')) return found;
+      }
     }
     throw new RespireValidationError('resource', `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
   }
@@ -190,13 +199,13 @@ function streamResource(config: StreamConfig, argument: string): StreamResource 
   return { kind: 'stream', id: stream, stream, deadLetterStream: dead, label, retryAtomic: dead !== undefined && keySlot(dead) === keySlot(stream) };
 }
 
-/** A queue stream key found by the SCAN → its resource, when it is one a ReliableQueue would use. */
-function parseQueueStreamKey(key: string): QueueResource | undefined {
+/** A queue's ready or dead-letter stream key → its resource, when it is one a ReliableQueue would use. */
+function parseQueueKey(key: string): QueueResource | undefined {
   const match = QUEUE_STREAM_KEY.exec(key);
   if (!match) return undefined;
   try {
     const r = queueResource({ name: match[2]!, keyPrefix: match[1]! }, 'discovered', true);
-    return r.id === key ? r : undefined;
+    return (match[3] === 'stream' ? r.keys.stream : r.keys.deadLetter) === key ? r : undefined;
   } catch {
     return undefined;
   }

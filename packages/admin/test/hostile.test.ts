@@ -81,6 +81,23 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     expect(records[1]!.detail).toMatch(/kept.*billing/);
   });
 
+  it('discovery finds queues whose names hold glob characters, newlines and backslashes, and a queue whose ready stream is gone but whose dead letters remain', async () => {
+    const tag = uniqueQueue('glob');
+    const names = [`${tag}*`, `${tag}?x`, `${tag}[ab]`, `${tag}\\`, `${tag}\nline`, `${tag} space`];
+    for (const name of names) await conn.raw(`{respire-queue:${name}}:stream`, ['XADD', `{respire-queue:${name}}:stream`, '*', 'payload', 'x']);
+    const orphan = uniqueQueue('orphan');
+    const orphanDead = `{respire-queue:${orphan}}:dead-letter`;
+    const rid = await addQueueRecord(conn, orphanDead, 'lost?');
+    const admin = new RespireAdmin(conn.client, { discoverQueues: { scanCount: 1000, maxPages: 1000 } });
+    const found = (await admin.resources()).resources.filter((r) => r.kind === 'queue').map((r) => (r.kind === 'queue' ? r.name : ''));
+    for (const name of [...names, orphan]) expect(found.filter((n) => n === name)).toEqual([name]);
+    for (const name of names) expect(await admin.queueStatus(`{respire-queue:${name}}:stream`)).toMatchObject({ length: 1 });
+    const id = `{respire-queue:${orphan}}:stream`;
+    expect(await admin.queueStatus(id)).toMatchObject({ length: 0, deadLetters: 1 });
+    expect(await admin.retryDeadLetter(operator, id, rid)).toMatchObject({ status: 'retried' });
+    expect(Number(await conn.raw(id, ['XLEN', id]))).toBe(1);
+  });
+
   it('overview shows every other resource when one is broken (a key of another type), and names the broken one', async () => {
     const good = uniqueQueue('good');
     const bad = uniqueQueue('bad');
