@@ -230,6 +230,21 @@ describe('on the real server: ACL refusals change nothing; a repeated cross-slot
     }
   });
 
+  it('two admins retrying one cross-slot record at once: never lost; appended once with IDMP (Redis 8.6+), else at most twice (documented)', async () => {
+    const a = uniqueKeys('src');
+    const b = uniqueKeys('dlq');
+    const config = { streams: [{ stream: a.stream, deadLetterStream: b.dead }] };
+    const [x, y] = [new RespireAdmin(conn.client, config), new RespireAdmin(conn.client, config)];
+    const rid = await addWorkerRecord(conn, b.dead, '1-0', ['k', 'v']);
+    const results = await Promise.all([x.retryDeadLetter(operator, a.stream, rid), y.retryDeadLetter(operator, a.stream, rid)]);
+    expect(await range(conn, b.dead)).toEqual([]);
+    const appended = (await range(conn, a.stream)).map(([id]) => id);
+    for (const r of results) if (r.status === 'retried') expect(appended).toContain(r.newId);
+    expect(results.some((r) => r.status === 'retried')).toBe(true);
+    if (redisAtLeast(server, 8, 6)) expect(appended).toHaveLength(1);
+    else expect(appended.length).toBeLessThanOrEqual(2);
+  });
+
   it('a cross-slot retry interrupted between append and delete is repeated safely: no loss; IDMP (Redis 8.6+) appends once, else a documented duplicate', async () => {
     const a = uniqueKeys('src');
     const b = uniqueKeys('dlq');
