@@ -30,7 +30,7 @@ import * as pendingActions from './pending-actions.js';
 import { Redis, RespireValidationError } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
-import { toCount, toName, toOptions } from './validate.js';
+import { toCount, toList, toName, toOptions } from './validate.js';
 
 export type { DiscoveryOptions, QueueConfig, StreamConfig };
 
@@ -98,7 +98,7 @@ export class RespireAdmin implements AdminApi {
     const o = toOptions('options', options, KNOWN_OPTIONS);
     const timeout = o.commandTimeoutMs === undefined ? undefined : toCount('commandTimeoutMs', o.commandTimeoutMs, 0, 0, 2_147_483_647);
     const redis = new Redis(client, timeout);
-    const resources = new Resources(redis, o.queues ?? [], o.streams ?? [], o.discoverQueues);
+    const resources = new Resources(redis, toList('queues', o.queues), toList('streams', o.streams), o.discoverQueues);
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);

@@ -66,6 +66,13 @@ export function toConsumer(argument: string, value: unknown): string {
   return value;
 }
 
+/** @throws {RespireValidationError} unless `value` is an array (or undefined → `[]`). */
+export function toList<T>(argument: string, value: readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new RespireValidationError(argument, 'must be an array');
+  return value;
+}
+
 /** @throws {RespireValidationError} for an options argument that is not a plain object or has unknown keys. */
 export function toOptions<T extends object>(argument: string, value: T | undefined, known: readonly string[]): Partial<T> {
   if (value === undefined) return {};

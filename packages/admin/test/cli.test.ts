@@ -252,6 +252,20 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(1);
   });
 
+  it('status names a resource whose status could not be read (a key of another type) and exits 1; the others are shown', async () => {
+    const good = uniqueQueue('cli');
+    const bad = uniqueQueue('cli');
+    await conn.raw(`{respire-queue:${good}}:stream`, ['XADD', `{respire-queue:${good}}:stream`, '*', 'payload', 'x']);
+    await conn.raw(`{respire-queue:${bad}}:deadlines`, ['SET', `{respire-queue:${bad}}:deadlines`, 'x']);
+    const run = await respire(['status', '--no-discover', '--queue', good, '--queue', bad]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`QUEUES\\n.*\\n${good} +1 `));
+    expect(run.stdout).toMatch(new RegExp(`UNAVAILABLE.*\\n.*\\n${bad} +WRONG_TYPE `));
+    const json = await respire(['status', '--no-discover', '--queue', good, '--queue', bad, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).unavailable).toEqual([expect.objectContaining({ code: 'WRONG_TYPE' })]);
+  });
+
   it('a bad URL is a usage error (exit 2) that does not echo the password; with --json every usage error is a JSON document on stdout', async () => {
     for (const url of ['not a url', 'http://127.0.0.1:6', 'redis://user:s3cret@127.0.0.1:99999']) {
       const run = await respire(['status', '--url', url, '--json']);

@@ -85,6 +85,8 @@ describe('validation before any I/O', () => {
     expect(() => new RespireAdmin(client, { discoverQueues: { scanCount: 0 } })).toThrow(/scanCount/);
     expect(() => new RespireAdmin(client, { discover: true } as object)).toThrow(/unknown option 'discover'/);
     expect(() => new RespireAdmin(client, { audit: 'log' as unknown as () => void })).toThrow(/audit/);
+    expect(() => new RespireAdmin(client, { queues: 'orders' as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'queues' }));
+    expect(() => new RespireAdmin(client, { streams: { stream: 's' } as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'streams' }));
     // Audit records appended to a stream a worker reads, or to a dead-letter stream, would be taken for work.
     expect(() => new RespireAdmin(client, { streams: [{ stream: '{o}:events', deadLetterStream: '{o}:dead' }], auditStream: '{o}:events' })).toThrow(/auditStream/);
     expect(() => new RespireAdmin(client, { streams: [{ stream: 'e', keyPrefix: 't:', deadLetterStream: 'd' }], auditStream: 't:d' })).toThrow(/auditStream/);
@@ -124,5 +126,7 @@ describe('describeBytes', () => {
     expect(describeBytes(Buffer.from([0xff, 1, 2, 3]), { maxBytes: 2 })).toEqual({ kind: 'hex', text: 'ff 01', truncated: true, totalBytes: 4 });
     expect(() => describeBytes(Buffer.from('x'), { maxBytes: 0 })).toThrow(/maxBytes/);
     expect(() => describeBytes('x' as unknown as Buffer)).toThrow(/Buffer/);
+    expect(() => describeBytes(Buffer.from('x'), null as unknown as object)).toThrow(expect.objectContaining({ name: 'RespireValidationError' }));
+    expect(() => describeBytes(Buffer.from('x'), { max: 3 } as object)).toThrow(/unknown option 'max'/);
   });
 });

@@ -69,6 +69,9 @@ export function renderOverview(o: Overview): string {
     for (const g of s.groups) rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
   }
   parts.push('STREAMS\n' + table(['STREAM', 'LENGTH', 'GROUP', 'LAG', 'PENDING', 'CONSUMERS', 'DEAD LETTERS'], rows));
+  if (o.unavailable.length > 0) {
+    parts.push('UNAVAILABLE (the server refused their status)\n' + table(['RESOURCE', 'ERROR', 'MESSAGE'], o.unavailable.map((u) => [label(u.resource), u.code, u.message])));
+  }
   if (o.discoveryTruncated) parts.push('(queue discovery stopped at its page limit: more queues may exist)');
   return parts.join('\n\n');
 }
