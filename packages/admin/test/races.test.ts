@@ -4,17 +4,7 @@ import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, operator, pendingRows, range, recordingAudit, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
-
-async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 15_000): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
+import { addQueueRecord, addWorkerRecord, operator, pendingRows, range, eventually, recordingAudit, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 /** Two operators, or an operator and the workers, acting on the same records at once. */
 describe.each(targets)('races on $name', (target) => {

@@ -3,17 +3,7 @@ import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addWorkerRecord, operator, pendingRows, range, sleep, targets, uniqueKeys, type Connection } from './support.js';
-
-async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_000): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
+import { addWorkerRecord, eventually, operator, pendingRows, range, sleep, targets, uniqueKeys, type Connection } from './support.js';
 
 /** Retry end to end: a real StreamWorker dead-letters an entry, the admin retries it, the worker processes it again. */
 describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('retry end to end with a running StreamWorker on $name', (target) => {
