@@ -98,6 +98,59 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     expect(Number(await conn.raw(id, ['XLEN', id]))).toBe(1);
   });
 
+  it('a key of another type at each key: every read and action fails typed (RespireKeyTypeError) and changes nothing', async () => {
+    const { stream, dead } = uniqueKeys('types');
+    const name = uniqueQueue('types');
+    const q = { stream: `{respire-queue:${name}}:stream`, deadlines: `{respire-queue:${name}}:deadlines`, dead: `{respire-queue:${name}}:dead-letter` };
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], queues: [{ name }] });
+    const expected = { deliveryCount: 1, consumer: 'c' };
+    const calls: [string, string, () => Promise<unknown>][] = [
+      [stream, 'hash', () => admin.streamStatus(stream)],
+      [stream, 'hash', () => admin.consumers(stream, 'g')],
+      [stream, 'hash', () => admin.pending(stream, 'g')],
+      [stream, 'hash', () => admin.entry(stream, '1-1')],
+      [stream, 'hash', () => admin.releasePending(operator, stream, 'g', '1-1', expected)],
+      [stream, 'hash', () => admin.ackPending(operator, stream, 'g', '1-1', expected, { deleteEntry: true })],
+      [stream, 'hash', () => admin.removeIdleConsumers(operator, stream, 'g', 1)],
+      [dead, 'string', () => admin.deadLetters(stream)],
+      [dead, 'string', () => admin.deleteDeadLetter(operator, stream, '1-1')],
+      [dead, 'string', () => admin.retryDeadLetter(operator, stream, '1-1')],
+      [dead, 'string', () => admin.retryAllDeadLetters(operator, stream)],
+      [q.stream, 'hash', () => admin.queueStatus(q.stream)],
+      [q.deadlines, 'string', () => admin.queueStatus(q.stream)],
+      [q.deadlines, 'string', () => admin.queueDeliveries(q.stream)],
+      [q.dead, 'hash', () => admin.deleteAllDeadLetters(operator, q.stream)],
+    ];
+    for (const [key, type, call] of calls) {
+      const write = type === 'hash' ? ['HSET', key, 'f', 'v'] : ['SET', key, 'v'];
+      await conn.raw(key, write);
+      await expect(call(), `${key} as a ${type}`).rejects.toMatchObject({ name: 'RespireKeyTypeError', code: 'WRONG_TYPE' });
+      expect(String(await conn.raw(key, ['TYPE', key]))).toBe(type);
+      await conn.raw(key, ['DEL', key]);
+    }
+  });
+
+  it('queue dead letters of another shape (an extra field, fields reordered or repeated) are foreign and never retried', async () => {
+    const name = uniqueQueue('qshape');
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const id = `{respire-queue:${name}}:stream`;
+    const dead = `{respire-queue:${name}}:dead-letter`;
+    const shapes = [
+      ['payload', 'p', 'source_id', '1-1', 'delivery_count', '5', 'extra', 'x'],
+      ['source_id', '1-1', 'payload', 'p', 'delivery_count', '5'],
+      ['payload', 'p', 'payload', 'q', 'delivery_count', '5'],
+      ['payload', 'p', 'source_id', '1-1'],
+      ['payload', 'p', 'source_id', '1-1', 'delivery_count', '-1'],
+    ];
+    const ids: string[] = [];
+    for (const fields of shapes) ids.push(String(await conn.raw(dead, ['XADD', dead, '*', ...fields])));
+    expect((await admin.deadLetters(id, { order: 'oldest' })).items.map((r) => r.kind)).toEqual(shapes.map(() => 'foreign'));
+    for (const rid of ids) expect(await admin.retryDeadLetter(operator, id, rid)).toMatchObject({ status: 'refused' });
+    expect(await admin.retryAllDeadLetters(operator, id)).toEqual({ done: 0, failed: shapes.length, aborted: false });
+    expect(Number(await conn.raw(dead, ['XLEN', dead]))).toBe(shapes.length);
+    expect(Number(await conn.raw(id, ['EXISTS', id]))).toBe(0);
+  });
+
   it('overview shows every other resource when one is broken (a key of another type), and names the broken one', async () => {
     const good = uniqueQueue('good');
     const bad = uniqueQueue('bad');
