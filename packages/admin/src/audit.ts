@@ -1,7 +1,7 @@
 import type { Actor, AuditRecord, ResourceId } from './api.js';
 import type { Redis} from './redis.js';
 import { isRespireError } from './redis.js';
-import { requireOperator } from './validate.js';
+import { requireOperator, toResourceId } from './validate.js';
 
 /** What an audited action reports: its value, and the result (and detail, target) for the record. */
 export interface Outcome<T> {
@@ -27,8 +27,12 @@ export class Auditor {
     this.#stream = stream;
   }
 
-  /** The operator check (before any I/O); a refused viewer is audited with the host clock. */
+  /**
+   * The checks before any I/O: the resource id's shape, then the operator role (a refused viewer is
+   * audited with the host clock).
+   */
   operator(actor: Actor, action: AuditRecord['action'], id: ResourceId, target: AuditRecord['target']): Actor {
+    toResourceId(id);
     try {
       return requireOperator(actor, action);
     } catch (error) {

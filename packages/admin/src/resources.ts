@@ -1,7 +1,7 @@
 import type { QueueResource, Resource, ResourceId, StreamResource } from './api.js';
 import type { Redis} from './redis.js';
 import { BINARY, RespireValidationError, bytes, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
-import { toCount, toName, toOptions } from './validate.js';
+import { toCount, toName, toOptions, toResourceId } from './validate.js';
 
 /** A reliable queue to show: its name as given to `new ReliableQueue(client, name)` and its key prefix. */
 export interface QueueConfig {
@@ -134,7 +134,7 @@ export class Resources {
    * @throws {RespireValidationError} (`resource`) for an unknown id.
    */
   async get(id: ResourceId): Promise<Resource> {
-    const key = toName('resource', id, 65_536);
+    const key = toResourceId(id);
     const configured = this.#configured.get(key);
     if (configured) return configured;
     if (this.#discovery) {

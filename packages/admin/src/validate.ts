@@ -54,6 +54,11 @@ export function toName(argument: string, value: unknown, max = 1024): string {
   return value;
 }
 
+/** @throws {RespireValidationError} (`resource`) unless `value` is a resource id: a nonempty, well-formed key. */
+export function toResourceId(value: unknown): string {
+  return toName('resource', value, 65_536);
+}
+
 /**
  * A consumer name: Redis allows any string, the empty one included (and Redis 8.8 shows an entry
  * released with XNACK as pending to `''`).
