@@ -266,6 +266,41 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(JSON.parse(json.stdout).unavailable).toEqual([expect.objectContaining({ code: 'WRONG_TYPE' })]);
   });
 
+  it('on a terminal a destructive action asks first: "n" (or Ctrl-C) does nothing and exits 1, "y" does it', async () => {
+    const name = uniqueQueue('cli');
+    const deadKey = `{respire-queue:${name}}:dead-letter`;
+    await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '5']);
+    /** The CLI on a pseudo-terminal (util-linux `script`), with `input` typed into it. */
+    const onTerminal = (input: string) =>
+      new Promise<Run>((resolve, reject) => {
+        const command = [process.execPath, cli, 'dead-letters', 'purge', '--queue', name].map((a) => `'${a}'`).join(' ');
+        const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, REDIS_URL: inject('redisUrl') }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let typed = false;
+        child.stdin.on('error', () => {});
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (!typed && stdout.includes('[y/N]')) {
+            typed = true;
+            child.stdin.write(input);
+          }
+        });
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code, stdout, stderr: '' }));
+      });
+    const no = await onTerminal('n\r');
+    expect(no.stdout).toMatch(/delete every dead letter of .*\? \[y\/N\]/);
+    expect(no.stdout).toMatch(/not confirmed: nothing was done/);
+    expect(no.code).toBe(1);
+    const interrupted = await onTerminal('\u0003'); // exit 1 (readline's abort) or 130 (SIGINT): never 0
+    expect([1, 130]).toContain(interrupted.code);
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(1);
+    const yes = await onTerminal('y\r');
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toMatch(/deleted 1/);
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
+  });
+
   it('a bad URL is a usage error (exit 2) that does not echo the password; with --json every usage error is a JSON document on stdout', async () => {
     for (const url of ['not a url', 'http://127.0.0.1:6', 'redis://user:s3cret@127.0.0.1:99999']) {
       const run = await respire(['status', '--url', url, '--json']);
