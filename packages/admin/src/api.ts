@@ -4,7 +4,8 @@
  * `@respire/dashboard`) is written against. `RespireAdmin` implements {@link AdminApi}.
  *
  * Conventions:
- * - Times are milliseconds; absolute times are the server's clock (`TIME`), never the host's.
+ * - Times are milliseconds; absolute times are the server's clock (`TIME`), never the host's —
+ *   except for an ACL user that may not run TIME (it is not in `@read`): the host clock stands in.
  * - Counts that Redis cannot tell are `null` ("unknown"), never 0.
  * - Bytes stay bytes (`Buffer`); rendering (UTF-8 / JSON / hex, caps) is the face's job, with
  *   {@link PayloadView} helpers exported by the admin package.
@@ -97,6 +98,20 @@ export interface Overview {
   readonly streams: readonly StreamStatus[];
   /** True when the queue SCAN stopped at its page limit: more queues may exist. */
   readonly discoveryTruncated: boolean;
+  /**
+   * Resources whose status the server refused to give (a key of another type, an ACL refusal, any
+   * other error reply), in resource order: one broken resource never hides the others. A transport
+   * failure still fails the whole overview.
+   */
+  readonly unavailable: readonly UnavailableResource[];
+}
+
+/** A resource the overview could not read, and why. */
+export interface UnavailableResource {
+  readonly resource: Resource;
+  /** The Respire error code, e.g. `WRONG_TYPE`, `PERMISSION_DENIED`, `SERVER_ERROR`. */
+  readonly code: string;
+  readonly message: string;
 }
 
 export interface ConsumerInfo {
@@ -212,8 +227,22 @@ export type RetryResult =
 
 export type DeleteResult = { readonly status: 'deleted' } | { readonly status: 'missing' };
 
+/** What the operator saw of a pending entry: a pending action is done only while both still hold (fencing). */
+export interface PendingExpectation {
+  readonly deliveryCount: number;
+  readonly consumer: string;
+}
+
 export type PendingActionResult =
-  | { readonly status: 'released' | 'acknowledged' }
+  | {
+      readonly status: 'released' | 'acknowledged';
+      /**
+       * Set when an ack was asked to delete the entry but other groups of the stream still need it
+       * (pending there, or not yet delivered to them): it was acknowledged in this group and its
+       * body kept for those groups, named here (sorted).
+       */
+      readonly entryKeptFor?: readonly string[];
+    }
   /**
    * Not pending in the group (also for a missing stream or group). A release of a pending entry
    * whose body was deleted answers this too: XCLAIM dropped the dangling PEL reference.
@@ -280,14 +309,7 @@ export interface AdminApi {
   retryAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   /** Fenced by the delivery count and owner shown on the page. */
-  releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: { readonly deliveryCount: number; readonly consumer: string }): Promise<PendingActionResult>;
-  ackPending(
-    actor: Actor,
-    id: ResourceId,
-    group: string,
-    entryId: string,
-    expected: { readonly deliveryCount: number; readonly consumer: string },
-    options?: { readonly deleteEntry?: boolean },
-  ): Promise<PendingActionResult>;
+  releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation): Promise<PendingActionResult>;
+  ackPending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation, options?: { readonly deleteEntry?: boolean }): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
 }

@@ -21,6 +21,7 @@ export type {
   PageOptions,
   PendingActionResult,
   PendingEntry,
+  PendingExpectation,
   QueueDeadLetter,
   QueueDelivery,
   QueueResource,
@@ -30,5 +31,6 @@ export type {
   RetryResult,
   StreamResource,
   StreamStatus,
+  UnavailableResource,
   WorkerDeadLetter,
 } from './api.js';

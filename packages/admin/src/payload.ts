@@ -1,4 +1,5 @@
 import { RespireValidationError } from './redis.js';
+import { toOptions } from './validate.js';
 
 /** How a face should show some bytes. Plain data: escaping for HTML or a terminal is the face's job. */
 export interface PayloadView {
@@ -25,8 +26,8 @@ const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * At most `maxBytes` are rendered; a cut inside a multi-byte UTF-8 character backs off to the
  * character boundary, and a truncated value is never parsed as JSON (it would not be whole).
  *
- * @throws {RespireValidationError} when `value` is not a Buffer/Uint8Array or `maxBytes` is not a
- *   whole number from 1 to 2^31-1.
+ * @throws {RespireValidationError} when `value` is not a Buffer/Uint8Array, `options` is not an
+ *   object of known options, or `maxBytes` is not a whole number from 1 to 2^31-1.
  * @example
  * ```ts
  * describeBytes(Buffer.from('{"a":1}')); // { kind: 'json', text: '{\n  "a": 1\n}', truncated: false, totalBytes: 7 }
@@ -35,7 +36,7 @@ const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export function describeBytes(value: Uint8Array, options: DescribeBytesOptions = {}): PayloadView {
   if (!(value instanceof Uint8Array)) throw new RespireValidationError('value', 'must be a Buffer or Uint8Array');
-  const maxBytes = options.maxBytes ?? 65_536;
+  const maxBytes = toOptions('options', options, ['maxBytes']).maxBytes ?? 65_536;
   if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > 2 ** 31 - 1) {
     throw new RespireValidationError('maxBytes', `must be a whole number from 1 to 2147483647, got ${String(maxBytes)}`);
   }

@@ -6,6 +6,7 @@
 import {
   RespireError,
   RespirePermissionError,
+  RespireTransportError,
   RespireValidationError,
   isRespireError,
   type RedisArg,
@@ -30,6 +31,7 @@ import {
 export {
   RespireError,
   RespirePermissionError,
+  RespireTransportError,
   RespireValidationError,
   infoField,
   isRespireError,
@@ -86,9 +88,19 @@ export class Redis {
     return runScript(this.target, script, keys, args, { operation, binary });
   }
 
-  /** The server clock (TIME) of the node serving `key`, in ms since the epoch. */
+  /**
+   * The server clock (TIME) of the node serving `key`, in ms since the epoch. TIME is not in the
+   * `@read` ACL category and no read command tells the time, so for a read-only user that may not
+   * run it the host clock stands in (other errors are thrown).
+   */
   async timeMs(key: string, operation: string): Promise<number> {
-    const reply = (await this.send(key, ['TIME'], operation)) as unknown[];
+    let reply: unknown[];
+    try {
+      reply = (await this.send(key, ['TIME'], operation)) as unknown[];
+    } catch (error) {
+      if (isRespireError(error, 'PERMISSION_DENIED')) return Date.now();
+      throw error;
+    }
     return Number(text(reply[0])) * 1000 + Math.floor(Number(text(reply[1])) / 1000);
   }
 
@@ -131,14 +143,19 @@ export function numberOrNull(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** True when an XINFO field is present at all (Redis 7.2 `inactive`, 7.0 `lag`). */
+/**
+ * True when an XINFO field is present at all (Redis 7.2 `inactive`, 7.0 `lag`): a present field
+ * with a nil value reads as null, an absent one as undefined.
+ */
 export function hasInfoField(item: unknown, name: string): boolean {
-  if (Array.isArray(item)) {
-    for (let i = 0; i + 1 < item.length; i += 2) if (text(item[i]) === name) return true;
-    return false;
-  }
-  if (item instanceof Map) return [...item.keys()].some((k) => text(k) === name);
-  return !!item && typeof item === 'object' && name in item;
+  return infoField(item, name) !== undefined;
+}
+
+/** A missing stream or group reads as `empty`; any other error reply (from `trySend`) is thrown as a Respire error. */
+export function missingOrThrow<T>(reply: unknown, empty: T, operation: string): T {
+  const error = (reply as { error: Error }).error;
+  if (/^NOGROUP|no such key/i.test(error.message)) return empty;
+  throw toRespireError(error, operation);
 }
 
 /** XRANGE / XREVRANGE reply → entries with byte fields as pairs. */

@@ -1,15 +1,40 @@
 import type { Actor } from './api.js';
 import { RespirePermissionError, RespireValidationError, isWellFormedText } from './redis.js';
 
-/** A stream entry ID as Redis prints it: `<ms>-<seq>`, both unsigned 64-bit. */
-const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
+/** A stream entry ID: `<ms>-<seq>`, both unsigned 64-bit (leading zeros allowed, as Redis reads them). */
+const ENTRY_ID = /^(\d{1,40})-(\d{1,40})$/;
+const MAX_PART = 2n ** 64n - 1n;
 
-/** @throws {RespireValidationError} unless `value` is an entry ID `<ms>-<seq>`. */
+/** The greatest entry ID. */
+export const MAX_ENTRY_ID = `${MAX_PART}-${MAX_PART}`;
+
+/**
+ * @returns the entry ID in the form Redis prints it (no leading zeros), so that an ID names one
+ *   record in audit records and cursors.
+ * @throws {RespireValidationError} unless `value` is an entry ID `<ms>-<seq>` within 64 bits each.
+ */
 export function toEntryId(argument: string, value: unknown): string {
-  if (typeof value !== 'string' || !ENTRY_ID.test(value)) {
-    throw new RespireValidationError(argument, `must be a stream entry ID such as 1700000000000-0, got ${show(value)}`);
+  const match = typeof value === 'string' ? ENTRY_ID.exec(value) : null;
+  const ms = match ? BigInt(match[1]!) : -1n;
+  const seq = match ? BigInt(match[2]!) : -1n;
+  if (ms < 0n || seq < 0n || ms > MAX_PART || seq > MAX_PART) {
+    throw new RespireValidationError(argument, `must be a stream entry ID such as 1700000000000-0 (two whole numbers below 2^64), got ${show(value)}`);
   }
-  return value;
+  return `${ms}-${seq}`;
+}
+
+/** The entry ID right after `id` (a canonical ID), or undefined after the greatest. */
+export function nextEntryId(id: string): string | undefined {
+  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
+  if (seq < MAX_PART) return `${ms}-${seq + 1n}`;
+  return ms < MAX_PART ? `${ms + 1n}-0` : undefined;
+}
+
+/** The entry ID right before `id` (a canonical ID), or undefined before `0-0`. */
+export function previousEntryId(id: string): string | undefined {
+  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
+  if (seq > 0n) return `${ms}-${seq - 1n}`;
+  return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
 }
 
 /** @throws {RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
@@ -26,6 +51,30 @@ export function toName(argument: string, value: unknown, max = 1024): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max || !isWellFormedText(value)) {
     throw new RespireValidationError(argument, `must be a nonempty string of at most ${max} characters without lone surrogates, got ${show(value)}`);
   }
+  return value;
+}
+
+/** @throws {RespireValidationError} (`resource`) unless `value` is a resource id: a nonempty, well-formed key. */
+export function toResourceId(value: unknown): string {
+  return toName('resource', value, 65_536);
+}
+
+/**
+ * A consumer name: Redis allows any string, the empty one included (and Redis 8.8 shows an entry
+ * released with XNACK as pending to `''`).
+ * @throws {RespireValidationError} unless `value` is a well-formed string of at most 65,536 characters.
+ */
+export function toConsumer(argument: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length > 65_536 || !isWellFormedText(value)) {
+    throw new RespireValidationError(argument, `must be a string (possibly empty) of at most 65536 characters without lone surrogates, got ${show(value)}`);
+  }
+  return value;
+}
+
+/** @throws {RespireValidationError} unless `value` is an array (or undefined → `[]`). */
+export function toList<T>(argument: string, value: readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new RespireValidationError(argument, 'must be an array');
   return value;
 }
 
@@ -49,9 +98,15 @@ export function toOptions<T extends object>(argument: string, value: T | undefin
  */
 export function requireOperator(actor: unknown, action: string): Actor {
   const a = actor as Partial<Actor> | null;
-  if (typeof a !== 'object' || a === null || typeof a.name !== 'string' || a.name.length === 0 || (a.role !== 'viewer' && a.role !== 'operator')) {
+  if (typeof a !== 'object' || a === null || (a.role !== 'viewer' && a.role !== 'operator')) {
     throw new RespireValidationError('actor', "must be { name: nonempty string, role: 'viewer' | 'operator' }");
   }
+  // The name goes into every audit record: no control characters (a forged log line), at most 256.
+  // eslint-disable-next-line no-control-regex
+  if (typeof a.name !== 'string' || /[\u0000-\u001f\u007f-\u009f]/.test(a.name)) {
+    throw new RespireValidationError('actor.name', `must be text without control characters, got ${show(a.name)}`);
+  }
+  toName('actor.name', a.name, 256);
   if (a.role !== 'operator') {
     throw new RespirePermissionError(`${action}: '${a.name}' has the role '${a.role}'; only an operator may ${action}`);
   }

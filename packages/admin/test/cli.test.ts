@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { standalone } from '@respire/harness';
@@ -19,7 +20,7 @@ interface Run {
 }
 
 /** Runs the built `respire` binary with no terminal on stdin. */
-function respire(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+function respire(args: string[], env: Record<string, string | undefined> = {}, started?: (child: ChildProcess) => void): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, REDIS_URL: inject('redisUrl'), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -27,6 +28,7 @@ function respire(args: string[], env: Record<string, string | undefined> = {}): 
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdin.end();
+    started?.(child);
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -194,5 +196,142 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const usage = await respire(['dead-letters', 'show', 'x', '--queue', 'q', '--json']);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout).error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/recordId/) });
+  });
+
+  it('a server that accepts connections but never answers: a prompt failure (exit 1, JSON error), not a hang — standalone and --cluster', async () => {
+    const silent: Server = createServer((socket) => socket.on('data', () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `redis://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      let started = Date.now();
+      const byDefault = await respire(['status', '--url', url, '--json']);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(byDefault.code).toBe(1);
+      expect(JSON.parse(byDefault.stdout).error).toMatchObject({ code: 'TRANSPORT_FAILED', message: expect.stringMatching(/did not answer within 5000 ms/) });
+      started = Date.now();
+      const cluster = await respire(['--cluster', '--url', url, '--timeout', '500', 'status', '--json']);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(cluster.code).toBe(1);
+      expect(JSON.parse(cluster.stdout).error.code).toBe('TRANSPORT_FAILED');
+      expect((await respire(['--timeout', '0', 'status'])).code).toBe(2);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('control characters and escapes from Redis never reach the terminal raw (source_id of a queue record, consumer names in results, prompts and errors); JSON escapes C1 and bidi controls', async () => {
+    const name = uniqueQueue('cli');
+    const deadKey = `{respire-queue:${name}}:dead-letter`;
+    const evil = '\u001b]0;pwned\u0007\u009b2J\u202eevil';
+    const rid = String(await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', evil, 'source_id', evil, 'delivery_count', '5']));
+    const show = await respire(['dead-letters', 'show', rid, '--queue', name]);
+    expect(show.code).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    expect(show.stdout).not.toMatch(raw);
+    expect(show.stdout).toContain('\\x1b]0;pwned');
+    const json = await respire(['dead-letters', 'show', rid, '--queue', name, '--json']);
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout).sourceId).toBe(evil);
+
+    const { stream } = uniqueKeys('cli');
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', evil, 'STREAMS', stream, '>']);
+    const stale = await respire(['pending', 'release', id, '--stream', stream, '--group', 'g', '--delivery-count', '9', '--consumer', 'x']);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toMatch(/changed/);
+    const prompt = await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g']);
+    expect(prompt.code).toBe(2);
+    const mismatch = await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g', '--consumer', 'other']);
+    expect(mismatch.code).toBe(1);
+    for (const run of [stale, prompt, mismatch]) {
+      expect(run.stdout + run.stderr).not.toMatch(raw);
+      expect(run.stdout + run.stderr).toContain('\\x1b]0;pwned');
+    }
+    expect(await pendingRows(conn, stream, 'g')).toHaveLength(1);
+  });
+
+  it('status names a resource whose status could not be read (a key of another type) and exits 1; the others are shown', async () => {
+    const good = uniqueQueue('cli');
+    const bad = uniqueQueue('cli');
+    await conn.raw(`{respire-queue:${good}}:stream`, ['XADD', `{respire-queue:${good}}:stream`, '*', 'payload', 'x']);
+    await conn.raw(`{respire-queue:${bad}}:deadlines`, ['SET', `{respire-queue:${bad}}:deadlines`, 'x']);
+    const run = await respire(['status', '--no-discover', '--queue', good, '--queue', bad]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`QUEUES\\n.*\\n${good} +1 `));
+    expect(run.stdout).toMatch(new RegExp(`UNAVAILABLE.*\\n.*\\n${bad} +WRONG_TYPE `));
+    const json = await respire(['status', '--no-discover', '--queue', good, '--queue', bad, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).unavailable).toEqual([expect.objectContaining({ code: 'WRONG_TYPE' })]);
+  });
+
+  it('on a terminal a destructive action asks first: "n" (or Ctrl-C) does nothing and exits 1, "y" does it', async () => {
+    const name = uniqueQueue('cli');
+    const deadKey = `{respire-queue:${name}}:dead-letter`;
+    await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '5']);
+    /** The CLI on a pseudo-terminal (util-linux `script`), with `input` typed into it. */
+    const onTerminal = (input: string) =>
+      new Promise<Run>((resolve, reject) => {
+        const command = [process.execPath, cli, 'dead-letters', 'purge', '--queue', name].map((a) => `'${a}'`).join(' ');
+        const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, REDIS_URL: inject('redisUrl') }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let typed = false;
+        child.stdin.on('error', () => {});
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (!typed && stdout.includes('[y/N]')) {
+            typed = true;
+            child.stdin.write(input);
+          }
+        });
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code, stdout, stderr: '' }));
+      });
+    const no = await onTerminal('n\r');
+    expect(no.stdout).toMatch(/delete every dead letter of .*\? \[y\/N\]/);
+    expect(no.stdout).toMatch(/not confirmed: nothing was done/);
+    expect(no.code).toBe(1);
+    const interrupted = await onTerminal('\u0003'); // exit 1 (readline's abort) or 130 (SIGINT): never 0
+    expect([1, 130]).toContain(interrupted.code);
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(1);
+    const yes = await onTerminal('y\r');
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toMatch(/deleted 1/);
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
+  });
+
+  it('a bad URL is a usage error (exit 2) that does not echo the password; with --json every usage error is a JSON document on stdout', async () => {
+    for (const url of ['not a url', 'http://127.0.0.1:6', 'redis://user:s3cret@127.0.0.1:99999']) {
+      const run = await respire(['status', '--url', url, '--json']);
+      expect([url, run.code]).toEqual([url, 2]);
+      expect(JSON.parse(run.stdout).error.code).toBe('USAGE');
+      expect(run.stdout + run.stderr).not.toContain('s3cret');
+    }
+    for (const args of [['--json', 'nope'], ['--json', 'pending', 'list', '--stream', 's'], ['dead-letters', 'list', '--queue', 'q', '--count', '5', '--bogus', '--json']]) {
+      const run = await respire(args);
+      expect([args.join(' '), run.code]).toEqual([args.join(' '), 2]);
+      expect(JSON.parse(run.stdout)).toEqual({ error: { code: 'USAGE', message: expect.any(String) } });
+    }
+  });
+
+  it('a purge interrupted with Ctrl-C stops between pages and exits 1 (not done)', async () => {
+    const name = uniqueQueue('cli');
+    const deadKey = `{respire-queue:${name}}:dead-letter`;
+    await conn.raw(deadKey, ['EVAL', "for i = 1, 3000 do redis.call('XADD', KEYS[1], '*', 'payload', i, 'source_id', '1-1', 'delivery_count', '5') end", '1', deadKey]);
+    let interrupted = false;
+    const run = await respire(['dead-letters', 'purge', '--queue', name, '--page-size', '1', '--yes', '--json'], {}, (child) => {
+      child.stderr!.on('data', () => {
+        if (!interrupted) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      });
+    });
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout);
+    expect(doc).toMatchObject({ aborted: true });
+    expect(doc.done).toBeLessThan(3000);
+    expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(3000 - doc.done);
   });
 });

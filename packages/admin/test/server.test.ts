@@ -3,17 +3,7 @@ import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addWorkerRecord, operator, pendingRows, range, sleep, targets, uniqueKeys, type Connection } from './support.js';
-
-async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_000): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
+import { addWorkerRecord, eventually, operator, pendingRows, range, sleep, targets, uniqueKeys, type Connection } from './support.js';
 
 /** Retry end to end: a real StreamWorker dead-letters an entry, the admin retries it, the worker processes it again. */
 describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('retry end to end with a running StreamWorker on $name', (target) => {
@@ -166,6 +156,84 @@ describe('on the real server: ACL refusals change nothing; a repeated cross-slot
     } finally {
       await limited.close();
     }
+  });
+
+  it('a read-only user (+@read, no TIME, no scripts) reads every view; its actions are refused and change nothing', async () => {
+    const { stream, dead, tag } = uniqueKeys('ro');
+    const name = `ro-${tag}`;
+    const qid = `{respire-queue:${name}}:stream`;
+    await conn.raw(qid, ['XADD', qid, '*', 'payload', 'x']);
+    await conn.raw(qid, ['XGROUP', 'CREATE', qid, 'respire', '0']);
+    await conn.raw(`{respire-queue:${name}}:deadlines`, ['ZADD', `{respire-queue:${name}}:deadlines`, '1', '1-0:1']);
+    const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', stream, '>']);
+    const rid = await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
+    const reader = await as(['~*', '+@read', '+@connection']);
+    try {
+      const admin = new RespireAdmin(reader.client, { streams: [{ stream, deadLetterStream: dead }], queues: [{ name }], discoverQueues: true });
+      const overview = await admin.overview();
+      // (Other tests leave queues with keys of another type on this server: only ours must read.)
+      expect(overview.unavailable.filter((u) => u.resource.id === qid || u.resource.id === stream)).toEqual([]);
+      expect(Math.abs(overview.serverTimeMs - Date.now())).toBeLessThan(60_000);
+      expect(overview.queues.find((q) => q.resource.name === name)).toMatchObject({ length: 1, ready: 1, inFlight: 1, due: 1 });
+      expect(await admin.queueStatus(qid)).toMatchObject({ inFlight: 1, due: 1 });
+      expect((await admin.queueDeliveries(qid)).items).toEqual([{ id: '1-0', deliveryCount: 1, state: 'delayed', untilMs: 1, due: true }]);
+      expect(await admin.streamStatus(stream)).toMatchObject({ length: 1, deadLetters: 1 });
+      expect((await admin.pending(stream, 'g')).items.map((p) => p.id)).toEqual([id]);
+      expect((await admin.consumers(stream, 'g')).map((c) => c.name)).toEqual(['c1']);
+      expect((await admin.deadLetters(stream)).items.map((r) => r.id)).toEqual([rid]);
+      expect(await admin.entry(stream, id)).not.toBeNull();
+      await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(admin.deleteDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(admin.ackPending(operator, stream, 'g', id, { deliveryCount: 1, consumer: 'c1' })).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      expect((await range(conn, dead)).map(([i]) => i)).toEqual([rid]);
+      expect(await pendingRows(conn, stream, 'g')).toHaveLength(1);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('a user without XDEL cannot delete or retry (same slot) a dead letter; a user without XADD on the queue cannot retry a queue dead letter; nothing changes', async () => {
+    const { stream, dead, tag } = uniqueKeys('acl');
+    const name = `acl-${tag}`;
+    const qid = `{respire-queue:${name}}:stream`;
+    const qdead = `{respire-queue:${name}}:dead-letter`;
+    const rid = await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
+    const qrid = String(await conn.raw(qdead, ['XADD', qdead, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '5']));
+    const noDel = await as([`~{${tag}}:*`, `~{respire-queue:${name}}:*`, '+@all', '-xdel']);
+    const noAdd = await as([`~{respire-queue:${name}}:*`, '+@all', '-xadd']);
+    try {
+      const a = new RespireAdmin(noDel.client, { streams: [{ stream, deadLetterStream: dead }], queues: [{ name }] });
+      await expect(a.deleteDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(a.deleteAllDeadLetters(operator, stream)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(a.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(a.retryDeadLetter(operator, qid, qrid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      const b = new RespireAdmin(noAdd.client, { queues: [{ name }] });
+      await expect(b.retryDeadLetter(operator, qid, qrid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      await expect(b.retryAllDeadLetters(operator, qid)).rejects.toMatchObject({ name: 'RespirePermissionError' });
+      expect((await range(conn, dead)).map(([i]) => i)).toEqual([rid]);
+      expect((await range(conn, qdead)).map(([i]) => i)).toEqual([qrid]);
+      expect(Number(await conn.raw(stream, ['EXISTS', stream, qid]))).toBe(0);
+    } finally {
+      await noDel.close();
+      await noAdd.close();
+    }
+  });
+
+  it('two admins retrying one cross-slot record at once: never lost; appended once with IDMP (Redis 8.6+), else at most twice (documented)', async () => {
+    const a = uniqueKeys('src');
+    const b = uniqueKeys('dlq');
+    const config = { streams: [{ stream: a.stream, deadLetterStream: b.dead }] };
+    const [x, y] = [new RespireAdmin(conn.client, config), new RespireAdmin(conn.client, config)];
+    const rid = await addWorkerRecord(conn, b.dead, '1-0', ['k', 'v']);
+    const results = await Promise.all([x.retryDeadLetter(operator, a.stream, rid), y.retryDeadLetter(operator, a.stream, rid)]);
+    expect(await range(conn, b.dead)).toEqual([]);
+    const appended = (await range(conn, a.stream)).map(([id]) => id);
+    for (const r of results) if (r.status === 'retried') expect(appended).toContain(r.newId);
+    expect(results.some((r) => r.status === 'retried')).toBe(true);
+    if (redisAtLeast(server, 8, 6)) expect(appended).toHaveLength(1);
+    else expect(appended.length).toBeLessThanOrEqual(2);
   });
 
   it('a cross-slot retry interrupted between append and delete is repeated safely: no loss; IDMP (Redis 8.6+) appends once, else a documented duplicate', async () => {

@@ -71,3 +71,14 @@ export function recordingAudit(): { records: AuditRecord[]; audit: (r: AuditReco
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns a truthy value (every 25 ms), failing after `timeoutMs`. */
+export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 15_000): Promise<R> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}

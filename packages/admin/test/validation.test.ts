@@ -32,7 +32,21 @@ describe('validation before any I/O', () => {
     ['bulk limit', () => admin.deleteAllDeadLetters(operator, s, { limit: -1 })],
     ['bulk signal', () => admin.deleteAllDeadLetters(operator, s, { signal: {} as AbortSignal })],
     ['expected count', () => admin.releasePending(operator, s, 'g', '1-1', { deliveryCount: 0, consumer: 'c' })],
-    ['expected consumer', () => admin.ackPending(operator, s, 'g', '1-1', { deliveryCount: 1, consumer: '' })],
+    ['expected consumer', () => admin.ackPending(operator, s, 'g', '1-1', { deliveryCount: 1, consumer: '\ud800' })],
+    ['expected consumer type', () => admin.releasePending(operator, s, 'g', '1-1', { deliveryCount: 1, consumer: 7 as unknown as string })],
+    ['entry ID past 64 bits', () => admin.entry(s, '18446744073709551616-0')],
+    ['entry ID with 20 nines', () => admin.deadLetter(s, '99999999999999999999-1')],
+    ['sequence past 64 bits', () => admin.retryDeadLetter(operator, s, '1-18446744073709551616')],
+    ['entry ID without a sequence', () => admin.deleteDeadLetter(operator, s, '1-')],
+    ['cursor past 64 bits', () => admin.pending(s, 'g', { cursor: '1-99999999999999999999' })],
+    ['NaN count', () => admin.pending(s, 'g', { count: Number.NaN })],
+    ['actor name with a lone surrogate', () => admin.deleteDeadLetter({ name: 'a\udc00', role: 'operator' }, s, '1-1')],
+    ['actor name with a control character', () => admin.deleteDeadLetter({ name: 'alice\n2026 audit: ok', role: 'operator' }, s, '1-1')],
+    ['actor name of 1 MiB', () => admin.deleteDeadLetter({ name: 'a'.repeat(1 << 20), role: 'operator' }, s, '1-1')],
+    ['resource id of an action (a number)', () => admin.retryDeadLetter(operator, 5 as unknown as string, '1-1')],
+    ['resource id of an action (empty)', () => admin.deleteAllDeadLetters(operator, '')],
+    ['resource id of an action (a lone surrogate)', () => admin.releasePending(operator, '\ud800', 'g', '1-1', expected)],
+    ['resource id of an action (an object)', () => admin.removeIdleConsumers(operator, {} as unknown as string, 'g', 10)],
     ['deleteEntry', () => admin.ackPending(operator, s, 'g', '1-1', expected, { deleteEntry: 'yes' as unknown as boolean })],
     ['min idle', () => admin.removeIdleConsumers(operator, s, 'g', 0)],
     ['min idle too large', () => admin.removeIdleConsumers(operator, s, 'g', 2 ** 31)],
@@ -75,6 +89,13 @@ describe('validation before any I/O', () => {
     expect(() => new RespireAdmin(client, { discoverQueues: { scanCount: 0 } })).toThrow(/scanCount/);
     expect(() => new RespireAdmin(client, { discover: true } as object)).toThrow(/unknown option 'discover'/);
     expect(() => new RespireAdmin(client, { audit: 'log' as unknown as () => void })).toThrow(/audit/);
+    expect(() => new RespireAdmin(client, { queues: 'orders' as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'queues' }));
+    expect(() => new RespireAdmin(client, { streams: { stream: 's' } as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'streams' }));
+    // Audit records appended to a stream a worker reads, or to a dead-letter stream, would be taken for work.
+    expect(() => new RespireAdmin(client, { streams: [{ stream: '{o}:events', deadLetterStream: '{o}:dead' }], auditStream: '{o}:events' })).toThrow(/auditStream/);
+    expect(() => new RespireAdmin(client, { streams: [{ stream: 'e', keyPrefix: 't:', deadLetterStream: 'd' }], auditStream: 't:d' })).toThrow(/auditStream/);
+    expect(() => new RespireAdmin(client, { queues: [{ name: 'n' }], auditStream: '{respire-queue:n}:dead-letter' })).toThrow(/auditStream/);
+    expect(() => new RespireAdmin(client, { discoverQueues: true, auditStream: 'x{respire-queue:other}:stream' })).toThrow(/auditStream/);
     const cross = new RespireAdmin(client, { streams: [{ stream: '{a}:s', deadLetterStream: '{b}:d' }, { stream: 'x', keyPrefix: '{t}:', deadLetterStream: 'y' }] });
     return cross.resources().then(({ resources }) => {
       expect(resources.map((r) => r.kind === 'stream' && [r.id, r.deadLetterStream, r.retryAtomic])).toEqual([
@@ -109,5 +130,7 @@ describe('describeBytes', () => {
     expect(describeBytes(Buffer.from([0xff, 1, 2, 3]), { maxBytes: 2 })).toEqual({ kind: 'hex', text: 'ff 01', truncated: true, totalBytes: 4 });
     expect(() => describeBytes(Buffer.from('x'), { maxBytes: 0 })).toThrow(/maxBytes/);
     expect(() => describeBytes('x' as unknown as Buffer)).toThrow(/Buffer/);
+    expect(() => describeBytes(Buffer.from('x'), null as unknown as object)).toThrow(expect.objectContaining({ name: 'RespireValidationError' }));
+    expect(() => describeBytes(Buffer.from('x'), { max: 3 } as object)).toThrow(/unknown option 'max'/);
   });
 });

@@ -9,7 +9,7 @@ export interface AdminAckPendingArgs {
   readonly stream: string;
   /** ARGV[1] consumer group */
   readonly group: ScriptArg;
-  /** ARGV[2] entry ID */
+  /** ARGV[2] entry ID (as Redis prints it: no leading zeros) */
   readonly id: ScriptArg;
   /** ARGV[3] expected consumer (owner shown to the operator) */
   readonly consumer: ScriptArg;

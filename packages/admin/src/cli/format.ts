@@ -1,0 +1,125 @@
+import type { DeadLetterRecord, Overview, Resource } from '../api.js';
+import { describeBytes } from '../payload.js';
+
+/**
+ * What a terminal must never receive raw from data: C0 controls (ANSI escapes start with ESC), DEL,
+ * C1 controls (0x9b is a one-byte CSI) and the bidirectional-text controls that reorder a line.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeControl(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
+
+/** One value for a terminal: every control character (newlines too) shown as an escape. */
+export function safe(s: string): string {
+  return s.replace(CONTROL, escapeControl);
+}
+
+/** Human output for a terminal: control characters escaped, the lines it is made of kept. */
+export function terminalText(s: string): string {
+  return s.replace(CONTROL_BUT_NEWLINE, escapeControl);
+}
+
+/** What JSON.stringify leaves raw inside strings that a terminal would still act on. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A JSON document whose text holds no control character raw (C1 and bidi controls become \u escapes: the same value). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)';
+  const all = [header, ...rows.map((r) => r.map(safe))];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+export function duration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m${Math.floor((ms % 60_000) / 1000)}s`;
+  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)}h${Math.floor((ms % 3_600_000) / 60_000)}m`;
+  return `${Math.floor(ms / 86_400_000)}d${Math.floor((ms % 86_400_000) / 3_600_000)}h`;
+}
+
+/** A page's table and, when there is one, the flag that reads the next page. */
+export function pageText(body: string, next: string | undefined): string {
+  return body + (next ? `\nnext page: --cursor ${next}` : '');
+}
+
+export function renderOverview(o: Overview): string {
+  const parts: string[] = [];
+  parts.push(
+    'QUEUES\n' +
+      table(
+        ['QUEUE', 'LENGTH', 'READY', 'IN FLIGHT', 'DUE', 'DEAD LETTERS'],
+        o.queues.map((q) => [label(q.resource), String(q.length), q.ready === null ? 'unknown' : String(q.ready), String(q.inFlight), String(q.due), String(q.deadLetters)]),
+      ),
+  );
+  const rows: string[][] = [];
+  for (const s of o.streams) {
+    const dead = s.deadLetters === null ? '-' : String(s.deadLetters);
+    if (s.groups.length === 0) rows.push([label(s.resource), String(s.length), s.exists ? '-' : '(no stream)', '-', '-', '-', dead]);
+    for (const g of s.groups) rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
+  }
+  parts.push('STREAMS\n' + table(['STREAM', 'LENGTH', 'GROUP', 'LAG', 'PENDING', 'CONSUMERS', 'DEAD LETTERS'], rows));
+  if (o.unavailable.length > 0) {
+    parts.push('UNAVAILABLE (the server refused their status)\n' + table(['RESOURCE', 'ERROR', 'MESSAGE'], o.unavailable.map((u) => [label(u.resource), u.code, u.message])));
+  }
+  if (o.discoveryTruncated) parts.push('(queue discovery stopped at its page limit: more queues may exist)');
+  return parts.join('\n\n');
+}
+
+function label(r: Resource): string {
+  return r.kind === 'queue' ? `${r.keyPrefix}${r.name}` : r.label;
+}
+
+function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
+  const short = (b: Buffer, maxBytes: number) => {
+    const view = describeBytes(b, { maxBytes });
+    return view.kind === 'json' ? b.toString('utf8') : view.text;
+  };
+  const text = fields.map(([f, v]) => `${short(f, 40)}=${short(v, 60)}`).join(' ');
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+export function recordRow(r: DeadLetterRecord): string[] {
+  if (r.kind === 'worker') return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
+  if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), '-', preview([[Buffer.from('payload'), r.payload]])];
+  return [r.id, 'foreign', '-', '-', '-', preview(r.fields)];
+}
+
+function bytesJson(b: Buffer, full: boolean, maxBytes = 4096) {
+  const view = describeBytes(b, { maxBytes });
+  return { kind: view.kind, text: view.text, truncated: view.truncated, totalBytes: view.totalBytes, ...(full ? { base64: b.toString('base64') } : {}) };
+}
+
+export function recordJson(r: DeadLetterRecord, full: boolean, maxBytes?: number) {
+  const fields = (list: readonly (readonly [Buffer, Buffer])[]) => list.map(([f, v]) => ({ field: bytesJson(f, full, maxBytes), value: bytesJson(v, full, maxBytes) }));
+  if (r.kind === 'queue') return { kind: r.kind, id: r.id, sourceId: r.sourceId, deliveryCount: r.deliveryCount, payload: bytesJson(r.payload, full, maxBytes) };
+  if (r.kind === 'worker') {
+    return { kind: r.kind, id: r.id, sourceId: r.sourceId, group: r.group, attempt: r.attempt, reason: r.reason, exceptionType: r.exceptionType, fields: fields(r.fields) };
+  }
+  return { kind: r.kind, id: r.id, fields: fields(r.fields) };
+}
+
+export function renderRecord(r: DeadLetterRecord, maxBytes: number): string {
+  const lines = [`id: ${r.id}`, `kind: ${r.kind}`];
+  const value = (b: Buffer) => {
+    const v = describeBytes(b, { maxBytes });
+    return `[${v.kind}, ${v.totalBytes} bytes${v.truncated ? `, first ${maxBytes} shown` : ''}]\n${v.text.split('\n').map((l) => `    ${safe(l)}`).join('\n')}`;
+  };
+  if (r.kind === 'queue') lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `payload: ${value(r.payload)}`);
+  else {
+    if (r.kind === 'worker') lines.push(`source id: ${safe(r.sourceId)}`, `group: ${safe(r.group)}`, `attempt: ${r.attempt}`, `reason: ${safe(r.reason)}`, `exception type: ${safe(r.exceptionType) || '-'}`);
+    lines.push('fields:');
+    for (const [f, v] of r.fields) lines.push(`  ${safe(describeBytes(f, { maxBytes: 256 }).text)}: ${value(v)}`);
+  }
+  return lines.join('\n');
+}

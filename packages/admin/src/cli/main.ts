@@ -1,0 +1,187 @@
+import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
+import { Command, CommanderError, Option } from 'commander';
+import { createClient, createCluster } from 'redis';
+import { RespireAdmin, type StreamConfig } from '../admin.js';
+import { RespireTransportError, isRespireError } from '../redis.js';
+import { deadLetterCommands } from './dead-letters.js';
+import { ActionFailed, EXIT, UsageError, checkRedisUrl, defaultActorName, parseWhole, redactUrl, type Cli, type GlobalOptions } from './context.js';
+import { jsonText, renderOverview, terminalText } from './format.js';
+import { groupCommands } from './groups.js';
+
+interface ResourceOptions {
+  queue?: string;
+  stream?: string;
+  deadLetterStream?: string;
+}
+
+/** Where the CLI writes. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+const version = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
+  // Everything written passes through terminalText: data from Redis never reaches a terminal raw.
+  const line = (s: string) => terminalText(s.endsWith('\n') ? s : `${s}\n`);
+  const out = (s: string) => void io.stdout.write(line(s));
+  const err = (s: string) => void io.stderr.write(line(s));
+  const json = argv.includes('--json');
+  let exitCode: number = EXIT.ok;
+  const clients: { destroy(): void }[] = [];
+
+  const program = new Command('respire')
+    .description('Inspect and repair Respire queues and worker streams on Redis.')
+    .version(version)
+    .addOption(new Option('--url <url>', 'Redis URL (default: $REDIS_URL)'))
+    .option('--cluster', 'treat --url as a root node of a Redis Cluster')
+    .option('--json', 'print one JSON document (stable shape) instead of tables')
+    .option('--actor <name>', 'operator name for the audit record (default: the OS user)')
+    .option('-y, --yes', 'do not ask for confirmation of destructive actions')
+    .option('--key-prefix <prefix>', 'key prefix of the queues and streams addressed (their keyPrefix option)')
+    .option('--audit-stream <key>', 'also append an audit record of every action to this stream')
+    .option('--timeout <ms>', 'give up on a connection or command that gets no answer within this many ms', (v) => positive(v, '--timeout'), 5000)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(run with --help for usage)');
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 done; 1 failed (Redis or permission error, record missing, entry changed, a resource unavailable, interrupted); 2 usage.\n' +
+      'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY].',
+  );
+
+  const cli: Cli = {
+    async connect(cmd, resources) {
+      const g = cmd.optsWithGlobals<GlobalOptions>();
+      const url = g.url ?? process.env.REDIS_URL;
+      if (!url) throw new UsageError('no Redis URL: pass --url redis://host:port or set REDIS_URL');
+      checkRedisUrl(url);
+      const socket = { reconnectStrategy: false as const, connectTimeout: g.timeout };
+      let client: ReturnType<typeof createClient> | ReturnType<typeof createCluster>;
+      try {
+        client = g.cluster ? createCluster({ rootNodes: [{ url }], defaults: { socket } }) : createClient({ url, socket });
+      } catch (error) {
+        throw new UsageError(`--url '${redactUrl(url)}': ${(error as Error).message}`);
+      }
+      client.on('error', () => {});
+      clients.push(client);
+      // A server that accepts the connection but never answers the handshake must not hang the CLI.
+      let timer: NodeJS.Timeout | undefined;
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RespireTransportError(`Redis at ${redactUrl(url)} did not answer within ${g.timeout} ms (--timeout)`, { outcomeUnknown: false })), g.timeout);
+      });
+      try {
+        await Promise.race([client.connect(), silent]);
+      } finally {
+        clearTimeout(timer);
+      }
+      const admin = new RespireAdmin(client, {
+        ...resources,
+        commandTimeoutMs: g.timeout,
+        ...(g.auditStream ? { auditStream: g.auditStream } : {}),
+        audit: (record) => {
+          if (record.auditStreamError) err(`warning: the audit record was not appended to ${g.auditStream}: ${record.auditStreamError}`);
+        },
+      });
+      return { admin, g, actor: { name: g.actor ?? defaultActorName(userInfo, process.env, process.getuid?.()), role: 'operator' } };
+    },
+
+    addressed(cmd, needDead) {
+      const o = cmd.opts<ResourceOptions>();
+      const prefix = cmd.optsWithGlobals<GlobalOptions>().keyPrefix;
+      if ((o.queue === undefined) === (o.stream === undefined)) throw new UsageError('address one resource: --queue NAME, or --stream KEY');
+      if (o.queue !== undefined) {
+        if (o.deadLetterStream !== undefined) throw new UsageError('--dead-letter-stream goes with --stream; a queue has its own');
+        const options = { queues: [{ name: o.queue, ...(prefix ? { keyPrefix: prefix } : {}) }] };
+        if (/[{}]/.test(o.queue) || o.queue.trim() === '') throw new UsageError(`--queue: a queue name must be nonblank without '{' or '}', got '${o.queue}'`);
+        return { options, id: `${prefix ?? ''}{respire-queue:${o.queue}}:stream` };
+      }
+      if (needDead && o.deadLetterStream === undefined) throw new UsageError('--stream needs --dead-letter-stream KEY for dead letters (a record does not name its source)');
+      const stream: StreamConfig = { stream: o.stream!, ...(prefix ? { keyPrefix: prefix } : {}), ...(o.deadLetterStream ? { deadLetterStream: o.deadLetterStream } : {}) };
+      return { options: { streams: [stream] }, id: `${prefix ?? ''}${o.stream}` };
+    },
+
+    async confirm(g, question) {
+      if (g.yes) return;
+      if (!process.stdin.isTTY) throw new UsageError(`refusing to prompt ("${question}") because stdin is not a terminal: pass --yes to confirm`);
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        const answer = (await rl.question(terminalText(`${question} [y/N] `))).trim().toLowerCase();
+        if (answer !== 'y' && answer !== 'yes') throw new ActionFailed('not confirmed: nothing was done');
+      } finally {
+        rl.close();
+      }
+    },
+
+    print: (g, doc, human) => (g.json ? void io.stdout.write(`${jsonText(doc)}\n`) : out(human())),
+    err,
+    fail: () => void (exitCode = EXIT.failed),
+
+    withResource(cmd, streamOnly = false) {
+      if (!streamOnly) cmd.option('--queue <name>', 'a reliable queue (its name)');
+      cmd.option('--stream <key>', 'a worker stream (its key)');
+      if (!streamOnly) cmd.option('--dead-letter-stream <key>', "the workers' dead-letter stream (with --stream)");
+      return cmd;
+    },
+  };
+
+  program
+    .command('status')
+    .description('every queue (configured with --queue, or found by a bounded SCAN) and stream (--stream) with counts')
+    .option('--queue <name...>', 'queues to show besides the discovered ones')
+    .option('--stream <key...>', 'worker streams to show')
+    .option('--dead-letter-stream <key...>', 'dead-letter streams of the --stream keys, in the same order')
+    .option('--no-discover', 'do not SCAN for queues')
+    .action(async (o: { queue?: string[]; stream?: string[]; deadLetterStream?: string[]; discover: boolean }, cmd: Command) => {
+      const prefix = cmd.optsWithGlobals<GlobalOptions>().keyPrefix;
+      const kp = prefix ? { keyPrefix: prefix } : {};
+      const { admin, g } = await cli.connect(cmd, {
+        queues: (o.queue ?? []).map((name) => ({ name, ...kp })),
+        streams: (o.stream ?? []).map((stream, i) => ({ stream, ...kp, ...(o.deadLetterStream?.[i] ? { deadLetterStream: o.deadLetterStream[i] } : {}) })),
+        discoverQueues: o.discover,
+      });
+      const overview = await admin.overview();
+      cli.print(g, overview, () => renderOverview(overview));
+      if (overview.unavailable.length > 0) cli.fail();
+    });
+  deadLetterCommands(program, cli);
+  groupCommands(program, cli);
+
+  try {
+    await program.parseAsync(argv as string[], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      // Scripts that asked for --json get one document on stdout for a usage error too.
+      if (json && exitCode !== EXIT.ok) io.stdout.write(`${jsonText({ error: { code: 'USAGE', message: error.message.replace(/^error: /, '') } })}\n`);
+    } else {
+      const usage = error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT');
+      const message = error instanceof Error ? error.message : String(error);
+      const code = usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
+      err(`respire: ${message}`);
+      // With --json, scripts also get one JSON document on stdout.
+      if (json) io.stdout.write(`${jsonText({ error: { code, message } })}\n`);
+      exitCode = usage ? EXIT.usage : EXIT.failed;
+    }
+  } finally {
+    for (const c of clients) c.destroy();
+  }
+  return exitCode;
+}
+
+/** A whole number of milliseconds from 1 to 2^31-1. @throws {UsageError} */
+function positive(value: string, flag: string): number {
+  const n = parseWhole(value, flag);
+  if (n < 1 || n > 2_147_483_647) throw new UsageError(`${flag} must be from 1 to 2147483647, got '${value}'`);
+  return n;
+}

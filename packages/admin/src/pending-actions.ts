@@ -1,0 +1,66 @@
+import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
+import type { AdminContext } from './context.js';
+import { RespireValidationError, adminScripts, text } from './redis.js';
+import { toConsumer, toCount, toEntryId, toName } from './validate.js';
+
+/** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
+const RELEASE_IDLE_MS = 2_147_483_647;
+
+/**
+ * Releases (XCLAIM to the same owner, IDLE 2^31-1, JUSTID) or acknowledges (XACK, and XDEL with
+ * `deleteEntry` when no other group still needs the entry) one pending entry, fenced by the delivery count and owner the operator saw.
+ */
+export async function pendingAction(
+  ctx: AdminContext,
+  actor: Actor,
+  action: 'release' | 'ack',
+  id: ResourceId,
+  group: string,
+  entryId: string,
+  expected: PendingExpectation,
+  deleteEntry: boolean,
+): Promise<PendingActionResult> {
+  const who = ctx.auditor.operator(actor, action, id, { group, entryId });
+  const g = toName('group', group);
+  const e = toEntryId('entryId', entryId);
+  if (typeof expected !== 'object' || expected === null) throw new RespireValidationError('expected', 'must be { deliveryCount, consumer }');
+  const count = toCount('expected.deliveryCount', expected.deliveryCount, 0, 1, Number.MAX_SAFE_INTEGER);
+  const consumer = toConsumer('expected.consumer', expected.consumer);
+  const target: Record<string, string | number> = { group: g, entryId: e, consumer, deliveryCount: count };
+  if (deleteEntry) target.deleteEntry = 'true';
+  return ctx.auditor.run<PendingActionResult>(who, action, id, target, async () => {
+    const s = await ctx.resources.stream(id);
+    const reply =
+      action === 'release'
+        ? await ctx.redis.script(adminScripts.releasePending, [s.stream], [g, e, consumer, String(count), String(RELEASE_IDLE_MS)], 'RespireAdmin releasePending')
+        : await ctx.redis.script(adminScripts.ackPending, [s.stream], [g, e, consumer, String(count), deleteEntry ? '1' : '0'], 'RespireAdmin ackPending');
+    const [status, owner, current, keptFor] = reply as unknown[];
+    const code = Number(status);
+    const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
+    if (code === 1 && kept.length > 0) {
+      return { value: { status: 'acknowledged', entryKeptFor: kept }, result: 'ok', detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}` };
+    }
+    if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
+    if (code === -1) {
+      const value = { status: 'changed', deliveryCount: Number(current), consumer: text(owner) } as const;
+      return { value, result: 'changed', detail: `now pending to '${value.consumer}' at delivery count ${value.deliveryCount}` };
+    }
+    return { value: { status: 'missing' }, result: 'missing', ...(code === 2 ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
+  });
+}
+
+/** Deletes the group's idle consumers that hold no pending entries, checked and deleted in one script. */
+export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
+  const who = ctx.auditor.operator(actor, 'remove-idle-consumers', id, { group });
+  const g = toName('group', group);
+  const idle = toCount('minIdleMs', minIdleMs, 0, 1, 2_147_483_647);
+  const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
+  return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
+    const s = await ctx.resources.stream(id);
+    const reply = (await ctx.redis.script(adminScripts.removeIdleConsumers, [s.stream], [g, String(idle)], 'RespireAdmin removeIdleConsumers', true)) as unknown[][];
+    const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
+    target.removed = value.removed;
+    target.keptWithPending = value.keptWithPending;
+    return { value, result: 'ok' };
+  });
+}
