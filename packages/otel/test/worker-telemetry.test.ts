@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SpanKind, context, trace, type MeterProvider } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type MeterProvider } from '@opentelemetry/api';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
@@ -140,6 +140,49 @@ describe('every outcome tag', () => {
     const [span] = sdk.spans.getFinishedSpans();
     expect(span!.attributes['respire.worker.outcome']).toBe(outcome);
     expect(span!.status.code).toBe(outcome === 'error' ? 2 : 0);
+    // Outcome error without an exception type: the semantic conventions' fallback.
+    expect(span!.attributes['error.type']).toBe(outcome === 'error' ? '_OTHER' : undefined);
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+});
+
+describe('a delivery that failed because something threw (end(outcome, errorType))', () => {
+  const start = {
+    telemetryName: 'orders', stream: '{orders}:events', destination: '{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 1, traceParent: undefined, traceState: undefined,
+  };
+
+  it.each([
+    ['a handler that threw and left the entry pending', 'error', 'PaymentDeclinedError'],
+    ['a failure on the final attempt, dead-lettered', 'dead-letter', 'SyntaxError'],
+  ] as const)('%s: span ERROR with error.type, the metric with the name and outcome only', async (_label, outcome, type) => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    telemetry.startDelivery!(start)!.end(outcome, type);
+    const [span] = sdk.spans.getFinishedSpans();
+    expect(span!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span!.status.message).toBeUndefined();
+    expect(span!.attributes['error.type']).toBe(type);
+    expect(span!.attributes['respire.worker.outcome']).toBe(outcome);
+    expect(span!.events).toEqual([]);
+    expect(await sdk.points(WORKER_PROCESSING_DURATION)).toEqual([
+      expect.objectContaining({ attributes: { 'respire.worker.name': 'orders', 'respire.worker.outcome': outcome } }),
+    ]);
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
+  it('keeps error.type short and ignores a type that is not a nonempty string', async () => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    telemetry.startDelivery!(start)!.end('error', 'E'.repeat(1000));
+    telemetry.startDelivery!(start)!.end('error', 42 as never);
+    telemetry.startDelivery!(start)!.end('ack', '');
+    const [long, notString, ack] = sdk.spans.getFinishedSpans();
+    expect(long!.attributes['error.type']).toBe('E'.repeat(256));
+    expect(notString!.attributes['error.type']).toBe('_OTHER');
+    expect(ack!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(ack!.attributes['error.type']).toBeUndefined();
     telemetry.dispose();
     await sdk.shutdown();
   });
