@@ -62,7 +62,8 @@ function destinationName(stream: string): string {
  * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
  *   `respire.worker.name` and `respire.worker.outcome`.
  * - `respire.stream.worker.group.lag` / `.pending` (observable gauges, {message}) from XINFO
- *   GROUPS, polled only while a reader collects, never overlapping.
+ *   GROUPS, polled only while a reader collects, never overlapping; a worker's first collection
+ *   waits for its first query (at most `metricsPollTimeoutMs`), so it already has the gauges.
  * - `respire.stream.worker.dead_letters` (counter, {message}): confirmed appends, tagged
  *   `respire.worker.name` and `respire.worker.reason`.
  * - A CONSUMER span "stream process" per attempt, child of the entry's W3C parent when valid,
@@ -107,9 +108,11 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
   };
 
   const pollers = new Map<WorkerInfo, GroupPoller>();
-  const observeGroups: BatchObservableCallback = (result) => {
-    for (const poller of pollers.values()) {
-      const sample = poller.observe();
+  // Asynchronous: the SDK waits for it, so a worker's first collection waits (at most its
+  // metricsPollTimeoutMs) for the first XINFO GROUPS instead of exporting no gauges.
+  const observeGroups: BatchObservableCallback = async (result) => {
+    const polled = await Promise.all([...pollers.values()].map(async (poller) => ({ poller, sample: await poller.observe() })));
+    for (const { poller, sample } of polled) {
       if (!sample) continue;
       const attributes = { [names.ATTR_WORKER_NAME]: poller.source.telemetryName };
       if (sample.lag !== null) result.observe(lag, sample.lag, attributes);

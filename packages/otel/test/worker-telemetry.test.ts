@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
 import {
   WORKER_DEAD_LETTERS,
+  WORKER_GROUP_LAG,
+  WORKER_GROUP_PENDING,
   WORKER_PROCESSING_DURATION,
   WORKER_SPAN_NAME,
   createStreamWorkerTelemetry,
   traceContextFields,
 } from '@respire/otel';
-import { eventually, telemetrySdk } from './support.js';
+import { eventually, pointsOf, telemetrySdk } from './support.js';
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const uniqueTag = () => `t-${randomBytes(5).toString('hex')}`;
@@ -69,6 +71,30 @@ describe('worker telemetry on real Redis', () => {
       { 'respire.worker.name': `orders-${tag}`, 'respire.worker.outcome': 'nack' },
     ]);
     expect(durations[0]!.unit).toBe('s');
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
+  it('the first collection after start() already has the lag and pending gauges', async () => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    const tag = uniqueTag();
+    const stream = `{${tag}}:events`;
+    await client.xAdd(stream, '*', { payload: 'a' });
+    await client.xAdd(stream, '*', { payload: 'b' });
+    const worker = new StreamWorker({
+      client, stream, group: 'g', groupStart: '$', telemetryName: `gauges-${tag}`, readWaitMs: 100, metricsPollIntervalMs: 60_000,
+      logger: quietLogger, instrumentation: telemetry, handler: () => StreamWorkerResult.Ack,
+    });
+    await worker.start();
+    try {
+      const { resourceMetrics } = await sdk.reader.collect();
+      // The group starts at '$': nothing undelivered, nothing pending.
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
+    } finally {
+      await worker.stop();
+    }
     telemetry.dispose();
     await sdk.shutdown();
   });
