@@ -35,7 +35,9 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  *   acked and nacked, tagged `respire.queue.name` and `respire.queue.operation`.
  * - `respire.queue.dead_letters` (counter, {message}): messages a receive moved to the dead-letter stream.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
- *   with the messaging semantic-convention attributes. A failed operation's span has status
+ *   with the messaging semantic-convention attributes. `messaging.batch.message_count` is the
+ *   number of receipts for ack and nack, and for receive the number of messages received — absent
+ *   when the receive failed (never the requested `max`). A failed operation's span has status
  *   ERROR and `error.type` = the error's class name, never its message.
  *
  * @throws {RespireValidationError} when `telemetryName` does not match `[A-Za-z0-9._-]{1,128}`.
@@ -62,7 +64,8 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
         [names.ATTR_MESSAGING_DESTINATION_NAME]: start.queue,
         [names.ATTR_QUEUE_NAME]: telemetryName,
       };
-      if (start.operation !== 'send') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
+      // A receive's messageCount is the requested max: its batch size is known only at the end.
+      if (start.operation === 'ack' || start.operation === 'nack') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
       if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
       const span = tracer.startSpan(`${start.queue} ${operation.name}`, { kind: operation.kind, attributes });
       return {
@@ -81,7 +84,9 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
           }
           try {
             if (result.messageId) span.setAttribute(names.ATTR_MESSAGING_MESSAGE_ID, result.messageId);
-            if (result.completed !== undefined) span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
+            if (start.operation === 'receive' && result.error === undefined && result.completed !== undefined) {
+              span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
+            }
             if (result.error !== undefined) {
               span.setStatus({ code: SpanStatusCode.ERROR });
               span.setAttribute(names.ATTR_ERROR_TYPE, exceptionType(result.error));
