@@ -3,7 +3,7 @@ import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5, createCluster as createClusterV5 } from 'redis5';
 import { createClient as createClientV4, createCluster as createClusterV4 } from 'redis4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RespireValidationError, isRespireError } from '@respire/core-scripts';
+import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
 import { commandTarget } from '@respire/core-scripts/internal';
 import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
