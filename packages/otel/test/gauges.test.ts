@@ -110,10 +110,8 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ value: 5, attributes: { 'respire.worker.name': 'orders' } })]);
     expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ value: 2 })]);
     expect(stats().calls).toBe(1);
-    // Later collections answer from the sample at once; the interval has not passed, so no query.
-    const started = performance.now();
+    // Later collections answer from the sample; the interval has not passed, so no new query.
     expect(await sdk.points(WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ value: 5 })]);
-    expect(performance.now() - started).toBeLessThan(60);
     expect(stats().calls).toBe(1);
     telemetry.dispose();
     await sdk.shutdown();
@@ -122,13 +120,13 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
   it('the wait is bounded by metricsPollTimeoutMs, and a slow first query is never overlapped', async () => {
     const sdk = telemetrySdk(AggregationTemporality.DELTA);
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
-    const { info, stats } = source(async () => (await sleep(400), { lag: 1, pending: 1 }), { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 50 });
+    const { info, stats } = source(async () => (await sleep(2000), { lag: 1, pending: 1 }), { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 50 });
     telemetry.workerStarted!(info);
     const started = performance.now();
     expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([]);
     const waited = performance.now() - started;
     expect(waited).toBeGreaterThanOrEqual(45);
-    expect(waited).toBeLessThan(300);
+    expect(waited).toBeLessThan(1000); // not the query's 2 s
     // The query still runs: the next collections neither wait nor start another one.
     expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([]);
     expect(stats()).toEqual({ calls: 1, maxInFlight: 1 });
