@@ -1,3 +1,5 @@
+import { describeThrown, exceptionType } from './describe.js';
+
 /**
  * Every error Respire throws is a {@link RespireError} with a readonly `code`. Server error
  * replies (key types, permissions, unsupported servers, other replies) are kept apart from
@@ -207,10 +209,10 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   if (isRespireError(error)) return error;
   if (!isErrorReply(error)) {
     // node-redis refuses these before writing anything: the command did not run.
-    if (/^Client(Closed|Offline)Error$/.test((error as Error)?.constructor?.name ?? '')) {
-      return new RespireTransportError(`${operation}: not sent (${describe(error)}); connect the client first`, { cause: error, outcomeUnknown: false });
+    if (/^Client(Closed|Offline)Error$/.test(exceptionType(error))) {
+      return new RespireTransportError(`${operation}: not sent (${describeThrown(error)}); connect the client first`, { cause: error, outcomeUnknown: false });
     }
-    return new RespireTransportError(`${operation}: the outcome is unknown (${describe(error)})`, { cause: error });
+    return new RespireTransportError(`${operation}: the outcome is unknown (${describeThrown(error)})`, { cause: error });
   }
   const message = error.message;
   // A script command refused by ACL: "ERR The user executing the script can't run this command
@@ -233,9 +235,4 @@ export function toRespireError(error: unknown, operation: string): RespireError 
     default:
       return new RespireServerError(`${operation}: ${message}`, options);
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.constructor.name === 'Error' ? error.message : `${error.constructor.name}: ${error.message}`;
-  return String(error);
 }

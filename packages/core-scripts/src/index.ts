@@ -18,4 +18,5 @@ export {
 } from './errors.js';
 export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
 export { MAX_DURATION_MS } from './durations.js';
+export { MAX_BULK_BYTES } from './transport.js';
 export type { RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './transport.js';

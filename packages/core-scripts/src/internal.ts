@@ -1,6 +1,7 @@
 // Shared by Respire's own packages (queue, worker, admin) and tools; not covered by semver.
 // Applications import the public entry, `@respire/core-scripts`.
 export { isErrorReply, replyCode, toRespireError } from './errors.js';
+export { describeThrown, exceptionType, MAX_DESCRIPTION_CHARS, MAX_EXCEPTION_TYPE_CHARS } from './describe.js';
 export { commandTarget } from './transport.js';
 export type { CommandTarget, CommandTargetOptions, SendOptions } from './transport.js';
 export { infoField, parseEntries, parseReadReply, replyString } from './replies.js';

@@ -1,4 +1,5 @@
-import { RespireValidationError, toRespireError } from './errors.js';
+import { exceptionType } from './describe.js';
+import { RespireKeyTypeError, RespireValidationError, isErrorReply, toRespireError } from './errors.js';
 
 /** A command argument as node-redis takes it. */
 export type RedisArg = string | Buffer;
@@ -39,7 +40,22 @@ export interface SendOptions {
   readonly timeoutMs?: number;
   /** Names the operation in error messages, e.g. `ReliableQueue.send`. @defaultValue the command name */
   readonly operation?: string;
+  /**
+   * The key this command needs to be missing or of `type` (`stream`, `zset`, ...). A server
+   * `WRONGTYPE` reply then becomes a `RespireKeyTypeError` naming the key and both types, as the
+   * scripts' own checks do (`<key> holds a string, expected a stream`); finding the type costs one
+   * TYPE query, on that failure only.
+   */
+  readonly keyType?: { readonly key: RedisArg; readonly type: string };
 }
+
+/**
+ * The longest argument Respire sends: 512 MiB (536,870,912 bytes), Redis's default
+ * `proto-max-bulk-len`. A server refuses a longer bulk string and drops the connection, which
+ * would look like a transport failure whose outcome is unknown and which no retry can fix, so
+ * Respire refuses it before any I/O. Respire keeps this limit even where a server raised its own.
+ */
+export const MAX_BULK_BYTES = 512 * 1024 * 1024;
 
 /**
  * The one way Respire talks to Redis: commands go to the node that serves a key (the client
@@ -62,14 +78,13 @@ const BINARY_MAPPING = { 36: Buffer, 37: Array };
 
 /**
  * Wraps a node-redis client. Works with standalone clients and `createCluster`.
- * @throws {RespireValidationError} when `client` is not a node-redis client.
+ * @throws {RespireValidationError} when `client` is not a node-redis v5/v6 client, saying what to
+ *   pass instead: for a Promise (a missing `await` on `connect()`), a URL string, client options, a
+ *   node-redis v4 client, an ioredis client, anything else.
  */
 export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
-  const candidate = client as { sendCommand?: unknown; masters?: unknown; isOpen?: unknown } | null;
-  // node-redis v5/v6 clients and clusters have sendCommand and a boolean isOpen; ioredis has no isOpen.
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function' || typeof candidate.isOpen !== 'boolean') {
-    throw new RespireValidationError(argument, 'must be a node-redis (v5 or v6) client from createClient() or createCluster(); other clients such as ioredis are not supported');
-  }
+  checkClient(client, argument);
+  const candidate = client as RedisClientLike;
   const isCluster = 'masters' in candidate && Array.isArray(candidate.masters);
   // Option objects built once: most commands pass one of these two (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
@@ -81,17 +96,112 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const raw: (key: RedisArg, args: readonly RedisArg[], passed: object | undefined) => Promise<unknown> = isCluster
     ? (key, args, passed) => (candidate as ClusterClientLike).sendCommand(key, false, args, passed)
     : (_key, args, passed) => (candidate as StandaloneClientLike).sendCommand(args, passed);
+  /** The `WRONGTYPE` of a plain command as the scripts word it: the key and both types. */
+  const namedKeyTypeError = async (error: unknown, operation: string, send: SendOptions): Promise<RespireKeyTypeError> => {
+    const { key, type } = send.keyType!;
+    let found: string | undefined;
+    try {
+      found = String(await raw(key, ['TYPE', key], commandOptions(false, send.timeoutMs ?? options.commandTimeoutMs)));
+    } catch {
+      found = undefined;
+    }
+    const holds = found === undefined || found === 'none' || found === type ? 'another type' : `a ${found}`;
+    return new RespireKeyTypeError(`${operation}: ${String(key)} holds ${holds}, expected a ${type}`, { cause: error });
+  };
   return {
-    client: candidate as RedisClientLike,
+    client: candidate,
     isCluster,
     send: async (key, args, send) => {
+      const operation = send?.operation ?? String(args[0]);
+      const oversized = oversizedArgument(args);
+      if (oversized !== undefined) {
+        throw new RespireValidationError(
+          'payload',
+          `${operation}: a value of ${oversized} bytes is longer than the ${MAX_BULK_BYTES} bytes (512 MiB) Redis takes in one ` +
+            'argument (proto-max-bulk-len); nothing was sent, and no retry can succeed',
+        );
+      }
       try {
         return await raw(key, args, optionsFor(send));
       } catch (error) {
-        throw toRespireError(error, send?.operation ?? String(args[0]));
+        if (send?.keyType !== undefined && isErrorReply(error) && /^WRONGTYPE/.test(error.message)) throw await namedKeyTypeError(error, operation, send);
+        throw toRespireError(error, operation);
       }
     },
   };
+}
+
+/**
+ * The length in bytes of the first argument longer than `limit`, or undefined. Strings are
+ * measured in UTF-8 only when they could be that long (3 bytes per UTF-16 unit at most).
+ */
+export function oversizedArgument(args: readonly RedisArg[], limit = MAX_BULK_BYTES): number | undefined {
+  for (const arg of args) {
+    if (typeof arg === 'string') {
+      if (arg.length * 3 > limit) {
+        const bytes = Buffer.byteLength(arg, 'utf8');
+        if (bytes > limit) return bytes;
+      }
+    } else if (arg.length > limit) {
+      return arg.length;
+    }
+  }
+  return undefined;
+}
+
+const CLIENT_HINT = "pass a connected node-redis v5 or v6 client: `const client = await createClient({ url }).connect()` (or createCluster(...)) from 'redis'";
+
+/** A property of a value the caller passed, or undefined when reading it throws. */
+function read(value: object, name: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[name];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks once, when a queue, worker, producer or admin API is created, that `client` is a node-redis
+ * v5/v6 client, and otherwise says what was passed and what to pass instead.
+ * @throws {RespireValidationError} naming `argument`.
+ */
+function checkClient(client: unknown, argument: string): void {
+  const refuse = (what: string) => {
+    throw new RespireValidationError(argument, what);
+  };
+  let isUrl = false;
+  try {
+    isUrl = client instanceof URL;
+  } catch {
+    // A Proxy whose getPrototypeOf throws: not a URL.
+  }
+  if (typeof client === 'string' || isUrl) {
+    // Never echo it: a URL may carry a password.
+    refuse(`got a URL ${typeof client === 'string' ? 'string' : 'object'}, not a client; ${CLIENT_HINT}`);
+  }
+  if ((typeof client !== 'object' && typeof client !== 'function') || client === null) {
+    refuse(`got ${client === null ? 'null' : typeof client}; ${CLIENT_HINT}`);
+  }
+  const candidate = client as object;
+  if (typeof read(candidate, 'then') === 'function') {
+    refuse(`got a Promise: is an \`await\` missing? \`createClient().connect()\` returns a promise of the connected client; ${CLIENT_HINT}`);
+  }
+  const sendCommand = read(candidate, 'sendCommand');
+  if (typeof sendCommand === 'function' && typeof read(candidate, 'isOpen') === 'boolean') {
+    // node-redis v4 has the same sendCommand and isOpen but public executeScript / executeFunction and
+    // no withTypeMapping (v5 made the former private and added the latter); its replies differ in shape.
+    if (typeof read(candidate, 'executeScript') === 'function' && typeof read(candidate, 'withTypeMapping') !== 'function') {
+      refuse("is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6");
+    }
+    return;
+  }
+  if (typeof sendCommand === 'function' && typeof read(candidate, 'status') === 'string') {
+    refuse(`looks like an ioredis client, which Respire does not support (it needs node-redis); ${CLIENT_HINT}`);
+  }
+  if (['url', 'socket', 'rootNodes'].some((name) => read(candidate, name) !== undefined)) {
+    refuse(`got client options, not a client; ${CLIENT_HINT.replace('{ url }', 'options')}`);
+  }
+  refuse(`${exceptionType(candidate)} is not a node-redis client (it has no sendCommand and isOpen); ${CLIENT_HINT}`);
 }
 
 function commandOptions(binary: boolean, timeoutMs: number | undefined): object | undefined {

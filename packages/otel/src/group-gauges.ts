@@ -18,10 +18,17 @@ export interface GroupSource {
  * a time and never overlapping (a query that outlives its `metricsPollTimeoutMs` clears the
  * sample, and no new query starts until it settles). Failures, timeouts and a missing group clear
  * the sample; `stop` clears it for good.
+ *
+ * The first observation waits for the first query, at most `metricsPollTimeoutMs` (observable
+ * callbacks may be asynchronous), so the first collection after a worker starts already has its
+ * gauges; later observations return the latest sample at once and refresh it in the background.
  */
 export class GroupPoller {
   #sample: GroupSample | null = null;
+  /** Settles when the query in flight settles or times out, whichever is first; undefined when none runs. */
+  #current: Promise<void> | undefined;
   #inFlight = false;
+  #polledOnce = false;
   #lastStart = Number.NEGATIVE_INFINITY;
   #stopped = false;
   #generation = 0;
@@ -31,9 +38,14 @@ export class GroupPoller {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Called from the gauges' callback: returns the current sample and refreshes it when due. */
-  observe(): GroupSample | null {
-    if (!this.#stopped) this.#refreshIfDue();
+  /**
+   * Called from the gauges' callback: the current sample, refreshed when due. Until a first query
+   * has settled (or timed out) it waits for it, bounded by `metricsPollTimeoutMs`.
+   */
+  async observe(): Promise<GroupSample | null> {
+    if (this.#stopped) return null;
+    this.#refreshIfDue();
+    if (!this.#polledOnce && this.#current !== undefined) await this.#current;
     return this.#sample;
   }
 
@@ -49,9 +61,16 @@ export class GroupPoller {
     this.#lastStart = this.now();
     const generation = this.#generation;
     let timedOut = false;
+    let settle!: () => void;
+    this.#current = new Promise<void>((resolve) => (settle = resolve));
+    const done = () => {
+      this.#polledOnce = true;
+      settle();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       if (generation === this.#generation) this.#sample = null;
+      done();
     }, this.source.metricsPollTimeoutMs);
     timer.unref?.();
     let query: Promise<GroupSample | null>;
@@ -72,6 +91,8 @@ export class GroupPoller {
       .finally(() => {
         clearTimeout(timer);
         this.#inFlight = false;
+        this.#current = undefined;
+        done();
       });
   }
 }

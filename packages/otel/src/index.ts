@@ -1,7 +1,7 @@
 export { createStreamWorkerTelemetry } from './worker-telemetry.js';
 export type { StreamWorkerTelemetry, TelemetryOptions } from './worker-telemetry.js';
 export { createQueueTelemetry } from './queue-telemetry.js';
-export type { QueueTelemetryOptions } from './queue-telemetry.js';
+export type { QueueTelemetry, QueueTelemetryOptions } from './queue-telemetry.js';
 export { traceContextFields, parseTraceParent, parseTraceState, extractParentContext } from './trace-context.js';
 export type { ParsedTraceParent, TraceContextFieldOptions } from './trace-context.js';
 export type { GroupSample } from './group-gauges.js';
@@ -28,6 +28,7 @@ export {
   ATTR_MESSAGING_CONSUMER_GROUP_NAME,
   ATTR_MESSAGING_MESSAGE_ID,
   ATTR_MESSAGING_BATCH_MESSAGE_COUNT,
+  ATTR_ERROR_TYPE,
   MESSAGING_SYSTEM,
   WORKER_SPAN_NAME,
 } from './names.js';

@@ -35,6 +35,8 @@ export const ATTR_MESSAGING_DESTINATION_NAME = 'messaging.destination.name';
 export const ATTR_MESSAGING_CONSUMER_GROUP_NAME = 'messaging.consumer.group.name';
 export const ATTR_MESSAGING_MESSAGE_ID = 'messaging.message.id';
 export const ATTR_MESSAGING_BATCH_MESSAGE_COUNT = 'messaging.batch.message_count';
+/** OpenTelemetry's `error.type` (spans only): the exception type, never its message. */
+export const ATTR_ERROR_TYPE = 'error.type';
 export const MESSAGING_SYSTEM = 'redis';
 
 /** The consumer span of every worker delivery attempt (seed 002). */

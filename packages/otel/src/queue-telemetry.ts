@@ -1,7 +1,8 @@
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
 import { RespireValidationError } from '@respire/core-scripts';
-import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/queue';
+import { exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
+import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from './seams.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
 
 /** Span kind and semantic-convention operation type of each queue operation. */
@@ -11,6 +12,9 @@ const OPERATIONS: Record<QueueOperationName, { kind: SpanKind; type: string; nam
   ack: { kind: SpanKind.CLIENT, type: 'settle', name: 'ack' },
   nack: { kind: SpanKind.CLIENT, type: 'settle', name: 'nack' },
 };
+
+/** Queue instrumentation: pass it as `ReliableQueue`'s `instrumentation`. */
+export type QueueTelemetry = QueueInstrumentation;
 
 export interface QueueTelemetryOptions extends TelemetryOptions {
   /**
@@ -31,11 +35,14 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  *   acked and nacked, tagged `respire.queue.name` and `respire.queue.operation`.
  * - `respire.queue.dead_letters` (counter, {message}): messages a receive moved to the dead-letter stream.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
- *   with the messaging semantic-convention attributes.
+ *   with the messaging semantic-convention attributes. `messaging.batch.message_count` is the
+ *   number of receipts for ack and nack, and for receive the number of messages received — absent
+ *   when the receive failed (never the requested `max`). A failed operation's span has status
+ *   ERROR and `error.type` = the error's class name, never its message.
  *
  * @throws {RespireValidationError} when `telemetryName` does not match `[A-Za-z0-9._-]{1,128}`.
  */
-export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueInstrumentation {
+export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueTelemetry {
   const telemetryName = options.telemetryName ?? 'default';
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
     throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
@@ -57,7 +64,8 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
         [names.ATTR_MESSAGING_DESTINATION_NAME]: start.queue,
         [names.ATTR_QUEUE_NAME]: telemetryName,
       };
-      if (start.operation !== 'send') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
+      // A receive's messageCount is the requested max: its batch size is known only at the end.
+      if (start.operation === 'ack' || start.operation === 'nack') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
       if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
       const span = tracer.startSpan(`${start.queue} ${operation.name}`, { kind: operation.kind, attributes });
       return {
@@ -76,10 +84,12 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
           }
           try {
             if (result.messageId) span.setAttribute(names.ATTR_MESSAGING_MESSAGE_ID, result.messageId);
-            if (result.completed !== undefined) span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
+            if (start.operation === 'receive' && result.error === undefined && result.completed !== undefined) {
+              span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
+            }
             if (result.error !== undefined) {
               span.setStatus({ code: SpanStatusCode.ERROR });
-              span.setAttribute('error.type', (result.error as Error)?.name ?? 'Error');
+              span.setAttribute(names.ATTR_ERROR_TYPE, exceptionType(result.error));
             }
             span.end();
           } catch {

@@ -8,9 +8,9 @@ import {
   type MeterProvider,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from '@respire/worker';
 import { GroupPoller } from './group-gauges.js';
 import * as names from './names.js';
+import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from './seams.js';
 import { extractParentContext } from './trace-context.js';
 
 /** Where telemetry goes; the global providers by default. */
@@ -39,6 +39,18 @@ function spanAttributes(start: DeliveryStart): Attributes {
   };
 }
 
+/** Longest `error.type` kept, in characters (as the seed's `_respire.exception_type`). */
+const MAX_ERROR_TYPE_CHARS = 256;
+
+/**
+ * The span's `error.type`: the exception type the worker passed, or `_OTHER` (the semantic
+ * conventions' fallback) for outcome `error` without one; undefined when nothing failed.
+ */
+function errorTypeOf(outcome: DeliveryOutcome, errorType: unknown): string | undefined {
+  if (typeof errorType === 'string' && errorType !== '') return errorType.slice(0, MAX_ERROR_TYPE_CHARS);
+  return outcome === 'error' ? '_OTHER' : undefined;
+}
+
 /** `{orders}:events` → `orders:events`: the configured stream name without its hash-tag braces. */
 function destinationName(stream: string): string {
   return stream.replace(/[{}]/g, '');
@@ -50,11 +62,15 @@ function destinationName(stream: string): string {
  * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
  *   `respire.worker.name` and `respire.worker.outcome`.
  * - `respire.stream.worker.group.lag` / `.pending` (observable gauges, {message}) from XINFO
- *   GROUPS, polled only while a reader collects, never overlapping.
+ *   GROUPS, polled only while a reader collects, never overlapping; a worker's first collection
+ *   waits for its first query (at most `metricsPollTimeoutMs`), so it already has the gauges.
  * - `respire.stream.worker.dead_letters` (counter, {message}): confirmed appends, tagged
  *   `respire.worker.name` and `respire.worker.reason`.
  * - A CONSUMER span "stream process" per attempt, child of the entry's W3C parent when valid,
- *   else a new root (never the host's active span).
+ *   else a new root (never the host's active span). When the worker ends an attempt with the
+ *   type of what was thrown (`end(outcome, errorType)`: a handler or deserializer that threw has
+ *   outcome `error`), the span's status is ERROR and `error.type` is that type, never the message;
+ *   outcome `error` without a type gets `error.type` `_OTHER`. Metrics carry the outcome only.
  *
  * Nothing here can change a delivery's outcome: the worker swallows anything a hook throws, and
  * these hooks catch their own failures too.
@@ -92,9 +108,11 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
   };
 
   const pollers = new Map<WorkerInfo, GroupPoller>();
-  const observeGroups: BatchObservableCallback = (result) => {
-    for (const poller of pollers.values()) {
-      const sample = poller.observe();
+  // Asynchronous: the SDK waits for it, so a worker's first collection waits (at most its
+  // metricsPollTimeoutMs) for the first XINFO GROUPS instead of exporting no gauges.
+  const observeGroups: BatchObservableCallback = async (result) => {
+    const polled = await Promise.all([...pollers.values()].map(async (poller) => ({ poller, sample: await poller.observe() })));
+    for (const { poller, sample } of polled) {
       if (!sample) continue;
       const attributes = { [names.ATTR_WORKER_NAME]: poller.source.telemetryName };
       if (sample.lag !== null) result.observe(lag, sample.lag, attributes);
@@ -112,7 +130,7 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
       if (span.isRecording()) span.setAttributes(spanAttributes(start));
       let ended = false;
       return {
-        end(outcome: DeliveryOutcome) {
+        end(outcome: DeliveryOutcome, errorType?: string) {
           if (ended) return;
           ended = true;
           try {
@@ -122,7 +140,11 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
           }
           try {
             span.setAttribute(names.ATTR_WORKER_OUTCOME, outcome);
-            if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
+            const failure = errorTypeOf(outcome, errorType);
+            if (failure !== undefined) {
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              span.setAttribute(names.ATTR_ERROR_TYPE, failure);
+            }
             span.end();
           } catch {
             // Likewise.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createStreamWorkerTelemetry, WORKER_GROUP_LAG, WORKER_GROUP_PENDING, type GroupSample } from '@respire/otel';
 import { GroupPoller } from '../src/group-gauges.js';
 import type { WorkerInfo } from '@respire/worker';
-import { sleep, telemetrySdk } from './support.js';
+import { pointsOf, sleep, telemetrySdk } from './support.js';
 
 function source(query: () => Promise<GroupSample | null>, over: Partial<WorkerInfo> = {}) {
   let calls = 0;
@@ -36,13 +36,13 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     const poller = new GroupPoller(info);
     expect(stats().calls).toBe(0);
     for (let i = 0; i < 20; i++) {
-      poller.observe();
+      void poller.observe();
       await sleep(5);
     }
     expect(stats().maxInFlight).toBe(1);
     expect(stats().calls).toBeLessThanOrEqual(3);
     await sleep(80);
-    expect(poller.observe()).toEqual({ lag: 3, pending: 2 });
+    expect(await poller.observe()).toEqual({ lag: 3, pending: 2 });
   });
 
   it('clears the sample on failure, timeout, a missing group and stop', async () => {
@@ -55,7 +55,7 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     }, { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 30 });
     const poller = new GroupPoller(info);
     const settle = async () => {
-      poller.observe();
+      void poller.observe();
       await sleep(50);
       return poller.observe();
     };
@@ -68,9 +68,9 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     expect(await settle()).toEqual({ lag: 1, pending: 1 });
     mode = 'slow';
     await sleep(5);
-    poller.observe();
+    void poller.observe();
     await sleep(60);
-    expect(poller.observe()).toBeNull();
+    expect(await poller.observe()).toBeNull();
     await sleep(200);
     mode = 'missing';
     expect(await settle()).toBeNull();
@@ -78,7 +78,7 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     await sleep(5);
     expect(await settle()).toEqual({ lag: 1, pending: 1 });
     poller.stop();
-    expect(poller.observe()).toBeNull();
+    expect(await poller.observe()).toBeNull();
   });
 
   it('reports pending but never a zero lag when lag is unknown; stopping and disposal remove the samples', async () => {
@@ -86,8 +86,6 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const { info } = source(async () => ({ lag: null, pending: 4 }), { metricsPollIntervalMs: 1 });
     telemetry.workerStarted!(info);
-    await sdk.points(WORKER_GROUP_PENDING);
-    await sleep(20);
     expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': 'orders' }, value: 4, unit: '{message}' })]);
     expect(await sdk.points(WORKER_GROUP_LAG)).toEqual([]);
     telemetry.workerStopped!(info);
@@ -103,11 +101,44 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     await sdk.shutdown();
   });
 
+  it('the first collection after a worker starts waits for its first query and has the gauges', async () => {
+    const sdk = telemetrySdk(AggregationTemporality.DELTA);
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    const { info, stats } = source(async () => (await sleep(80), { lag: 5, pending: 2 }), { metricsPollIntervalMs: 60_000, metricsPollTimeoutMs: 1000 });
+    telemetry.workerStarted!(info);
+    const { resourceMetrics } = await sdk.reader.collect();
+    expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ value: 5, attributes: { 'respire.worker.name': 'orders' } })]);
+    expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ value: 2 })]);
+    expect(stats().calls).toBe(1);
+    // Later collections answer from the sample; the interval has not passed, so no new query.
+    expect(await sdk.points(WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ value: 5 })]);
+    expect(stats().calls).toBe(1);
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
+  it('the wait is bounded by metricsPollTimeoutMs, and a slow first query is never overlapped', async () => {
+    const sdk = telemetrySdk(AggregationTemporality.DELTA);
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    const { info, stats } = source(async () => (await sleep(2000), { lag: 1, pending: 1 }), { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 50 });
+    telemetry.workerStarted!(info);
+    const started = performance.now();
+    expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([]);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(45);
+    expect(waited).toBeLessThan(1000); // not the query's 2 s
+    // The query still runs: the next collections neither wait nor start another one.
+    expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([]);
+    expect(stats()).toEqual({ calls: 1, maxInFlight: 1 });
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
   it('a query that throws synchronously only clears the sample', async () => {
     const info = { ...source(async () => null).info, queryGroup: () => { throw new Error('boom'); } } as WorkerInfo;
     const poller = new GroupPoller(info);
-    expect(() => poller.observe()).not.toThrow();
+    await expect(poller.observe()).resolves.toBeNull();
     await sleep(5);
-    expect(poller.observe()).toBeNull();
+    expect(await poller.observe()).toBeNull();
   });
 });

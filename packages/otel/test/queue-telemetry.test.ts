@@ -60,12 +60,30 @@ describe('reliable-queue telemetry on real Redis', () => {
       instrumentation: createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider }),
     });
     await client.set(queue.streamKey, 'occupied');
-    await expect(queue.receive(1000)).rejects.toMatchObject({ code: 'WRONG_TYPE' });
+    await expect(queue.receive(1000, { max: 50 })).rejects.toMatchObject({ code: 'WRONG_TYPE' });
     const [span] = sdk.spans.getFinishedSpans();
     expect(span!.status.code).toBe(2);
     expect(span!.attributes['error.type']).toBe('RespireKeyTypeError');
+    // Nothing was received: no batch size, and never the requested max.
+    expect(span!.attributes).not.toHaveProperty('messaging.batch.message_count');
     const durations = await sdk.points(QUEUE_OPERATION_DURATION);
     expect(durations.map((p) => p.attributes['respire.queue.outcome'])).toEqual(['error']);
+    await sdk.shutdown();
+  });
+
+  it('a receive reports the messages it received as its batch size: none when decoding failed, 0 for an empty batch', async () => {
+    const sdk = telemetrySdk();
+    const name = `orders-${randomBytes(4).toString('hex')}`;
+    const instrumentation = createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    const writer = new ReliableQueue(client, name, { codec: utf8Codec });
+    await writer.send('not json');
+    const reader = new ReliableQueue(client, name, { codec: { encode: (v: unknown) => JSON.stringify(v), decode: (b) => JSON.parse(b.toString()) as unknown }, instrumentation });
+    await expect(reader.receive(30_000, { max: 10 })).rejects.toMatchObject({ code: 'CODEC_FAILED' });
+    expect(await reader.receive(30_000, { max: 10 })).toEqual([]);
+    const [failed, empty] = sdk.spans.getFinishedSpans();
+    expect(failed!.attributes).not.toHaveProperty('messaging.batch.message_count');
+    expect(failed!.attributes['error.type']).toBe('RespireCodecError');
+    expect(empty!.attributes['messaging.batch.message_count']).toBe(0);
     await sdk.shutdown();
   });
 

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { SpanKind, context, trace, type MeterProvider } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type MeterProvider } from '@opentelemetry/api';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
 import {
   WORKER_DEAD_LETTERS,
+  WORKER_GROUP_LAG,
+  WORKER_GROUP_PENDING,
   WORKER_PROCESSING_DURATION,
   WORKER_SPAN_NAME,
   createStreamWorkerTelemetry,
   traceContextFields,
 } from '@respire/otel';
-import { eventually, telemetrySdk } from './support.js';
+import { eventually, pointsOf, telemetrySdk } from './support.js';
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const uniqueTag = () => `t-${randomBytes(5).toString('hex')}`;
@@ -69,6 +71,30 @@ describe('worker telemetry on real Redis', () => {
       { 'respire.worker.name': `orders-${tag}`, 'respire.worker.outcome': 'nack' },
     ]);
     expect(durations[0]!.unit).toBe('s');
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
+  it('the first collection after start() already has the lag and pending gauges', async () => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    const tag = uniqueTag();
+    const stream = `{${tag}}:events`;
+    await client.xAdd(stream, '*', { payload: 'a' });
+    await client.xAdd(stream, '*', { payload: 'b' });
+    const worker = new StreamWorker({
+      client, stream, group: 'g', groupStart: '$', telemetryName: `gauges-${tag}`, readWaitMs: 100, metricsPollIntervalMs: 60_000,
+      logger: quietLogger, instrumentation: telemetry, handler: () => StreamWorkerResult.Ack,
+    });
+    await worker.start();
+    try {
+      const { resourceMetrics } = await sdk.reader.collect();
+      // The group starts at '$': nothing undelivered, nothing pending.
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
+    } finally {
+      await worker.stop();
+    }
     telemetry.dispose();
     await sdk.shutdown();
   });
@@ -140,6 +166,49 @@ describe('every outcome tag', () => {
     const [span] = sdk.spans.getFinishedSpans();
     expect(span!.attributes['respire.worker.outcome']).toBe(outcome);
     expect(span!.status.code).toBe(outcome === 'error' ? 2 : 0);
+    // Outcome error without an exception type: the semantic conventions' fallback.
+    expect(span!.attributes['error.type']).toBe(outcome === 'error' ? '_OTHER' : undefined);
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+});
+
+describe('a delivery that failed because something threw (end(outcome, errorType))', () => {
+  const start = {
+    telemetryName: 'orders', stream: '{orders}:events', destination: '{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 1, traceParent: undefined, traceState: undefined,
+  };
+
+  it.each([
+    ['a handler that threw and left the entry pending', 'error', 'PaymentDeclinedError'],
+    ['a failure on the final attempt, dead-lettered', 'dead-letter', 'SyntaxError'],
+  ] as const)('%s: span ERROR with error.type, the metric with the name and outcome only', async (_label, outcome, type) => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    telemetry.startDelivery!(start)!.end(outcome, type);
+    const [span] = sdk.spans.getFinishedSpans();
+    expect(span!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span!.status.message).toBeUndefined();
+    expect(span!.attributes['error.type']).toBe(type);
+    expect(span!.attributes['respire.worker.outcome']).toBe(outcome);
+    expect(span!.events).toEqual([]);
+    expect(await sdk.points(WORKER_PROCESSING_DURATION)).toEqual([
+      expect.objectContaining({ attributes: { 'respire.worker.name': 'orders', 'respire.worker.outcome': outcome } }),
+    ]);
+    telemetry.dispose();
+    await sdk.shutdown();
+  });
+
+  it('keeps error.type short and ignores a type that is not a nonempty string', async () => {
+    const sdk = telemetrySdk();
+    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+    telemetry.startDelivery!(start)!.end('error', 'E'.repeat(1000));
+    telemetry.startDelivery!(start)!.end('error', 42 as never);
+    telemetry.startDelivery!(start)!.end('ack', '');
+    const [long, notString, ack] = sdk.spans.getFinishedSpans();
+    expect(long!.attributes['error.type']).toBe('E'.repeat(256));
+    expect(notString!.attributes['error.type']).toBe('_OTHER');
+    expect(ack!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(ack!.attributes['error.type']).toBeUndefined();
     telemetry.dispose();
     await sdk.shutdown();
   });

@@ -5,6 +5,7 @@ export {
   DEFAULT_DEDUPLICATION_WINDOW_MS,
   MAX_BATCH,
   MAX_DEDUPLICATION_ID_BYTES,
+  MAX_PAYLOAD_BYTES,
 } from './queue.js';
 export type {
   ReliableQueueOptions,

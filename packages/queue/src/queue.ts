@@ -1,8 +1,10 @@
-import { RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   assertKnownOptions,
   commandTarget,
+  describeThrown,
+  exceptionType,
   isReceipt,
   isWellFormedText,
   newReceiptToken,
@@ -29,6 +31,11 @@ export const DEFAULT_DELIVERY_LIMIT = 5;
 export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 /** Longest deduplication ID, in UTF-8 bytes. */
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
+/**
+ * Largest encoded payload, in bytes: 512 MiB (536,870,912), Redis's default `proto-max-bulk-len`,
+ * the most a server takes in one argument. Larger payloads are refused before any I/O.
+ */
+export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
 
 const ENTRY_ID = /^\d+-\d+$/;
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
@@ -183,8 +190,11 @@ export class ReliableQueue<T> {
    * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
    * window returns the original ID and appends nothing.
    *
-   * @throws {RespireValidationError} for a bad deduplication ID or window (before any I/O).
-   * @throws {RespireCodecError} when the codec's encode throws (nothing is sent).
+   * @throws {RespireValidationError} for a bad deduplication ID or window, or an encoded payload
+   *   longer than {@link MAX_PAYLOAD_BYTES} (512 MiB), before any I/O: nothing is sent, and a retry
+   *   cannot succeed.
+   * @throws {RespireCodecError} when the codec's encode throws (nothing is sent); the message
+   *   includes what it threw.
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not write it; nothing changed.
    * @throws {RespireTransportError} when the outcome is unknown: retry with the same deduplication ID.
@@ -205,7 +215,10 @@ export class ReliableQueue<T> {
       async () => {
         const operation = 'ReliableQueue.send';
         if (deduplicationId === undefined) {
-          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], { operation });
+          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], {
+            operation,
+            keyType: { key: this.#keys.stream, type: 'stream' },
+          });
           return { id: String(id), duplicate: false };
         }
         const reply = (await scriptCalls.queueSend(
@@ -233,8 +246,9 @@ export class ReliableQueue<T> {
    * @param visibilityTimeoutMs - how long the batch stays invisible to other receivers, in ms
    *   (1..2^31-1, fractions round up). Receivers may use different durations.
    * @throws {RespireValidationError} for a bad timeout or `max` (before any I/O).
-   * @throws {RespireCodecError} when decoding a payload throws: the whole batch stays leased and
-   *   is received again after the timeout, counting toward the delivery limit.
+   * @throws {RespireCodecError} when decoding a payload throws (the message includes what it
+   *   threw): the whole batch stays leased and is received again after the timeout, counting
+   *   toward the delivery limit.
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not make a write this call needs (the writes it will make are checked); nothing changed.
    * @throws {RespireTransportError} when the reply was lost: the batch stays leased.
@@ -338,11 +352,20 @@ export class ReliableQueue<T> {
     try {
       encoded = this.#codec.encode(payload);
     } catch (error) {
-      throw new RespireCodecError('ReliableQueue.send: the codec could not encode the payload; nothing was sent', { cause: error });
+      throw new RespireCodecError(`ReliableQueue.send: the codec could not encode the payload (${describeThrown(error)}); nothing was sent`, { cause: error });
     }
-    if (typeof encoded === 'string') return Buffer.from(encoded, 'utf8');
-    if (encoded instanceof Uint8Array) return Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
-    throw new RespireCodecError('ReliableQueue.send: the codec must return a Uint8Array or a string; nothing was sent');
+    let bytes: Buffer;
+    if (typeof encoded === 'string') bytes = Buffer.from(encoded, 'utf8');
+    else if (encoded instanceof Uint8Array) bytes = Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+    else throw new RespireCodecError(`ReliableQueue.send: the codec must return a Uint8Array or a string, got ${exceptionType(encoded)}; nothing was sent`);
+    if (bytes.length > MAX_PAYLOAD_BYTES) {
+      throw new RespireValidationError(
+        'payload',
+        `encoded to ${bytes.length} bytes, more than the ${MAX_PAYLOAD_BYTES} bytes (512 MiB) Redis takes in one argument ` +
+          '(proto-max-bulk-len); nothing was sent, and no retry can succeed: send a reference to the data instead',
+      );
+    }
+    return bytes;
   }
 
   #decodeBatch(reply: readonly unknown[], token: string): ReceivedMessage<T>[] {
@@ -359,7 +382,7 @@ export class ReliableQueue<T> {
         payload = this.#codec.decode(bytes);
       } catch (error) {
         throw new RespireCodecError(
-          `ReliableQueue.receive: the codec could not decode entry ${id}; the whole batch of ` +
+          `ReliableQueue.receive: the codec could not decode entry ${id} (${describeThrown(error)}); the whole batch of ` +
             `${(reply.length - 1) / 3} stays leased and is received again after the visibility timeout`,
           { cause: error },
         );

@@ -245,6 +245,9 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const error = await reader.receive(100).then(() => null, (e: unknown) => e);
     expect(isRespireError(error, 'CODEC_FAILED')).toBe(true);
     expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+    // The reason is in the message, not only in `cause`.
+    expect((error as Error).message).toContain(`(SyntaxError: ${((error as Error).cause as Error).message})`);
+    expect((error as Error).message).toMatch(/^ReliableQueue\.receive: the codec could not decode entry \d+-\d+ \(SyntaxError: .*json.*\); the whole batch of 2 stays leased/i);
     expect(await writer.receive(30_000)).toEqual([]);
     await sleep(150);
     const again = await writer.receive(30_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { ReliableQueue, isRespireError, jsonCodec, utf8Codec, type Codec } from '@respire/queue';
+import { MAX_PAYLOAD_BYTES, ReliableQueue, bytesCodec, isRespireError, jsonCodec, utf8Codec, type Codec } from '@respire/queue';
 
 /** A client that records every command: validation must fail before any of them. */
 function recordingClient() {
@@ -160,10 +160,41 @@ describe('bad input fails before any I/O with a typed error', () => {
     expect((error as Error).message).toMatch(/not sent/);
   });
 
-  it('reports an encode failure as a codec error without sending', async () => {
-    const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw new Error('boom'); }, decode: () => 'x' } });
+  it('reports an encode failure as a codec error without sending, with the reason in the message', async () => {
+    const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw new TypeError('Converting circular structure to JSON'); }, decode: () => 'x' } });
     const thrown = await throwing.send('x').then(() => null, (e: unknown) => e);
     expect(isRespireError(thrown, 'CODEC_FAILED')).toBe(true);
+    expect((thrown as Error).message).toBe(
+      'ReliableQueue.send: the codec could not encode the payload (TypeError: Converting circular structure to JSON); nothing was sent',
+    );
     expect(sent).toEqual([]);
+  });
+
+  it('describes whatever a codec throws without failing itself: a string, null, a hostile Proxy', async () => {
+    const hostile = new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });
+    for (const [value, described] of [['plain text', '"plain text"'], [null, 'null'], [hostile, 'Object']] as const) {
+      const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw value; }, decode: () => 'x' } });
+      const thrown = await throwing.send('x').then(() => null, (e: unknown) => e);
+      expect(isRespireError(thrown, 'CODEC_FAILED'), String(thrown)).toBe(true);
+      expect((thrown as Error).message).toContain(`(${described})`);
+      expect((thrown as Error).cause).toBe(value);
+    }
+    const wrong = new ReliableQueue(client, 'q', { codec: { encode: () => 42 as never, decode: () => 'x' } });
+    await expect(wrong.send('x')).rejects.toThrow('the codec must return a Uint8Array or a string, got number');
+    expect(sent).toEqual([]);
+  });
+
+  it("refuses a payload above Redis's bulk limit (512 MiB) before any I/O, with a typed error a retry cannot fix", async () => {
+    expect(MAX_PAYLOAD_BYTES).toBe(512 * 1024 * 1024);
+    // allocUnsafe leaves the memory untouched: no 512 MiB of RAM is used.
+    const huge = Buffer.allocUnsafe(MAX_PAYLOAD_BYTES + 1);
+    const queueOfBytes = new ReliableQueue(client, 'q', { codec: bytesCodec });
+    for (const send of [() => queueOfBytes.send(huge), () => queueOfBytes.send(huge, { deduplicationId: 'd' })]) {
+      await expectRejectsValidation(send, 'payload', sent);
+      await expect(send()).rejects.toThrow(/^payload: encoded to 536870913 bytes, more than the 536870912 bytes \(512 MiB\) Redis takes in one argument/);
+    }
+    // A plain Uint8Array from a codec is measured too.
+    const view = new ReliableQueue(client, 'q', { codec: { encode: () => new Uint8Array(huge.buffer, huge.byteOffset, huge.length), decode: (b) => b } });
+    await expectRejectsValidation(() => view.send(Buffer.alloc(0)), 'payload', sent);
   });
 });

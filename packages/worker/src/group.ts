@@ -10,6 +10,9 @@ import type { ResolvedOptions } from './options.js';
 const missingGroup = (o: ResolvedOptions, operation: string, cause?: unknown) =>
   new RespireServerError(`${operation}: consumer group '${o.group}' on stream '${o.stream}' does not exist and createGroup is false`, { cause });
 
+/** A stream key of another type fails with RespireKeyTypeError naming the key and both types. */
+const streamKey = (o: ResolvedOptions) => ({ key: o.stream, type: 'stream' });
+
 /** True when an XINFO reply says the stream key does not exist. */
 const noSuchKey = (error: unknown) => replyCode(error) !== undefined && /no such key/i.test((error as Error).message);
 
@@ -18,12 +21,13 @@ const noSuchKey = (error: unknown) => replyCode(error) !== undefined && /no such
  * group (BUSYGROUP); without it requires the group to exist.
  * @param recreate - true when the group vanished while running (then a missing group is a fault).
  * @throws {RespireServerError} when the group is missing and `createGroup` is false.
+ * @throws {RespireKeyTypeError} when the stream key holds another type (named, with both types).
  */
 export async function ensureGroup(o: ResolvedOptions, recreate: boolean): Promise<void> {
   const operation = recreate ? 'StreamWorker: recreate consumer group' : 'StreamWorker.start: create consumer group';
   if (o.createGroup) {
     try {
-      await o.target.send(o.stream, ['XGROUP', 'CREATE', o.stream, o.group, o.groupStart, 'MKSTREAM'], { operation });
+      await o.target.send(o.stream, ['XGROUP', 'CREATE', o.stream, o.group, o.groupStart, 'MKSTREAM'], { operation, keyType: streamKey(o) });
     } catch (error) {
       if (replyCode(error) !== 'BUSYGROUP') throw error;
     }
@@ -32,7 +36,7 @@ export async function ensureGroup(o: ResolvedOptions, recreate: boolean): Promis
   if (recreate) throw missingGroup(o, 'StreamWorker.start');
   let groups: unknown;
   try {
-    groups = await o.target.send(o.stream, ['XINFO', 'GROUPS', o.stream], { operation: 'StreamWorker.start: XINFO GROUPS' });
+    groups = await o.target.send(o.stream, ['XINFO', 'GROUPS', o.stream], { operation: 'StreamWorker.start: XINFO GROUPS', keyType: streamKey(o) });
   } catch (error) {
     if (noSuchKey(error)) throw missingGroup(o, 'StreamWorker.start');
     throw error;

@@ -38,7 +38,16 @@ export interface DeliveryStart {
 
 /** A live delivery attempt: `end` is called once when it settles (including fenced completion). */
 export interface DeliveryScope {
-  end(outcome: DeliveryOutcome): void;
+  /**
+   * @param outcome - how the attempt ended.
+   * @param errorType - the type of what was thrown when the attempt failed because something threw
+   *   (the handler, the deserializer, the scope, a completion): its class name as the worker logs
+   *   it, never its message. With outcome `error` for a thrown handler or deserializer failure that
+   *   left the entry pending (seed 002 lists `error` among the outcomes); with the outcome that
+   *   followed when it did (`dead-letter` for a failure on the final attempt). `@respire/otel`
+   *   marks the span ERROR with `error.type` set to it (`_OTHER` for outcome `error` without it).
+   */
+  end(outcome: DeliveryOutcome, errorType?: string): void;
 }
 
 /** What a worker exposes to gauges while it runs. */

@@ -65,7 +65,10 @@ export function specifiers(packs) {
   );
 }
 
-/** Creates the project and installs the tarballs with npm. Returns its directory. */
+/** The packages of the queue+otel-only project: what a service using only the queue and its telemetry installs. */
+export const QUEUE_OTEL_PACKAGES = ['@respire/core-scripts', '@respire/queue', '@respire/otel'];
+
+/** Creates a project with the tarballs of `packs` (installed by `npmInstall`). Returns its directory. */
 export function createProject(packs) {
   const dir = mkdtempSync(join(tmpdir(), 'respire-consumers-'));
   const versions = registryVersions();
@@ -90,6 +93,23 @@ export function npmInstall(dir) {
   return result.status === 0 ? [] : [`npm install failed:\n${result.output}`];
 }
 
+/** One set-up's folder: package.json, tsconfig.json (strict, `skipLibCheck: false`) and the fixture files. */
+function writeSetup(folder, setup, fixtureFiles) {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ type: setup.type }, null, 2)}\n`);
+  const compilerOptions = { ...setup.compilerOptions, strict: true, skipLibCheck: false, outDir: 'out', rootDir: '.' };
+  writeFileSync(join(folder, 'tsconfig.json'), `${JSON.stringify({ compilerOptions, include: ['*.ts'] }, null, 2)}\n`);
+  for (const file of fixtureFiles) copyFileSync(join(fixtures, file), join(folder, file));
+}
+
+/**
+ * The queue+otel-only project's set-ups: `queue-otel.ts` in each, so tsc checks every declaration
+ * file @respire/otel and @respire/queue reach without @respire/worker installed.
+ */
+export function writeQueueOtelSetups(dir) {
+  for (const [name, setup] of Object.entries(SETUPS)) writeSetup(join(dir, name), setup, ['queue-otel.ts']);
+}
+
 /** Writes each set-up's folder: package.json, tsconfig.json, the scenario and an import of every entry point. */
 export function writeSetups(dir, entrySpecifiers) {
   const imports = entrySpecifiers.map((s, i) => `import * as entry${i} from '${s}';`).join('\n');
@@ -100,11 +120,7 @@ export function writeSetups(dir, entrySpecifiers) {
     `console.log(\`\${Object.keys(loaded).length} entry points loaded\`);\n`;
   for (const [name, setup] of Object.entries(SETUPS)) {
     const folder = join(dir, name);
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ type: setup.type }, null, 2)}\n`);
-    const compilerOptions = { ...setup.compilerOptions, strict: true, skipLibCheck: false, outDir: 'out', rootDir: '.' };
-    writeFileSync(join(folder, 'tsconfig.json'), `${JSON.stringify({ compilerOptions, include: ['*.ts'] }, null, 2)}\n`);
-    copyFileSync(join(fixtures, 'scenario.ts'), join(folder, 'scenario.ts'));
+    writeSetup(folder, setup, ['scenario.ts']);
     writeFileSync(join(folder, 'entries.ts'), entries);
   }
   copyFileSync(join(fixtures, 'load-all.mjs'), join(dir, 'load-all.mjs'));

@@ -6,16 +6,30 @@
 //   3. the packed-consumer test: a fresh npm project with the tarballs and `redis` from the
 //      registry; every entry point loaded by require() and import(); an ESM, a CommonJS and a
 //      NestJS-style TypeScript consumer, type-checked (strict, skipLibCheck: false) and run
-//      against a private redis-server; the README's Quick start run as written.
+//      against a private redis-server; the README's Quick start run as written;
+//   4. a queue+otel-only consumer: a second project with only core-scripts, queue and otel (no
+//      @respire/worker, an optional peer of otel), type-checked in the same three set-ups and run.
 // Prints one line per check and `packed packages: N passed, N failed`; exits 1 on any failure.
 //
 //   RESPIRE_CONSUMER_NODES="/path/to/node22 /path/to/node24"   also run the consumers on these
 //   RESPIRE_TEST_REPORT_DIR=dir                                 write dir/packages.json for CI's count
-//   --keep                                                      keep the temporary project
+//   --keep                                                      keep the temporary projects
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { SETUPS, createProject, npmInstall, runNode, specifiers, startRedis, typecheck, writeReadmeExamples, writeSetups } from './consumers.mjs';
+import {
+  QUEUE_OTEL_PACKAGES,
+  SETUPS,
+  createProject,
+  npmInstall,
+  runNode,
+  specifiers,
+  startRedis,
+  typecheck,
+  writeQueueOtelSetups,
+  writeReadmeExamples,
+  writeSetups,
+} from './consumers.mjs';
 import { manifestProblems, publishablePackageDirs, readJson, root } from './manifest.mjs';
 import { attwProblems, contentProblems, extract, packAll, publintProblems } from './tarballs.mjs';
 
@@ -40,6 +54,7 @@ async function check(name, fn) {
 
 const work = mkdtempSync(join(tmpdir(), 'respire-packages-'));
 let project;
+let queueOtelProject;
 let redis;
 try {
   await check('package.json fields derived from exports', () =>
@@ -105,14 +120,36 @@ try {
         if (examples.length === 0) await check('README Quick start', () => ['no fenced block starting with `// <file>.mjs` in README.md']);
       }
     }
+
+    // A service with only the queue and its telemetry: @respire/otel's optional @respire/worker
+    // peer is absent, and its types must still check with skipLibCheck: false.
+    const queueOtelPacks = packs.filter((p) => QUEUE_OTEL_PACKAGES.includes(p.name));
+    queueOtelProject = createProject(queueOtelPacks);
+    const names = queueOtelPacks.map((p) => p.name.replace('@respire/', '')).join(', ');
+    if (await check(`queue+otel consumer project: npm install of ${names} only (no @respire/worker)`, () => npmInstall(queueOtelProject))) {
+      writeQueueOtelSetups(queueOtelProject);
+      const typed = {};
+      await Promise.all(
+        Object.keys(SETUPS).map(async (setup) => {
+          typed[setup] = await check(`queue+otel ${setup} consumer: tsc (${describe(SETUPS[setup])}, strict, skipLibCheck: false)`, () => typecheck(queueOtelProject, setup));
+        }),
+      );
+      redis ??= await startRedis();
+      for (const setup of Object.keys(SETUPS)) {
+        if (!typed[setup]) continue;
+        // Database 0, which the other consumers leave alone; each set-up uses its own queue name.
+        const env = { REDIS_URL: `${redis.url}/0` };
+        await check(`queue+otel ${setup} consumer runs (send/receive/ack with telemetry)`, () => runNode(process.execPath, queueOtelProject, [`${setup}/out/queue-otel.js`, `queue-otel-${setup}`], env).problems);
+      }
+    }
   }
 } finally {
   await redis?.stop();
   if (!keep) {
     rmSync(work, { recursive: true, force: true });
-    if (project) rmSync(project, { recursive: true, force: true });
+    for (const dir of [project, queueOtelProject]) if (dir) rmSync(dir, { recursive: true, force: true });
   } else {
-    console.log(`kept ${work}${project ? ` and ${project}` : ''}`);
+    console.log(`kept ${[work, project, queueOtelProject].filter(Boolean).join(' and ')}`);
   }
 }
 

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, createCluster } from 'redis';
+import { createClient as createClientV5, createCluster as createClusterV5 } from 'redis5';
+import { createClient as createClientV4, createCluster as createClusterV4 } from 'redis4';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
+import { commandTarget } from '@respire/core-scripts/internal';
+import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
+import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
+
+/** What commandTarget threw for `client`, as a validation error. */
+function refusal(client: unknown): RespireValidationError {
+  let thrown: unknown;
+  try {
+    commandTarget(client);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(isRespireError(thrown, 'INVALID_ARGUMENT'), String(thrown)).toBe(true);
+  expect((thrown as RespireValidationError).argument).toBe('client');
+  return thrown as RespireValidationError;
+}
+
+const HOW = /const client = await createClient\(\{ url \}\)\.connect\(\)/;
+const unusedCluster = { rootNodes: [{ url: 'redis://127.0.0.1:1' }] };
+
+describe('client detection: what was passed, and what to pass instead', () => {
+  it('accepts node-redis v5 and v6 clients and clusters (connected or not)', () => {
+    for (const client of [createClient(), createClientV5(), createCluster(unusedCluster), createClusterV5(unusedCluster)]) {
+      expect(commandTarget(client).client).toBe(client);
+    }
+    expect(commandTarget(createCluster(unusedCluster)).isCluster).toBe(true);
+  });
+
+  it('refuses a Promise (a forgotten await on connect()) and says to await it', async () => {
+    const connecting = createClient({ url: inject('redisUrl') }).connect();
+    try {
+      const error = refusal(connecting);
+      expect(error.message).toMatch(/^client: got a Promise: is an `await` missing\?/);
+      expect(error.message).toMatch(HOW);
+      // Any thenable, not only a native Promise.
+      expect(refusal({ then: () => undefined }).message).toMatch(/got a Promise/);
+    } finally {
+      (await connecting).destroy();
+    }
+  });
+
+  it('refuses a URL string or URL object without echoing it (it may carry a password)', () => {
+    const error = refusal('redis://user:s3cret@localhost:6379');
+    expect(error.message).toMatch(/^client: got a URL string, not a client;/);
+    expect(error.message).toMatch(HOW);
+    expect(error.message).not.toContain('s3cret');
+    expect(refusal(new URL('redis://user:s3cret@localhost:6379')).message).not.toContain('s3cret');
+  });
+
+  it('refuses client options and says to create the client from them', () => {
+    expect(refusal({ url: 'redis://localhost' }).message).toMatch(/got client options, not a client; .*await createClient\(options\)\.connect\(\)/);
+    expect(refusal({ rootNodes: [] }).message).toMatch(/got client options/);
+  });
+
+  it('refuses node-redis v4 (standalone, legacy mode and cluster) once, at construction, naming v5/v6', () => {
+    for (const client of [createClientV4(), createClientV4({ legacyMode: true }), createClusterV4(unusedCluster)]) {
+      const error = refusal(client);
+      expect(error.message).toBe("client: is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6");
+    }
+  });
+
+  it('refuses ioredis with its own message', () => {
+    const ioredisLike = { sendCommand: async () => null, status: 'ready', duplicate: () => null };
+    expect(refusal(ioredisLike).message).toMatch(/^client: looks like an ioredis client, which Respire does not support/);
+  });
+
+  it('refuses anything else, saying what it got', () => {
+    expect(refusal(undefined).message).toMatch(/^client: got undefined; pass a connected node-redis v5 or v6 client/);
+    expect(refusal(null).message).toMatch(/^client: got null;/);
+    expect(refusal(42).message).toMatch(/^client: got number;/);
+    expect(refusal({}).message).toMatch(/^client: Object is not a node-redis client/);
+    class Db {}
+    expect(refusal(new Db()).message).toMatch(/^client: Db is not a node-redis client/);
+    const hostile = new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });
+    expect(refusal(hostile).message).toMatch(/is not a node-redis client/);
+  });
+});
+
+describe("Redis's bulk limit (512 MiB per argument), checked before any I/O", () => {
+  it('refuses a longer argument with a typed error and sends nothing', async () => {
+    const sent: unknown[] = [];
+    const target = commandTarget({ isOpen: true, sendCommand: async (args: unknown) => void sent.push(args) });
+    // Untouched memory: allocUnsafe does not fill it, so this costs no 512 MiB of RAM.
+    const huge = Buffer.allocUnsafe(MAX_BULK_BYTES + 1);
+    const error = await target.send('k', ['XADD', 'k', '*', 'payload', huge], { operation: 'Test.append' }).then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'INVALID_ARGUMENT'), String(error)).toBe(true);
+    expect((error as RespireValidationError).argument).toBe('payload');
+    expect((error as Error).message).toBe(
+      'payload: Test.append: a value of 536870913 bytes is longer than the 536870912 bytes (512 MiB) Redis takes in one argument ' +
+        '(proto-max-bulk-len); nothing was sent, and no retry can succeed',
+    );
+    expect(sent).toEqual([]);
+    // Exactly at the limit is allowed through.
+    await target.send('k', ['SET', 'k', huge.subarray(0, MAX_BULK_BYTES)]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('measures strings in UTF-8 bytes', () => {
+    expect(MAX_BULK_BYTES).toBe(536_870_912);
+    expect(oversizedArgument(['abcd', Buffer.alloc(4)], 4)).toBeUndefined();
+    expect(oversizedArgument(['abcde'], 4)).toBe(5);
+    expect(oversizedArgument(['éé'], 3)).toBe(4); // 2 characters, 4 bytes
+    expect(oversizedArgument(['€'], 2)).toBe(3);
+    expect(oversizedArgument(['ok', Buffer.alloc(5)], 4)).toBe(5);
+  });
+});
+
+describe('a plain command on a key of another type', () => {
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    client = createClient({ url: inject('redisUrl') });
+    await client.connect();
+  });
+  afterAll(() => client.destroy());
+
+  it('names the key and both types when the call says what it expects, as the scripts do', async () => {
+    const key = `{t-${randomBytes(4).toString('hex')}}:stream`;
+    await client.set(key, 'occupied');
+    const target = commandTarget(client);
+    const error = await target
+      .send(key, ['XADD', key, '*', 'payload', 'x'], { operation: 'Test.append', keyType: { key, type: 'stream' } })
+      .then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
+    expect((error as Error).name).toBe('RespireKeyTypeError');
+    expect((error as Error).message).toBe(`Test.append: ${key} holds a string, expected a stream`);
+    // Without the expectation it is still typed, with the server's words.
+    const plain = await target.send(key, ['XADD', key, '*', 'payload', 'x']).then(() => null, (e: unknown) => e);
+    expect(isRespireError(plain, 'WRONG_TYPE')).toBe(true);
+    await client.del(key);
+  });
+
+  it('says "another type" when the type cannot be read', async () => {
+    class ErrorReply extends Error {}
+    const target = commandTarget({
+      isOpen: true,
+      sendCommand: async (args: readonly unknown[]) => {
+        throw args[0] === 'TYPE' ? new Error('connection lost') : new ErrorReply('WRONGTYPE Operation against a key holding the wrong kind of value');
+      },
+    });
+    const error = await target.send('k', ['XADD', 'k', '*', 'f', 'v'], { operation: 'Test.append', keyType: { key: 'k', type: 'stream' } }).then(() => null, (e: unknown) => e);
+    expect(isRespireError(error, 'WRONG_TYPE')).toBe(true);
+    expect((error as Error).message).toBe('Test.append: k holds another type, expected a stream');
+  });
+});
