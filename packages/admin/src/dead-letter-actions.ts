@@ -1,7 +1,7 @@
 import type { Actor, BulkOptions, BulkProgress, BulkResult, DeleteResult, Resource, ResourceId, RetryResult } from './api.js';
 import type { AdminContext } from './context.js';
 import { workerRecord } from './records.js';
-import { RespireValidationError, adminScripts, parseEntries, text, type RedisArg } from './redis.js';
+import { RespireValidationError, parseEntries, retriedEntries, text, type RetriedEntry } from './redis.js';
 import { deadLetterKey } from './resources.js';
 import { toCount, toEntryId, toOptions } from './validate.js';
 
@@ -31,11 +31,11 @@ export async function retryDeadLetter(ctx: AdminContext, actor: Actor, id: Resou
 async function retry(ctx: AdminContext, r: Resource, ids: readonly string[]): Promise<RetryStatus[]> {
   const op = 'RespireAdmin retry';
   const dead = deadLetterKey(r);
-  if (r.kind === 'queue') return parseStatuses(await ctx.redis.script(adminScripts.retryQueue, [dead, r.keys.stream], ids, op));
-  if (r.retryAtomic) return parseStatuses(await ctx.redis.script(adminScripts.retryWorker, [dead, r.stream], ids, op));
+  if (r.kind === 'queue') return parseStatuses(await ctx.redis.script('retryQueue', { deadLetterStream: dead, stream: r.keys.stream, recordIds: ids }, op));
+  if (r.retryAtomic) return parseStatuses(await ctx.redis.script('retryWorker', { deadLetterStream: dead, stream: r.stream, recordIds: ids }, op));
   // Another slot: read, append (IDMP on 8.6+), then delete.
   const out: RetryStatus[] = [];
-  const append: { index: number; id: string; fields: readonly (readonly [Buffer, Buffer])[] }[] = [];
+  const append: (RetriedEntry & { index: number })[] = [];
   // The reads are pipelined; an ID repeated in one call counts once (later ones are missing).
   const seen = new Set<string>();
   const first = ids.map((rid) => !seen.has(rid) && seen.add(rid) !== undefined);
@@ -50,9 +50,7 @@ async function retry(ctx: AdminContext, r: Resource, ids: readonly string[]): Pr
     else append.push({ index, id: rid, fields: record.fields });
   }
   if (append.length > 0) {
-    const args: RedisArg[] = [`respire-admin:${dead}`];
-    for (const a of append) args.push(a.id, String(a.fields.length), ...a.fields.flat());
-    const reply = (await ctx.redis.script(adminScripts.append, [r.stream], args, op)) as unknown[];
+    const reply = (await ctx.redis.script('append', { stream: r.stream, producer: `respire-admin:${dead}`, entries: retriedEntries(append) }, op)) as unknown[];
     await ctx.redis.send(dead, ['XDEL', dead, ...append.map((a) => a.id)], op);
     append.forEach((a, k) => (out[a.index] = { status: 1, value: text((reply[k] as unknown[])[0]) }));
   }

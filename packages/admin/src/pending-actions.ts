@@ -1,6 +1,6 @@
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
-import { RespireValidationError, adminScripts, text } from './redis.js';
+import { RespireValidationError, text } from './redis.js';
 import { toConsumer, toCount, toEntryId, toName } from './validate.js';
 
 /** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
@@ -30,10 +30,11 @@ export async function pendingAction(
   if (deleteEntry) target.deleteEntry = 'true';
   return ctx.auditor.run<PendingActionResult>(who, action, id, target, async () => {
     const s = await ctx.resources.stream(id);
+    const fence = { stream: s.stream, group: g, id: e, consumer, deliveryCount: count };
     const reply =
       action === 'release'
-        ? await ctx.redis.script(adminScripts.releasePending, [s.stream], [g, e, consumer, String(count), String(RELEASE_IDLE_MS)], 'RespireAdmin releasePending')
-        : await ctx.redis.script(adminScripts.ackPending, [s.stream], [g, e, consumer, String(count), deleteEntry ? '1' : '0'], 'RespireAdmin ackPending');
+        ? await ctx.redis.script('releasePending', { ...fence, idleMs: RELEASE_IDLE_MS }, 'RespireAdmin releasePending')
+        : await ctx.redis.script('ackPending', { ...fence, deleteEntry }, 'RespireAdmin ackPending');
     const [status, owner, current, keptFor] = reply as unknown[];
     const code = Number(status);
     const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
@@ -57,7 +58,7 @@ export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: R
   const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
   return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
     const s = await ctx.resources.stream(id);
-    const reply = (await ctx.redis.script(adminScripts.removeIdleConsumers, [s.stream], [g, String(idle)], 'RespireAdmin removeIdleConsumers', true)) as unknown[][];
+    const reply = (await ctx.redis.script('removeIdleConsumers', { stream: s.stream, group: g, minIdleMs: idle }, 'RespireAdmin removeIdleConsumers', true)) as unknown[][];
     const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
     target.removed = value.removed;
     target.keptWithPending = value.keptWithPending;

@@ -20,12 +20,11 @@ import {
   parseEntries as parseRawEntries,
   queueKeys,
   replyCode,
-  runScript,
-  scripts,
+  scriptCalls,
   toKeyPrefix,
   toRespireError,
   type CommandTarget,
-  type ScriptDefinition,
+  type ScriptArg,
 } from '@respire/core-scripts/internal';
 
 export {
@@ -43,15 +42,35 @@ export {
 };
 export type { CommandTarget, RedisArg, RedisClientLike };
 
-/** The admin scripts of core-scripts (lua/admin-*.lua). */
-export const adminScripts = {
-  retryWorker: scripts.adminRetryWorkerDeadLetters,
-  retryQueue: scripts.adminRetryQueueDeadLetters,
-  append: scripts.adminAppendRetried,
-  releasePending: scripts.adminReleasePending,
-  ackPending: scripts.adminAckPending,
-  removeIdleConsumers: scripts.adminRemoveIdleConsumers,
-} satisfies Record<string, ScriptDefinition>;
+/**
+ * The admin scripts of core-scripts (lua/admin-*.lua), as their generated typed wrappers: each
+ * takes its KEYS and ARGV by the names of the script's header and builds the positional arrays in
+ * header order, so no call site here assembles them.
+ */
+const adminScripts = {
+  retryWorker: scriptCalls.adminRetryWorkerDeadLetters,
+  retryQueue: scriptCalls.adminRetryQueueDeadLetters,
+  append: scriptCalls.adminAppendRetried,
+  releasePending: scriptCalls.adminReleasePending,
+  ackPending: scriptCalls.adminAckPending,
+  removeIdleConsumers: scriptCalls.adminRemoveIdleConsumers,
+};
+
+/** An admin script, by its short name. */
+export type AdminScript = keyof typeof adminScripts;
+/** The named KEYS and ARGV of an admin script (its header's names). */
+export type AdminScriptArgs<S extends AdminScript> = Parameters<(typeof adminScripts)[S]>[1];
+
+/** One record for `admin-append-retried`: its ID (the idempotency ID) and the fields to append. */
+export interface RetriedEntry {
+  readonly id: string;
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+}
+
+/** `admin-append-retried`'s variadic ARGV: per record its idempotency ID, n, then n field/value pairs. */
+export function retriedEntries(entries: readonly RetriedEntry[]): ScriptArg[] {
+  return entries.flatMap((e) => [e.id, e.fields.length, ...e.fields.flat()]);
+}
 
 /** How the admin talks to Redis: one command or script at a time, routed by key in a Cluster. */
 export class Redis {
@@ -83,9 +102,14 @@ export class Redis {
     }
   }
 
-  /** Runs one of the admin scripts (EVALSHA, EVAL on NOSCRIPT) on the node serving `keys[0]`. */
-  script(script: ScriptDefinition, keys: readonly string[], args: readonly RedisArg[], operation: string, binary = false): Promise<unknown> {
-    return runScript(this.target, script, keys, args, { operation, binary });
+  /**
+   * Runs an admin script through its typed wrapper (EVALSHA, EVAL on NOSCRIPT) on the node serving
+   * its first key.
+   */
+  script<S extends AdminScript>(name: S, args: AdminScriptArgs<S>, operation: string, binary = false): Promise<unknown> {
+    // One wrapper per name; TypeScript cannot relate `name` to `args` through the union itself.
+    const call = adminScripts[name] as (target: CommandTarget, args: AdminScriptArgs<S>, options: { operation: string; binary: boolean }) => Promise<unknown>;
+    return call(this.target, args, { operation, binary });
   }
 
   /**
