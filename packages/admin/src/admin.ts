@@ -54,7 +54,7 @@ export interface RespireAdminOptions {
   readonly audit?: (record: AuditRecord) => void;
   /**
    * Key of a stream to which every audit record is also appended (XADD, fields `at`, `actor`,
-   * `action`, `resource`, `target` (JSON), `result`, `detail`). A failed append does not undo the
+   * `role`, `action`, `resource`, `target` (JSON), `result`, `detail`). A failed append does not undo the
    * action; the logger then gets the record with `auditStreamError`. @defaultValue none
    */
   readonly auditStream?: string;

@@ -203,7 +203,10 @@ export interface Actor {
 /** One audited action (logger callback and, optionally, an audit stream). */
 export interface AuditRecord {
   readonly atMs: number;
+  /** The actor's name. */
   readonly actor: string;
+  /** The actor's role: `operator` for an action taken, `viewer` for one refused before any I/O. */
+  readonly role: Actor['role'];
   readonly action: 'retry' | 'delete' | 'retry-all' | 'delete-all' | 'release' | 'ack' | 'remove-idle-consumers';
   readonly resource: ResourceId;
   /** Entry or record IDs, group, consumer names acted on. */

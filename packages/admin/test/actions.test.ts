@@ -40,9 +40,9 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     expect(body!.fields.slice(1).map(([f, v]) => `${f}=${v}`)).toEqual(['_respire.group=payload-field', 'k=v']);
     expect((await range(conn, dead)).map(([id]) => id)).toEqual([keep]);
     expect(await admin.retryDeadLetter(operator, stream, rid)).toEqual({ status: 'missing' });
-    expect(records.map((r) => [r.action, r.result, r.actor, r.resource])).toEqual([
-      ['retry', 'ok', 'alice', stream],
-      ['retry', 'missing', 'alice', stream],
+    expect(records.map((r) => [r.action, r.result, r.actor, r.role, r.resource])).toEqual([
+      ['retry', 'ok', 'alice', 'operator', stream],
+      ['retry', 'missing', 'alice', 'operator', stream],
     ]);
     expect(records[0]!.target).toMatchObject({ recordId: rid, newId });
     expect(Math.abs(records[0]!.atMs - Date.now())).toBeLessThan(60_000);
@@ -245,7 +245,7 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     await admin.deleteDeadLetter(operator, stream, rid);
     const fields = (await range(conn, auditKey))[0]![1];
     const entry: Record<string, string> = Object.fromEntries(fields.flatMap((_, i) => (i % 2 ? [] : [[fields[i]!, fields[i + 1]!]])));
-    expect(entry).toMatchObject({ actor: 'alice', action: 'delete', resource: stream, result: 'ok', detail: '' });
+    expect(entry).toMatchObject({ actor: 'alice', role: 'operator', action: 'delete', resource: stream, result: 'ok', detail: '' });
     expect(JSON.parse(entry.target!)).toEqual({ recordId: rid });
     expect(Number(entry.at)).toBe(records[0]!.atMs);
     expect(records[0]!.auditStreamError).toBeUndefined();
@@ -271,9 +271,9 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     await expect(admin.retryDeadLetter(viewer, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
     await expect(admin.deleteAllDeadLetters(viewer, stream)).rejects.toMatchObject({ name: 'RespirePermissionError' });
     expect(await range(conn, dead)).toHaveLength(1);
-    expect(records.map((r: AuditRecord) => [r.actor, r.action, r.result])).toEqual([
-      ['victor', 'retry', 'refused'],
-      ['victor', 'delete-all', 'refused'],
+    expect(records.map((r: AuditRecord) => [r.actor, r.role, r.action, r.result])).toEqual([
+      ['victor', 'viewer', 'retry', 'refused'],
+      ['victor', 'viewer', 'delete-all', 'refused'],
     ]);
   });
 });

@@ -115,7 +115,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(retried.stderr.trim().split('\n')).toEqual(['retried 2…', 'retried 4…', 'retried 5…']);
     expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     const fields = (await range(conn, audit))[0]![1];
-    expect(fields).toEqual(expect.arrayContaining(['actor', 'carol', 'action', 'retry-all', 'result', 'ok']));
+    expect(fields).toEqual(expect.arrayContaining(['actor', 'carol', 'role', 'operator', 'action', 'retry-all', 'result', 'ok']));
 
     for (let i = 0; i < 3; i++) await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', `x${i}`, 'source_id', '1-1', 'delivery_count', '1']);
     expect((await respire(['dead-letters', 'purge', '--queue', name])).code).toBe(2);

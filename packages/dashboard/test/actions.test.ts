@@ -40,7 +40,7 @@ describe('dead letters', () => {
     const entries = await range(world, world.stream.key);
     expect(entries).toHaveLength(2);
     expect(entries[1]![1]).toEqual(['order-id', '42', 'status', 'paid']);
-    expect(world.audits).toContainEqual(expect.objectContaining({ actor: 'alice', action: 'retry', resource: world.stream.id, result: 'ok' }));
+    expect(world.audits).toContainEqual(expect.objectContaining({ actor: 'alice', role: 'operator', action: 'retry', resource: world.stream.id, result: 'ok' }));
 
     const after = await get(world, location(response.headers).replace(world.base, ''));
     expect(after.body).toContain(`Retried dead letter ${record}: appended again as entry ${entries[1]![0]}.`);

@@ -137,7 +137,7 @@ describe('operator pages', () => {
     await page.waitForURL(/done=deleted/);
     await expect(page.getByRole('status').textContent()).resolves.toBe(`Deleted dead letter ${before[0]![0]}.`);
     expect((await range(world, world.stream.dead)).map(([id]) => id)).toEqual(before.slice(1).map(([id]) => id));
-    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'delete', actor: 'alice', result: 'ok' }));
+    expect(world.audits).toContainEqual(expect.objectContaining({ action: 'delete', actor: 'alice', role: 'operator', result: 'ok' }));
   });
 
   it('reaches the Retry button with the keyboard alone', async () => {
@@ -210,7 +210,7 @@ describe('retry end to end', () => {
       ]);
       expect(await xlen(world, world.stream.dead)).toBe(0);
       await eventually(async () => Number(((await world.raw(world.stream.key, ['XPENDING', world.stream.key, world.stream.group])) as unknown[])[0]) === 0);
-      expect(world.audits).toContainEqual(expect.objectContaining({ action: 'retry', actor: 'alice', result: 'ok' }));
+      expect(world.audits).toContainEqual(expect.objectContaining({ action: 'retry', actor: 'alice', role: 'operator', result: 'ok' }));
       expect(dialogs).toEqual([]);
     } finally {
       await worker.stop(5000);
