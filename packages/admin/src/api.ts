@@ -13,7 +13,8 @@
  *   unbounded XRANGE/XPENDING/ZRANGE, or a cross-slot multi-key command.
  * - A resource is addressed by its {@link ResourceId}: the resolved key of its main stream (for a
  *   queue `<keyPrefix>{respire-queue:<name>}:stream`, for a worker stream its stream key). Unknown
- *   ids (neither configured nor, for queues, discoverable) throw `RespireValidationError('resource')`.
+ *   ids (neither configured nor, for queues, discoverable) throw `RespireValidationError('resource')`,
+ *   recognised by `isUnknownResource`.
  */
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */

@@ -1,6 +1,7 @@
 export { RespireAdmin } from './admin.js';
 export type { RespireAdminOptions, QueueConfig, StreamConfig, DiscoveryOptions } from './admin.js';
 export { describeBytes } from './payload.js';
+export { isUnknownResource } from './resources.js';
 export type { PayloadView, DescribeBytesOptions } from './payload.js';
 export type {
   AdminApi,

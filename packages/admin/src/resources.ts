@@ -1,6 +1,6 @@
 import type { QueueResource, Resource, ResourceId, StreamResource } from './api.js';
-import type { Redis} from './redis.js';
-import { BINARY, RespireValidationError, bytes, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
+import type { Redis } from './redis.js';
+import { BINARY, RespireValidationError, bytes, isRespireError, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
 import { toCount, toName, toOptions, toResourceId } from './validate.js';
 
 /** A reliable queue to show: its name as given to `new ReliableQueue(client, name)` and its key prefix. */
@@ -131,7 +131,8 @@ export class Resources {
   /**
    * The resource with this id: a configured one, or (with discovery) a queue whose stream key it
    * is and which exists.
-   * @throws {RespireValidationError} (`resource`) for an unknown id.
+   * @throws {RespireValidationError} (`resource`) for a malformed id, and for an unknown one (then
+   *   {@link isUnknownResource} is true).
    */
   async get(id: ResourceId): Promise<Resource> {
     const key = toResourceId(id);
@@ -145,7 +146,7 @@ export class Resources {
         if (types.some((t) => text(t) === 'stream')) return found;
       }
     }
-    throw new RespireValidationError('resource', `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
+    throw new UnknownResourceError(key, `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
   }
 
   async queue(id: ResourceId): Promise<QueueResource> {
@@ -161,6 +162,44 @@ export class Resources {
     }
     return r;
   }
+}
+
+/**
+ * An id that names no resource. Still a `RespireValidationError` with `argument: 'resource'`
+ * (callers that catch those keep working); {@link isUnknownResource} tells it apart.
+ */
+class UnknownResourceError extends RespireValidationError {
+  /** The id that named no resource. */
+  readonly unknownResource: ResourceId;
+
+  constructor(id: ResourceId, message: string) {
+    super('resource', message);
+    this.unknownResource = id;
+  }
+}
+
+/**
+ * True when `error` says that a resource id names no resource: neither configured nor (with
+ * discovery) an existing queue. Such an error is a `RespireValidationError` with `argument:
+ * 'resource'` and the id in `unknownResource`. Other refusals of that argument are not "unknown":
+ * a malformed id (not a nonempty string), a queue where a worker stream is needed or the reverse,
+ * a stream without a dead-letter stream. Checks fields rather than `instanceof`, so it holds
+ * across two installed copies of the package.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await admin.resource(id);
+ * } catch (error) {
+ *   if (isUnknownResource(error)) return notFound();
+ *   throw error;
+ * }
+ * ```
+ */
+export function isUnknownResource(error: unknown): error is RespireValidationError & { readonly unknownResource: ResourceId } {
+  if (!isRespireError(error, 'INVALID_ARGUMENT')) return false;
+  const e = error as { argument?: unknown; unknownResource?: unknown };
+  return error.name === 'RespireValidationError' && e.argument === 'resource' && typeof e.unknownResource === 'string';
 }
 
 /** The dead-letter stream of a resource. @throws {RespireValidationError} for a stream without one. */

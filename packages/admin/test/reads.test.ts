@@ -1,8 +1,8 @@
 import { keySlot } from '@respire/core-scripts/internal';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireAdmin, type DeadLetterRecord } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, pendingRows, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { RespireAdmin, isUnknownResource, type DeadLetterRecord } from '../src/index.js';
+import { addQueueRecord, addWorkerRecord, operator, pendingRows, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 /** The read views, on node-redis 6 (RESP3) and 5 (RESP2), a 3-master Cluster and the fake server. */
 describe.each(targets)('RespireAdmin reads on $name', (target) => {
@@ -204,7 +204,8 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(queues.find((q) => q.kind === 'queue' && q.name === names[1])).toMatchObject({ discovered: true });
     expect(queues.find((q) => q.kind === 'queue' && q.name === prefixed)).toMatchObject({ keyPrefix: 'tenant:', id: `tenant:{respire-queue:${prefixed}}:stream` });
     expect(await admin.resource(`{respire-queue:${names[2]}}:stream`)).toMatchObject({ kind: 'queue', name: names[2], discovered: true });
-    await expect(admin.resource('{respire-queue:never-sent}:stream')).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+    await expect(admin.resource('{respire-queue:never-sent}:stream')).rejects.toSatisfy(isUnknownResource);
+    await expect(admin.retryDeadLetter(operator, '{respire-queue:never-sent}:stream', '1-1')).rejects.toSatisfy(isUnknownResource);
     await expect(new RespireAdmin(conn.client).resource(`{respire-queue:${names[1]}}:stream`)).rejects.toMatchObject({ name: 'RespireValidationError' });
 
     // A page limit of 1 SCAN call with COUNT 1 stops early and says so.

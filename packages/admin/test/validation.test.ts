@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RespireAdmin, describeBytes } from '../src/index.js';
+import { RespireAdmin, describeBytes, isUnknownResource } from '../src/index.js';
 import { operator, viewer } from './support.js';
 
 /** A client that records every command: validation and the viewer check must send none. */
@@ -77,6 +77,28 @@ describe('validation before any I/O', () => {
     await expect(plain.deadLetters('plain')).rejects.toMatchObject({ name: 'RespireValidationError' });
     await expect(plain.queueStatus('plain')).rejects.toMatchObject({ name: 'RespireValidationError' });
     await expect(plain.resource('other')).rejects.toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+    expect(sent).toEqual([]);
+  });
+
+  it('isUnknownResource recognises an id that names no resource, and nothing else', async () => {
+    const plain = new RespireAdmin(client, { streams: [{ stream: 'plain' }], queues: [{ name: 'n' }] });
+    const refusal = (call: () => Promise<unknown>) => call().then(() => expect.fail('expected a refusal'), (error: unknown) => error);
+    const unknown = await refusal(() => plain.resource('other'));
+    expect(unknown).toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'other' });
+    expect(isUnknownResource(unknown)).toBe(true);
+    expect(isUnknownResource(await refusal(() => plain.pending('other', 'g')))).toBe(true);
+    // Other refusals of the argument `resource`: a known resource of the wrong kind, no dead-letter stream, a malformed id.
+    for (const call of [() => plain.pending(q, 'g'), () => plain.queueStatus('plain'), () => plain.deadLetters('plain'), () => plain.resource('')]) {
+      const error = await refusal(call);
+      expect(error).toMatchObject({ name: 'RespireValidationError', argument: 'resource' });
+      expect(isUnknownResource(error)).toBe(false);
+    }
+    // Fields, not the class: a copy from another installation is recognised; look-alikes are not.
+    const copy = Object.assign(new Error('resource: unknown'), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'x' });
+    expect(isUnknownResource(copy)).toBe(true);
+    expect(isUnknownResource({ ...copy })).toBe(false);
+    expect(isUnknownResource(Object.assign(new Error('x'), { name: 'TypeError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'x' }))).toBe(false);
+    expect(isUnknownResource(undefined)).toBe(false);
     expect(sent).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
-import type { QueueResource, Resource, StreamResource } from '@respire/admin';
+import { isUnknownResource, type QueueResource, type Resource, type StreamResource } from '@respire/admin';
 import { CallbackTimeout, within, type Principal } from './auth.js';
-import { HttpError, isValidationError, type Ctx } from './http.js';
+import { HttpError, type Ctx } from './http.js';
 import type { Settings } from './options.js';
 
 /**
@@ -23,7 +23,7 @@ export async function resolve(s: Settings, c: Ctx, id: string): Promise<Resource
   try {
     resource = await s.admin.resource(id);
   } catch (error) {
-    if (isValidationError(error)) throw new HttpError(404, 'No such queue or stream.');
+    if (isUnknownResource(error)) throw new HttpError(404, 'No such queue or stream.');
     throw error;
   }
   if (!(await visible(s, c.get('principal'), resource))) throw new HttpError(404, 'No such queue or stream.');

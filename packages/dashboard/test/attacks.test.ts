@@ -237,6 +237,35 @@ describe('errors', () => {
   });
 });
 
+describe('unknown resources', () => {
+  it('answers 404 only to what the admin API calls an unknown resource (isUnknownResource); another refusal of the resource id is a 400 naming the parameter', async () => {
+    const refusal = (fields: object) => Object.assign(new Error(`resource: ${'x'.repeat(20)} is a queue`), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', ...fields });
+    const served = await serveDashboard({
+      admin: stubAdmin({
+        resource: (id: string) => {
+          if (id === 'not-a-stream') throw refusal({});
+          if (id === 'look-alike') throw Object.assign(new Error('unknown'), { name: 'Error', unknownResource: id });
+          if (id === STUB_STREAM.id) return STUB_STREAM;
+          throw refusal({ unknownResource: id });
+        },
+      }),
+      onError: () => {},
+    });
+    try {
+      const status = async (id: string) => {
+        const page = await fetch(`${served.url}/stream${q({ id })}`, { headers: bearer(TOKENS.operator) });
+        return [page.status, /<h1>([^<]*)<\/h1>/.exec(await page.text())?.[1]];
+      };
+      expect(await status('made-up')).toEqual([404, 'Not found']);
+      expect(await status('not-a-stream')).toEqual([400, 'Bad request']);
+      expect(await status('look-alike')).toEqual([500, 'Something went wrong']);
+      expect(await status(STUB_STREAM.id)).toEqual([200, expect.any(String)]);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('headers on every response', () => {
   const expectHeaders = (headers: Headers, what: string) => {
     expect(headers.get('content-security-policy'), what).toContain("frame-ancestors 'none'");

@@ -279,15 +279,15 @@ export const STUB_STREAM = { kind: 'stream', id: 'orders', stream: 'orders', dea
  * (`orders`); any other id is unknown (RespireValidationError, as the real one throws).
  */
 export function stubAdmin(overrides: Record<string, (...args: never[]) => unknown> = {}): AdminApi {
-  const unknown = () => Object.assign(new Error('resource: unknown'), { name: 'RespireValidationError' });
+  const unknown = (id: string) => Object.assign(new Error(`resource: unknown resource '${id}'`), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: id });
   const defaults: Record<string, (...args: never[]) => unknown> = {
     resource: (id: string) => {
       if (id === STUB_STREAM.id) return STUB_STREAM;
-      throw unknown();
+      throw unknown(id);
     },
-    overview: () => ({ serverTimeMs: Date.now(), queues: [], streams: [], discoveryTruncated: false }),
+    overview: () => ({ serverTimeMs: Date.now(), queues: [], streams: [], discoveryTruncated: false, unavailable: [] }),
     streamStatus: () => ({ resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 }),
-    consumers: () => [],
+    consumers: () => ({ items: [], total: 0, truncated: false }),
     pending: () => ({ items: [], next: undefined }),
     deadLetters: () => ({ items: [], next: undefined }),
   };
