@@ -4,7 +4,8 @@ import type {
   AuditRecord,
   BulkOptions,
   BulkResult,
-  ConsumerInfo,
+  ConsumerList,
+  ConsumerOptions,
   DeadLetterRecord,
   DeleteResult,
   EntryBody,
@@ -146,12 +147,20 @@ export class RespireAdmin implements AdminApi {
   // ---- pages -----------------------------------------------------------------------------
 
   /**
-   * The group's consumers (XINFO CONSUMERS) with pending counts and idle times. XINFO CONSUMERS has
-   * no COUNT: its cost grows with the number of consumers of the group (prune idle ones with
-   * {@link removeIdleConsumers}).
+   * The group's consumers (XINFO CONSUMERS) with pending counts and idle times, unless the group
+   * has more than `limit` (default 1000) of them: XINFO CONSUMERS has no COUNT, so its cost grows
+   * with the group. XINFO GROUPS tells the count first; above the limit the answer is
+   * `{ items: [], total, truncated: true }` and XINFO CONSUMERS is not sent (prune idle consumers
+   * with {@link removeIdleConsumers}).
+   * @throws {RespireValidationError} for a `limit` outside 1..100000.
+   * @example
+   * ```ts
+   * const list = await admin.consumers('{orders}:events', 'fulfillment', { limit: 200 });
+   * if (list.truncated) console.log(`${list.total} consumers: too many to list`);
+   * ```
    */
-  consumers(id: ResourceId, group: string): Promise<readonly ConsumerInfo[]> {
-    return pages.consumers(this.#ctx, id, group);
+  consumers(id: ResourceId, group: string, options?: ConsumerOptions): Promise<ConsumerList> {
+    return pages.consumers(this.#ctx, id, group, options);
   }
 
   /** One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first. */

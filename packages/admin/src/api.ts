@@ -124,6 +124,29 @@ export interface ConsumerInfo {
   readonly inactiveMs: number | null;
 }
 
+/**
+ * A consumer group's consumers, or only how many there are when that is more than the caller's
+ * limit: XINFO CONSUMERS has no COUNT (its reply grows with the group, and random consumer names
+ * accumulate in a group forever), so a group above the limit is declined, not read.
+ */
+export interface ConsumerList {
+  /** Every consumer of the group, in XINFO CONSUMERS order; empty when {@link truncated}. */
+  readonly items: readonly ConsumerInfo[];
+  /** How many consumers the group has (XINFO GROUPS `consumers`); 0 for a missing stream or group. */
+  readonly total: number;
+  /**
+   * True when the group has more than `limit` consumers: XINFO CONSUMERS was not sent (or, when
+   * consumers appeared between the two reads, its reply was dropped) and `items` is empty. Remove
+   * idle consumers (`removeIdleConsumers`) or ask again with a larger limit.
+   */
+  readonly truncated: boolean;
+}
+
+export interface ConsumerOptions {
+  /** Decline (`truncated`) a group with more consumers than this, 1..100000. @defaultValue 1000 */
+  readonly limit?: number;
+}
+
 /** One XPENDING extended-form row. */
 export interface PendingEntry {
   readonly id: string;
@@ -300,7 +323,7 @@ export interface AdminApi {
    * after first delivery (use `queueDeliveries`), so a queue id throws `RespireValidationError`.
    * A missing stream or group reads as empty.
    */
-  consumers(id: ResourceId, group: string): Promise<readonly ConsumerInfo[]>;
+  consumers(id: ResourceId, group: string, options?: ConsumerOptions): Promise<ConsumerList>;
   pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>>;
   /** One entry body (XRANGE id id); null when deleted or trimmed. */
   entry(id: ResourceId, entryId: string): Promise<EntryBody | null>;

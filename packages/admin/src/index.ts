@@ -11,6 +11,8 @@ export type {
   BulkProgress,
   BulkResult,
   ConsumerInfo,
+  ConsumerList,
+  ConsumerOptions,
   DeadLetterRecord,
   DeleteResult,
   EntryBody,

@@ -1,17 +1,34 @@
-import type { ConsumerInfo, DeadLetterRecord, EntryBody, Page, PageOptions, PendingEntry, QueueDelivery, ResourceId } from './api.js';
+import type { ConsumerList, ConsumerOptions, DeadLetterRecord, EntryBody, Page, PageOptions, PendingEntry, QueueDelivery, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
 import { queueDelivery, queueRecord, workerRecord } from './records.js';
 import { RespireValidationError, hasInfoField, infoField, missingOrThrow, numberOrNull, parseEntries, parseWithScores, text, type RedisArg } from './redis.js';
 import { deadLetterKey, mainStream } from './resources.js';
 import { nextEntryId, previousEntryId, toConsumer, toCount, toEntryId, toName, toOptions } from './validate.js';
 
-/** The group's consumers (XINFO CONSUMERS) with pending counts and idle times. */
-export async function consumers(ctx: AdminContext, id: ResourceId, group: string): Promise<readonly ConsumerInfo[]> {
+/** What a missing stream or group reads as. */
+const NO_CONSUMERS: ConsumerList = { items: [], total: 0, truncated: false };
+
+/**
+ * The group's consumers (XINFO CONSUMERS) with pending counts and idle times, unless XINFO GROUPS
+ * says there are more than `limit`: XINFO CONSUMERS has no COUNT.
+ */
+export async function consumers(ctx: AdminContext, id: ResourceId, group: string, options?: ConsumerOptions): Promise<ConsumerList> {
   const g = toName('group', group);
+  const o = toOptions('options', options, ['limit']);
+  const limit = toCount('limit', o.limit, 1000, 1, 100_000);
   const s = await ctx.resources.stream(id);
-  const reply = await ctx.redis.trySend(s.stream, ['XINFO', 'CONSUMERS', s.stream, g], 'RespireAdmin consumers', true);
-  if (!Array.isArray(reply)) return missingOrThrow(reply, [], 'RespireAdmin consumers');
-  return reply.map((c) => {
+  const op = 'RespireAdmin consumers';
+  const groups = await ctx.redis.trySend(s.stream, ['XINFO', 'GROUPS', s.stream], op, true);
+  if (!Array.isArray(groups)) return missingOrThrow(groups, NO_CONSUMERS, op);
+  const info = groups.find((x) => text(infoField(x, 'name')) === g);
+  if (info === undefined) return NO_CONSUMERS;
+  const total = Number(text(infoField(info, 'consumers')));
+  if (total > limit) return { items: [], total, truncated: true };
+  const reply = await ctx.redis.trySend(s.stream, ['XINFO', 'CONSUMERS', s.stream, g], op, true);
+  if (!Array.isArray(reply)) return missingOrThrow(reply, NO_CONSUMERS, op);
+  // Consumers created between the two reads may take the group past the limit.
+  if (reply.length > limit) return { items: [], total: reply.length, truncated: true };
+  const items = reply.map((c) => {
     const inactive = hasInfoField(c, 'inactive') ? numberOrNull(infoField(c, 'inactive')) : null;
     return {
       name: text(infoField(c, 'name')),
@@ -20,6 +37,7 @@ export async function consumers(ctx: AdminContext, id: ResourceId, group: string
       inactiveMs: inactive === null || inactive < 0 ? null : inactive,
     };
   });
+  return { items, total: items.length, truncated: false };
 }
 
 /** One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first. */

@@ -231,7 +231,7 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     const result = await admin.removeIdleConsumers(operator, stream, 'g', 50);
     expect([...result.removed].sort()).toEqual(['old-1', 'old-2']);
     expect(result.keptWithPending).toEqual(['holder']);
-    expect((await admin.consumers(stream, 'g')).map((c) => c.name).sort()).toEqual(['fresh', 'holder']);
+    expect((await admin.consumers(stream, 'g')).items.map((c) => c.name).sort()).toEqual(['fresh', 'holder']);
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(1);
     expect(await admin.removeIdleConsumers(operator, stream, 'nope', 50)).toEqual({ removed: [], keptWithPending: [] });
   });

@@ -93,6 +93,18 @@ describe('bounded reads on big data (real Redis)', { timeout: 60_000 }, () => {
     expect((await admin.streamStatus(stream)).groups[0]).toMatchObject({ pending: PEL, lag: 0 });
   });
 
+  it('a group of 20,000 consumers: consumers() declines after XINFO GROUPS, never sending XINFO CONSUMERS', async () => {
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'crowd', '$']);
+    await conn.raw(stream, ['EVAL', "for i = 1, 20000 do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], 'crowd', 'w-' .. i) end", '1', stream]);
+    sent.length = 0;
+    expect(await admin.consumers(stream, 'crowd')).toEqual({ items: [], total: 20_000, truncated: true });
+    expect(await admin.consumers(stream, 'crowd', { limit: 200 })).toEqual({ items: [], total: 20_000, truncated: true });
+    expect(sent.map((a) => a.slice(0, 2).join(' ').toUpperCase())).toEqual(['XINFO GROUPS', 'XINFO GROUPS']);
+    const list = await admin.consumers(stream, 'crowd', { limit: 20_000 });
+    expect(list).toMatchObject({ total: 20_000, truncated: false });
+    expect(list.items).toHaveLength(20_000);
+  });
+
   it('pages of a 100,000-member deadlines set by rank, and the queue counts', async () => {
     sent.length = 0;
     const page = await admin.queueDeliveries(qid, { count: 200, cursor: '50000' });

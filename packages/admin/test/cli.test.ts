@@ -150,6 +150,13 @@ describe('respire CLI', { timeout: 60_000 }, () => {
 
     const consumers = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--json']);
     expect(JSON.parse(consumers.stdout).consumers.map((c: { name: string }) => c.name).sort()).toEqual(['c1', 'gone']);
+    // More consumers than --limit: nothing listed (XINFO CONSUMERS cannot page), exit 1.
+    const declined = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--limit', '1', '--json']);
+    expect(declined.code).toBe(1);
+    expect(JSON.parse(declined.stdout)).toEqual({ consumers: [], total: 2, truncated: true });
+    const declinedText = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--limit', '1']);
+    expect(declinedText.code).toBe(1);
+    expect(declinedText.stdout).toMatch(/group g has 2 consumers, more than --limit 1: not listed/);
     const pruned = await respire(['consumers', 'prune', '--stream', stream, '--group', 'g', '--min-idle-ms', '1', '--yes', '--json']);
     expect(pruned.code).toBe(0);
     expect(JSON.parse(pruned.stdout).removed.sort()).toEqual(['c1', 'gone']);

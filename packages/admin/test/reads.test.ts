@@ -105,8 +105,14 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c2', 'COUNT', '4', 'STREAMS', stream, '>']);
     await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'idle-one']);
     const consumers = await admin.consumers(stream, 'g');
-    expect(consumers.map((c) => [c.name, c.pending]).sort()).toEqual([['c1', 5], ['c2', 4], ['idle-one', 0]]);
-    for (const c of consumers) expect(c.idleMs).toBeGreaterThanOrEqual(0);
+    expect(consumers).toMatchObject({ total: 3, truncated: false });
+    expect(consumers.items.map((c) => [c.name, c.pending]).sort()).toEqual([['c1', 5], ['c2', 4], ['idle-one', 0]]);
+    for (const c of consumers.items) expect(c.idleMs).toBeGreaterThanOrEqual(0);
+    // Above the limit the list is declined (XINFO CONSUMERS has no COUNT); at the limit it is read.
+    expect(await admin.consumers(stream, 'g', { limit: 2 })).toEqual({ items: [], total: 3, truncated: true });
+    expect((await admin.consumers(stream, 'g', { limit: 3 })).items).toHaveLength(3);
+    const missing = `${stream}-none`;
+    expect(await new RespireAdmin(conn.client, { streams: [{ stream: missing }] }).consumers(missing, 'g')).toEqual({ items: [], total: 0, truncated: false });
 
     const all = await pendingRows(conn, stream, 'g');
     const seen: string[] = [];
@@ -127,7 +133,7 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     const c2 = await admin.pending(stream, 'g', { consumer: 'c2' });
     expect(c2.items.map((p) => p.consumer)).toEqual(['c2', 'c2', 'c2', 'c2']);
     expect(await admin.pending(stream, 'nope')).toEqual({ items: [], next: undefined });
-    expect(await admin.consumers(stream, 'nope')).toEqual([]);
+    expect(await admin.consumers(stream, 'nope')).toEqual({ items: [], total: 0, truncated: false });
   });
 
   it('entry bodies on demand, null when deleted; binary field names and values intact', async () => {

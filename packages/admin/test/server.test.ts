@@ -181,7 +181,7 @@ describe('on the real server: ACL refusals change nothing; a repeated cross-slot
       expect((await admin.queueDeliveries(qid)).items).toEqual([{ id: '1-0', deliveryCount: 1, state: 'delayed', untilMs: 1, due: true }]);
       expect(await admin.streamStatus(stream)).toMatchObject({ length: 1, deadLetters: 1 });
       expect((await admin.pending(stream, 'g')).items.map((p) => p.id)).toEqual([id]);
-      expect((await admin.consumers(stream, 'g')).map((c) => c.name)).toEqual(['c1']);
+      expect((await admin.consumers(stream, 'g')).items.map((c) => c.name)).toEqual(['c1']);
       expect((await admin.deadLetters(stream)).items.map((r) => r.id)).toEqual([rid]);
       expect(await admin.entry(stream, id)).not.toBeNull();
       await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespirePermissionError' });

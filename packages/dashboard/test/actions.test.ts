@@ -175,13 +175,13 @@ describe('pending entries', () => {
     // Threshold of one minute: nobody is that idle yet, nothing is removed.
     const none = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000, _csrf: token });
     expect(location(none.headers)).toMatch(/n=0/);
-    expect((await world.admin.consumers(world.stream.id, world.stream.group)).map((c) => c.name).sort()).toEqual(['busy', 'idle-one', 'idle-two']);
+    expect((await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => c.name).sort()).toEqual(['busy', 'idle-one', 'idle-two']);
     // Below the one-second floor the form is refused.
     expect((await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 999, _csrf: token })).status).toBe(400);
     await sleep(1100);
     const removed = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 1000, _csrf: token });
     expect(location(removed.headers)).toMatch(/n=2.*kept=1/);
-    expect((await world.admin.consumers(world.stream.id, world.stream.group)).map((c) => c.name)).toEqual(['busy']);
+    expect((await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => c.name)).toEqual(['busy']);
     expect(await pendingRows(world, world.stream.key, world.stream.group)).toHaveLength(1);
     const notice = await get(world, location(removed.headers).replace(world.base, ''));
     expect(notice.body).toContain('Removed 2 idle consumers; kept 1 that still hold pending entries.');

@@ -540,16 +540,30 @@ describe('what a page says', () => {
 });
 
 describe('bounded pages', () => {
-  it('finding: a group page listed every consumer (a group with thousands rendered thousands of rows); it lists 200 and says how many more', async () => {
+  it('finding: a group page listed every consumer (a group with thousands rendered thousands of rows, and XINFO CONSUMERS cannot page); above 200 it lists none and says how many', async () => {
     const key = `{many-${Date.now()}}:orders`;
     const many = await startWorld({ label: 'many', extraStreams: [{ stream: key }] });
     try {
-      await many.raw(key, ['EVAL', "redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '0', 'MKSTREAM') for i = 1, 1200 do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], 'g', 'consumer-' .. i) end return 0", '1', key]);
+      const create = (group: string, n: number) =>
+        many.raw(key, ['EVAL', `redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM') for i = 1, ${n} do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], ARGV[1], 'consumer-' .. i) end return 0`, '1', key, group]);
+      await create('g', 1200);
+      await create('h', 200);
+      const rows = (body: string) => [...body.matchAll(/<th scope="row"><a href="[^"]*consumer=consumer-/g)].length;
       const page = await get(many, `/group${q({ id: key, group: 'g' })}`);
       expect(page.status).toBe(200);
       expect(page.body).toContain('Consumers (1,200)');
-      expect([...page.body.matchAll(/<th scope="row"><a href="[^"]*consumer=consumer-/g)]).toHaveLength(200);
-      expect(page.body).toContain('1,000 more consumers are not listed');
+      expect(rows(page.body)).toBe(0);
+      expect(page.body).toContain('This group has 1,200 consumers, more than 200: they are not listed');
+      expect(page.body).toContain('Review idle consumers…');
+      const review = await get(many, `/confirm/remove-idle-consumers${q({ id: key, group: 'g', minIdleMinutes: 1 })}`);
+      expect(review.status).toBe(200);
+      expect(review.body).toContain('This group has 1,200 consumers, more than 200: too many to preview here.');
+      expect(review.body).toContain('>Remove idle consumers</button>');
+      // At the limit every consumer is listed.
+      const full = await get(many, `/group${q({ id: key, group: 'h' })}`);
+      expect(full.body).toContain('Consumers (200)');
+      expect(rows(full.body)).toBe(200);
+      expect(full.body).not.toContain('not listed');
     } finally {
       await many.close();
     }

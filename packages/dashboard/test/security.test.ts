@@ -74,7 +74,7 @@ async function snapshot() {
     dead: await range(world, world.stream.dead),
     source: await xlen(world, world.stream.key),
     pending: await world.raw(world.stream.key, ['XPENDING', world.stream.key, world.stream.group]),
-    consumers: (await world.admin.consumers(world.stream.id, world.stream.group)).map((c) => [c.name, c.pending]),
+    consumers: (await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => [c.name, c.pending]),
     queueDead: await xlen(world, world.queue.deadKey),
   };
 }

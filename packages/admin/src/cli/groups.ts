@@ -71,11 +71,18 @@ export function groupCommands(program: Command, cli: Cli): void {
   cli
     .withResource(consumers.command('list').description('consumers with pending counts and idle times'), true)
     .requiredOption('--group <name>', 'consumer group')
-    .action(async (o: { group: string }, cmd: Command) => {
+    .option('--limit <n>', 'list nothing (exit 1) when the group has more consumers than this (1..100000)', (v) => parseWhole(v, '--limit'), 1000)
+    .action(async (o: { group: string; limit: number }, cmd: Command) => {
       const { options, id } = cli.addressed(cmd, false);
       const { admin, g } = await cli.connect(cmd, options);
-      const list = await admin.consumers(id, o.group);
-      cli.print(g, { consumers: list }, () => table(['CONSUMER', 'PENDING', 'IDLE', 'INACTIVE'], list.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? '-' : duration(c.inactiveMs)])));
+      const list = await admin.consumers(id, o.group, { limit: o.limit });
+      cli.print(g, { consumers: list.items, total: list.total, truncated: list.truncated }, () =>
+        list.truncated
+          ? `group ${safe(o.group)} has ${list.total} consumers, more than --limit ${o.limit}: not listed (XINFO CONSUMERS cannot page). ` +
+            'Remove the idle ones with `respire consumers prune`, or raise --limit.'
+          : table(['CONSUMER', 'PENDING', 'IDLE', 'INACTIVE'], list.items.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? '-' : duration(c.inactiveMs)])),
+      );
+      if (list.truncated) cli.fail();
     });
   cli
     .withResource(consumers.command('prune').description('delete consumers idle at least --min-idle-ms that hold no pending entries'), true)

@@ -56,7 +56,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     .showHelpAfterError('(run with --help for usage)');
   program.addHelpText(
     'after',
-    '\nExit codes: 0 done; 1 failed (Redis or permission error, record missing, entry changed, a resource unavailable, interrupted); 2 usage.\n' +
+    '\nExit codes: 0 done; 1 failed (Redis or permission error, record missing, entry changed, a resource unavailable, too many consumers to list, interrupted); 2 usage.\n' +
       'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY].',
   );
 

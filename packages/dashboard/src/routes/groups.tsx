@@ -5,7 +5,7 @@ import type { Settings } from '../options.js';
 import { resolveStream } from '../resources.js';
 import { ctxOf, cursorPager } from '../respond.js';
 import { ConfirmAckPage, ConfirmIdleConsumersPage } from '../views/confirm.js';
-import { GroupPage } from '../views/group.js';
+import { GroupPage, MAX_CONSUMERS } from '../views/group.js';
 
 /** A consumer group's page and the confirmation steps of its actions. */
 export function groupRoutes(routes: Hono<Env>, s: Settings): void {
@@ -17,7 +17,7 @@ export function groupRoutes(routes: Hono<Env>, s: Settings): void {
     const cursor = param(q, 'cursor', { optional: true });
     const bodyId = param(q, 'body', { optional: true, pattern: ENTRY_ID });
     const [consumers, pending, body] = await Promise.all([
-      s.admin.consumers(stream.id, group),
+      s.admin.consumers(stream.id, group, { limit: MAX_CONSUMERS }),
       s.admin.pending(stream.id, group, { count: pageCount(c, s.pageSize), ...(cursor ? { cursor } : {}), ...(consumerFilter !== undefined ? { consumer: consumerFilter } : {}) }),
       bodyId ? s.admin.entry(stream.id, bodyId) : Promise.resolve(undefined),
     ]);
@@ -53,7 +53,7 @@ export function groupRoutes(routes: Hono<Env>, s: Settings): void {
     const stream = await resolveStream(s, c, need(q, 'id'));
     const group = need(q, 'group');
     const minIdleMs = intParam(q, 'minIdleMinutes', 1, 525_600) * 60_000;
-    const consumers = await s.admin.consumers(stream.id, group);
+    const consumers = await s.admin.consumers(stream.id, group, { limit: MAX_CONSUMERS });
     return c.html(<ConfirmIdleConsumersPage ctx={ctxOf(s, c)} stream={stream} group={group} minIdleMs={minIdleMs} consumers={consumers} />);
   });
 }

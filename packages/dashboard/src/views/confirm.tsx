@@ -1,7 +1,8 @@
-import type { ConsumerInfo, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
+import type { ConsumerInfo, ConsumerList, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
 import { count, duration, shown } from '../format.js';
 import { ActionForm, deadLetterCrumbs, groupCrumbs } from './components.js';
+import { MAX_CONSUMERS } from './group.js';
 import { href, Layout, type Crumb, type PageContext } from './layout.js';
 
 /** The confirmation step of each destructive action: a GET page whose form posts the action. */
@@ -105,13 +106,13 @@ export function ConfirmAckPage({ ctx, stream, group, entry, deliveryCount, consu
   );
 }
 
-/** Names of consumers, the first 200. */
-const ConsumerList = ({ consumers, note }: { consumers: readonly ConsumerInfo[]; note: (c: ConsumerInfo) => string }) => (
-  <ul class="names">{consumers.slice(0, 200).map((x) => <li>{shown(x.name)} <span class="muted small">{note(x)}</span></li>)}</ul>
+/** Names of consumers (at most {@link MAX_CONSUMERS}: the admin API declines larger groups). */
+const ConsumerNames = ({ consumers, note }: { consumers: readonly ConsumerInfo[]; note: (c: ConsumerInfo) => string }) => (
+  <ul class="names">{consumers.map((x) => <li>{shown(x.name)} <span class="muted small">{note(x)}</span></li>)}</ul>
 );
 
-export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consumers }: { ctx: PageContext; stream: StreamResource; group: string; minIdleMs: number; consumers: readonly ConsumerInfo[] }) {
-  const idle = consumers.filter((x) => x.idleMs >= minIdleMs);
+export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consumers }: { ctx: PageContext; stream: StreamResource; group: string; minIdleMs: number; consumers: ConsumerList }) {
+  const idle = consumers.items.filter((x) => x.idleMs >= minIdleMs);
   const removable = idle.filter((x) => x.pending === 0);
   const kept = idle.filter((x) => x.pending > 0);
   return (
@@ -122,21 +123,29 @@ export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consum
       action="remove-idle-consumers"
       fields={{ id: stream.id, group, minIdleMs }}
       danger
-      submitLabel={`Remove idle consumers (${count(removable.length)} now)`}
+      submitLabel={consumers.truncated ? 'Remove idle consumers' : `Remove idle consumers (${count(removable.length)} now)`}
       cancelHref={href(ctx, '/group', { id: stream.id, group })}
     >
       <p>
         Consumers of group <span class="name">{shown(group)}</span> idle for at least {duration(minIdleMs)} with no pending entries are removed; the check and
         the removal are one atomic step, so a consumer that receives an entry in between is kept. Consumers holding pending entries are never removed.
       </p>
-      <h2>Would be removed now ({count(removable.length)})</h2>
-      {removable.length === 0 ? <p class="empty">None.</p> : <ConsumerList consumers={removable} note={(x) => `idle ${duration(x.idleMs)}`} />}
-      {kept.length > 0 ? (
+      {consumers.truncated ? (
+        <p class="notice warn">
+          This group has {count(consumers.total)} consumers, more than {count(MAX_CONSUMERS)}: too many to preview here. The removal checks each of them on the server.
+        </p>
+      ) : (
         <>
-          <h2>Idle but kept: they hold pending entries ({count(kept.length)})</h2>
-          <ConsumerList consumers={kept} note={(x) => `${count(x.pending)} pending`} />
+          <h2>Would be removed now ({count(removable.length)})</h2>
+          {removable.length === 0 ? <p class="empty">None.</p> : <ConsumerNames consumers={removable} note={(x) => `idle ${duration(x.idleMs)}`} />}
+          {kept.length > 0 ? (
+            <>
+              <h2>Idle but kept: they hold pending entries ({count(kept.length)})</h2>
+              <ConsumerNames consumers={kept} note={(x) => `${count(x.pending)} pending`} />
+            </>
+          ) : null}
         </>
-      ) : null}
+      )}
     </ConfirmPage>
   );
 }

@@ -1,4 +1,4 @@
-import type { ConsumerInfo, EntryBody, PendingEntry, StreamResource } from '@respire/admin';
+import type { ConsumerList, EntryBody, PendingEntry, StreamResource } from '@respire/admin';
 import { count, duration, shown } from '../format.js';
 import { ActionForm, isOperator, num, Pager, streamCrumbs, Table } from './components.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
@@ -11,7 +11,7 @@ export interface GroupPageProps {
   stream: StreamResource;
   group: string;
   serverTimeMs?: number;
-  consumers: readonly ConsumerInfo[];
+  consumers: ConsumerList;
   pending: readonly PendingEntry[];
   pager: { first?: string | undefined; next?: string | undefined };
   consumerFilter: string | undefined;
@@ -25,7 +25,7 @@ export function GroupPage(p: GroupPageProps) {
   return (
     <Layout ctx={ctx} title={`Group ${group}`} crumbs={[...streamCrumbs(ctx, stream), { label: `Group ${group}` }]} serverTimeMs={p.serverTimeMs} notice={p.notice}>
       <section aria-labelledby="consumers-heading">
-        <h2 id="consumers-heading">Consumers ({count(p.consumers.length)})</h2>
+        <h2 id="consumers-heading">Consumers ({count(p.consumers.total)})</h2>
         <Consumers {...p} />
       </section>
 
@@ -45,33 +45,39 @@ export function GroupPage(p: GroupPageProps) {
   );
 }
 
-/** A page lists this many consumers of a group (XINFO CONSUMERS returns them all). */
-const MAX_CONSUMERS = 200;
+/**
+ * A page lists at most this many consumers of a group: above it the admin API declines to read
+ * them (XINFO CONSUMERS has no COUNT) and the page says how many there are.
+ */
+export const MAX_CONSUMERS = 200;
 
 function Consumers({ ctx, stream, group, consumers }: GroupPageProps) {
-  if (consumers.length === 0) return <p class="empty">No consumers.</p>;
   return (
     <>
-      <Table columns={['Consumer', num('Pending'), num('Idle'), num('Inactive')]}>
-        <tbody>
-          {consumers.slice(0, MAX_CONSUMERS).map((c) => (
-            <tr>
-              <th scope="row">
-                <a href={href(ctx, '/group', { id: stream.id, group, consumer: c.name })}>{shown(c.name)}</a>
-              </th>
-              <td class="num">{count(c.pending)}</td>
-              <td class="num">{duration(c.idleMs)}</td>
-              <td class={c.inactiveMs === null ? 'num unknown' : 'num'}>{c.inactiveMs === null ? 'unknown' : duration(c.inactiveMs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </Table>
-      {consumers.length > MAX_CONSUMERS ? (
+      {consumers.truncated ? (
         <p class="notice warn">
-          {count(consumers.length - MAX_CONSUMERS)} more consumers are not listed. A group this large slows every read of it: remove the idle ones.
+          This group has {count(consumers.total)} consumers, more than {count(MAX_CONSUMERS)}: they are not listed (Redis can only list a group's consumers all
+          at once). A group this large slows every read of it: remove the idle ones.
         </p>
-      ) : null}
-      {isOperator(ctx) ? (
+      ) : consumers.items.length === 0 ? (
+        <p class="empty">No consumers.</p>
+      ) : (
+        <Table columns={['Consumer', num('Pending'), num('Idle'), num('Inactive')]}>
+          <tbody>
+            {consumers.items.map((c) => (
+              <tr>
+                <th scope="row">
+                  <a href={href(ctx, '/group', { id: stream.id, group, consumer: c.name })}>{shown(c.name)}</a>
+                </th>
+                <td class="num">{count(c.pending)}</td>
+                <td class="num">{duration(c.idleMs)}</td>
+                <td class={c.inactiveMs === null ? 'num unknown' : 'num'}>{c.inactiveMs === null ? 'unknown' : duration(c.inactiveMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {isOperator(ctx) && consumers.total > 0 ? (
         <form method="get" action={`${ctx.base}/confirm/remove-idle-consumers`} class="row-form">
           <input type="hidden" name="id" value={stream.id} />
           <input type="hidden" name="group" value={group} />
