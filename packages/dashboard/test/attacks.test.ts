@@ -220,7 +220,7 @@ describe('errors', () => {
 
   it('shows no stack trace or message when authorize throws, and none when the guard throws', async () => {
     const status = { resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 };
-    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false }) });
+    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false, unavailable: [] }) });
     const served = await serveDashboard({ admin, guard: () => { throw new Error(secret); }, onError: () => {} });
     try {
       for (const path of ['/', `/stream?id=${STUB_STREAM.id}`]) {
@@ -367,7 +367,7 @@ describe('authorization', () => {
 
   it('finding: a guard answering a truthy non-boolean ("false", "no", {}) showed the resource; only true shows it now', async () => {
     const status = { resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 };
-    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false }) });
+    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false, unavailable: [] }) });
     for (const answer of ['false', 'no', {}, 1, Promise.resolve('false')]) {
       const served = await serveDashboard({ admin, guard: () => answer as never });
       try {
@@ -385,7 +385,7 @@ describe('authorization', () => {
 describe('a slow guard', () => {
   it('finding: the overview asked the guard about one resource after another, so its latency added up per resource; it asks about all at once', async () => {
     const streams = Array.from({ length: 20 }, (_, i) => ({ resource: { ...STUB_STREAM, id: `s${i}`, stream: `s${i}`, label: `s${i}` }, length: 0, exists: true, groups: [], deadLetters: 0 }));
-    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams, discoveryTruncated: false }) });
+    const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams, discoveryTruncated: false, unavailable: [] }) });
     const served = await serveDashboard({ admin, guard: () => new Promise((resolve) => setTimeout(() => resolve(true), 300)) });
     try {
       const started = Date.now();

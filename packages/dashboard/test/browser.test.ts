@@ -170,6 +170,56 @@ describe('operator pages', () => {
   });
 });
 
+describe('resources whose status could not be read', () => {
+  const label = '<img src=x onerror=alert(1)>';
+  let world: World;
+  let broken: string;
+  let hidden: string;
+  beforeAll(async () => {
+    const tag = `down${Date.now()}`;
+    broken = `{${tag}}:invoices`;
+    hidden = `{${tag}}:payroll`;
+    world = await startWorld({
+      label: 'down',
+      extraStreams: [{ stream: broken, label }, { stream: hidden, label: 'payroll' }],
+      dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.id === hidden) },
+    });
+    await seedOrders(world);
+    await world.raw(broken, ['SET', broken, 'a string, not a stream']);
+    await world.raw(hidden, ['SET', hidden, 'a string, not a stream']);
+  });
+  afterAll(() => world.close());
+
+  it('lists them on the overview as text, with code and message, above the resources that could be read; the guard hides them too', async () => {
+    const { page, dialogs } = await open();
+    expect((await page.goto(`${world.url}/`))!.status()).toBe(200);
+    const section = page.locator('section', { has: page.locator('#unavailable-heading') });
+    await expect(section.locator('h2').textContent()).resolves.toBe('Unavailable');
+    await expect(section.locator('[role="status"]').textContent()).resolves.toMatch(/The server refused the status of 2 resources; the others are shown\s+below\./);
+    const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent?.trim() ?? '')));
+    expect(rows.map((cells) => cells.slice(0, 3))).toEqual([
+      [`${label} ${broken}`, 'worker stream', 'WRONG_TYPE'],
+      [`payroll ${hidden}`, 'worker stream', 'WRONG_TYPE'],
+    ]);
+    for (const cells of rows) expect(cells[3]).toMatch(/WRONGTYPE|another type|wrong kind/);
+    // The label is text: no element came from it, no dialog fired.
+    expect(await page.locator('main img').count()).toBe(0);
+    // The readable resources are still there, below.
+    await expect(page.getByRole('link', { name: world.stream.group }).count()).resolves.toBe(1);
+    await expect(page.getByRole('link', { name: world.queue.name }).count()).resolves.toBe(1);
+    const [unavailableTop, streamsTop] = await Promise.all(['#unavailable-heading', '#streams-heading'].map(async (h) => (await page.locator(h).boundingBox())!.y));
+    expect(unavailableTop!).toBeLessThan(streamsTop!);
+    await shot(page, 'overview-unavailable');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(dialogs).toEqual([]);
+
+    const limited = await open(TOKENS.limited);
+    await limited.page.goto(`${world.url}/`);
+    await expect(limited.page.locator('#unavailable-heading + [role="status"]').textContent()).resolves.toMatch(/refused the status of 1 resource;/);
+    await expect(limited.page.locator('main').textContent()).resolves.not.toContain('payroll');
+  });
+});
+
 describe('retry end to end', () => {
   it('puts a dead letter back on its stream, where a running StreamWorker processes it again', async () => {
     const world = await startWorld({ label: 'e2e' });

@@ -11,6 +11,7 @@ import {
   range,
   readAsConsumer,
   startWorld,
+  TOKENS,
   xadd,
   xlen,
   type World,
@@ -43,6 +44,7 @@ describe('pages on a standalone server', () => {
     const groupRow = new RegExp(`>${world.stream.group}</a></td>[\\s\\S]*?</tr>`).exec(page.body)?.[0] ?? '';
     expect(groupRow).toContain('<td class="num unknown">unknown</td>');
     expect(page.body).toContain('Server time');
+    expect(page.body).not.toContain('id="unavailable-heading"');
   });
 
   it('shows leased messages without receipts, with their deadline in server time', async () => {
@@ -104,6 +106,81 @@ describe('pages on a standalone server', () => {
     expect(queuePage.body).toContain('<dt>Delivery count</dt><dd>1</dd>');
     expect(queuePage.body).toContain('JSON');
     expect(queuePage.body).toContain('&quot;order&quot;: 7');
+  });
+});
+
+describe('resources whose status could not be read (Overview.unavailable)', () => {
+  const label = '<img src=x onerror=alert(7)>';
+  let world: World;
+  let broken: string;
+  let hidden: string;
+  beforeAll(async () => {
+    const tag = `broken-${Date.now()}`;
+    broken = `{${tag}}:orders`;
+    hidden = `{${tag}}:payroll`;
+    world = await startWorld({
+      label: 'unavailable',
+      extraStreams: [{ stream: broken, label }, { stream: hidden, label: 'payroll (broken)' }],
+      // lena may not see the payroll stream, broken or not.
+      dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.id === hidden) },
+    });
+    // Keys of another type: the queue's deadlines set and both extra streams.
+    const deadlines = `{respire-queue:${world.queue.name}}:deadlines`;
+    await world.raw(deadlines, ['SET', deadlines, 'not a sorted set']);
+    await world.raw(broken, ['SET', broken, 'not a stream']);
+    await world.raw(hidden, ['SET', hidden, 'not a stream']);
+    await xadd(world, world.stream.key, ['n', '1']);
+  });
+  afterAll(() => world.close());
+
+  /** The unavailable section's rows: [name cell text, kind, code, message]. */
+  const rows = (body: string) => {
+    const section = /<section aria-labelledby="unavailable-heading">([\s\S]*?)<\/section>/.exec(body)?.[1] ?? '';
+    return [...section.matchAll(/<tr><th scope="row">([\s\S]*?)<\/th><td class="kind">([^<]*)<\/td><td class="danger"><code>([^<]*)<\/code><\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m.slice(1));
+  };
+
+  it('lists them with their error code and message, as text, beside the resources that could be read', async () => {
+    const page = await get(world, '/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('The server refused the status of 3 resources; the others are shown');
+    const listed = rows(page.body);
+    expect(listed.map(([name, kind, code]) => [name!.replace(/<[^>]+>/g, ''), kind, code])).toEqual([
+      [world.queue.name, 'queue', 'WRONG_TYPE'],
+      [`&lt;img src=x onerror=alert(7)&gt; ${broken}`, 'worker stream', 'WRONG_TYPE'],
+      [`payroll (broken) ${hidden}`, 'worker stream', 'WRONG_TYPE'],
+    ]);
+    for (const [, , , message] of listed) expect(message).toMatch(/WRONGTYPE|another type|wrong kind/);
+    expect(page.body).not.toContain('<img src=x');
+    // The stream that could be read is still on the page, with its counts.
+    expect(page.body).toContain(`>orders ${world.tag}</a>`);
+    // A viewer sees them too.
+    expect(rows((await get(world, '/', TOKENS.viewer)).body)).toHaveLength(3);
+  });
+
+  it('applies the guard to them: a resource hidden from a principal stays hidden when it is unavailable', async () => {
+    const page = await get(world, '/', TOKENS.limited);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('The server refused the status of 2 resources');
+    expect(rows(page.body).map(([, , code]) => code)).toEqual(['WRONG_TYPE', 'WRONG_TYPE']);
+    expect(page.body).not.toContain('payroll');
+    expect(page.body).not.toContain(hidden);
+  });
+
+  it('pages them like the other lists (?upage=), keeping the other lists\' pages', async () => {
+    const paged = await startWorld({ label: 'unavailable-pages', dashboard: { pageSize: 2 }, extraStreams: [{ stream: broken }, { stream: hidden }] });
+    try {
+      const deadlines = `{respire-queue:${paged.queue.name}}:deadlines`;
+      await paged.raw(deadlines, ['SET', deadlines, 'x']);
+      const first = await get(paged, '/');
+      expect(rows(first.body)).toHaveLength(2);
+      expect(first.body).toContain('Unavailable resources, 1 to 2 of 3');
+      expect(first.body).toContain('?upage=1');
+      const second = await get(paged, '/?upage=1&spage=0');
+      expect(rows(second.body).map(([name]) => name!.replace(/<[^>]+>/g, ''))).toEqual([hidden]);
+      expect(second.body).toContain('Unavailable resources, 3 to 3 of 3');
+    } finally {
+      await paged.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { QueueStatus, StreamStatus } from '@respire/admin';
+import type { Resource } from '@respire/admin';
 import { need, pageCount, param, query, type Ctx, type Env } from '../http.js';
 import { noticeOf } from '../notices.js';
 import type { Settings } from '../options.js';
@@ -15,23 +15,27 @@ export function overviewRoutes(routes: Hono<Env>, s: Settings): void {
     const ctx = ctxOf(s, c);
     const overview = await s.admin.overview();
     const principal = c.get('principal');
-    // All guard calls at once: a slow guard costs its latency once, not once per resource.
-    const only = async <T extends QueueStatus | StreamStatus>(all: readonly T[]) => {
+    // All guard calls at once: a slow guard costs its latency once, not once per resource. A hidden
+    // resource stays hidden when its status could not be read, too.
+    const only = async <T extends { readonly resource: Resource }>(all: readonly T[]) => {
       const shown = await Promise.all(all.map((x) => visible(s, principal, x.resource)));
       return all.filter((_, i) => shown[i]);
     };
-    const [queues, streams] = await Promise.all([only(overview.queues), only(overview.streams)]);
+    const [queues, streams, unavailable] = await Promise.all([only(overview.queues), only(overview.streams), only(overview.unavailable)]);
     const queuePage = slice(s, c, ctx, 'qpage', queues.length);
     const streamPage = slice(s, c, ctx, 'spage', streams.length);
+    const unavailablePage = slice(s, c, ctx, 'upage', unavailable.length);
     return c.html(
       <OverviewPage
         ctx={ctx}
         serverTimeMs={overview.serverTimeMs}
         queues={queues.slice(queuePage.from, queuePage.from + s.pageSize)}
         streams={streams.slice(streamPage.from, streamPage.from + s.pageSize)}
+        unavailable={unavailable.slice(unavailablePage.from, unavailablePage.from + s.pageSize)}
         discoveryTruncated={overview.discoveryTruncated}
         queuePage={queuePage}
         streamPage={streamPage}
+        unavailablePage={unavailablePage}
       />,
     );
   });
@@ -59,12 +63,15 @@ export function overviewRoutes(routes: Hono<Env>, s: Settings): void {
   });
 }
 
-/** The overview's slice `?qpage=` / `?spage=` (page numbers, clamped to the last page). */
-function slice(s: Settings, c: Ctx, ctx: PageContext, name: 'qpage' | 'spage', total: number): Slice {
+/** The overview's three slices, each paged by its own parameter. */
+const SLICES = ['qpage', 'spage', 'upage'] as const;
+
+/** The overview's slice `?qpage=` / `?spage=` / `?upage=` (page numbers, clamped to the last page). */
+function slice(s: Settings, c: Ctx, ctx: PageContext, name: (typeof SLICES)[number], total: number): Slice {
   const n = Math.max(0, Math.floor(Number(c.req.query(name) ?? 0)) || 0);
   const from = Math.min(n, Math.max(0, Math.ceil(total / s.pageSize) - 1)) * s.pageSize;
-  const other = name === 'qpage' ? 'spage' : 'qpage';
-  const keep = { [other]: c.req.query(other), refresh: c.req.query('refresh') };
+  const keep: Record<string, string | undefined> = { refresh: c.req.query('refresh') };
+  for (const other of SLICES) if (other !== name) keep[other] = c.req.query(other);
   return {
     from,
     total,

@@ -1,5 +1,5 @@
-import type { QueueStatus, StreamStatus } from '@respire/admin';
-import { count, shown } from '../format.js';
+import type { QueueStatus, StreamStatus, UnavailableResource } from '@respire/admin';
+import { count, preview, shown } from '../format.js';
 import { Count, num, Pager, Table } from './components.js';
 import { href, Layout, type PageContext } from './layout.js';
 
@@ -16,9 +16,12 @@ export interface OverviewProps {
   serverTimeMs: number;
   queues: readonly QueueStatus[];
   streams: readonly StreamStatus[];
+  /** Resources whose status the server refused (a key of another type, an ACL refusal). */
+  unavailable: readonly UnavailableResource[];
   discoveryTruncated: boolean;
   queuePage: Slice;
   streamPage: Slice;
+  unavailablePage: Slice;
 }
 
 export function OverviewPage(p: OverviewProps) {
@@ -40,6 +43,18 @@ export function OverviewPage(p: OverviewProps) {
         </li>
       </ul>
 
+      {p.unavailablePage.total > 0 ? (
+        <section aria-labelledby="unavailable-heading">
+          <h2 id="unavailable-heading">Unavailable</h2>
+          <p class="notice warn" role="status">
+            The server refused the status of {count(p.unavailablePage.total)} {p.unavailablePage.total === 1 ? 'resource' : 'resources'}; the others are shown
+            below.
+          </p>
+          <UnavailableTable unavailable={p.unavailable} slice={p.unavailablePage} />
+          <Pager label="Unavailable resources" first={p.unavailablePage.first} next={p.unavailablePage.next} />
+        </section>
+      ) : null}
+
       <section aria-labelledby="queues-heading">
         <h2 id="queues-heading">Reliable queues</h2>
         {p.queuePage.total === 0 ? <p class="empty">No queues configured or discovered.</p> : <QueueTable ctx={ctx} queues={p.queues} slice={p.queuePage} />}
@@ -53,6 +68,31 @@ export function OverviewPage(p: OverviewProps) {
         <Pager label="Streams" first={p.streamPage.first} next={p.streamPage.next} />
       </section>
     </Layout>
+  );
+}
+
+/**
+ * Resources whose status could not be read, with the error's code and message (as text, cut to one
+ * line of 300 characters). Not linked: their pages would fail the same way.
+ */
+function UnavailableTable({ unavailable, slice }: { unavailable: readonly UnavailableResource[]; slice: Slice }) {
+  return (
+    <Table columns={['Resource', 'Kind', 'Error', 'Message']} caption={<>Unavailable resources, {slice.from + 1} to {slice.from + unavailable.length} of {slice.total}</>}>
+      <tbody>
+        {unavailable.map(({ resource: r, code, message }) => (
+          <tr>
+            <th scope="row">
+              {shown(r.kind === 'queue' ? r.name : r.label)}
+              {r.kind === 'queue' && r.keyPrefix ? <span class="muted small"> prefix {shown(r.keyPrefix)}</span> : null}
+              {r.kind === 'stream' && r.label !== r.stream ? <span class="muted small"> {shown(r.stream)}</span> : null}
+            </th>
+            <td class="kind">{r.kind === 'queue' ? 'queue' : 'worker stream'}</td>
+            <td class="danger"><code>{shown(code)}</code></td>
+            <td>{shown(preview(message, 300))}</td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
   );
 }
 
