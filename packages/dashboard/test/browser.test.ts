@@ -11,16 +11,19 @@ import { launchChromium, SCREENSHOT_DIR } from './browser.js';
 import {
   addWorkerDeadLetter,
   bearer,
+  BROKEN_LABEL,
   deadLetterQueueMessages,
   eventually,
   q,
   queueOf,
   range,
   readAsConsumer,
+  startBrokenWorld,
   startWorld,
   TOKENS,
   xadd,
   xlen,
+  type BrokenWorld,
   type World,
 } from './support.js';
 
@@ -171,22 +174,10 @@ describe('operator pages', () => {
 });
 
 describe('resources whose status could not be read', () => {
-  const label = '<img src=x onerror=alert(1)>';
-  let world: World;
-  let broken: string;
-  let hidden: string;
+  let world: BrokenWorld;
   beforeAll(async () => {
-    const tag = `down${Date.now()}`;
-    broken = `{${tag}}:invoices`;
-    hidden = `{${tag}}:payroll`;
-    world = await startWorld({
-      label: 'down',
-      extraStreams: [{ stream: broken, label }, { stream: hidden, label: 'payroll' }],
-      dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.id === hidden) },
-    });
+    world = await startBrokenWorld('down');
     await seedOrders(world);
-    await world.raw(broken, ['SET', broken, 'a string, not a stream']);
-    await world.raw(hidden, ['SET', hidden, 'a string, not a stream']);
   });
   afterAll(() => world.close());
 
@@ -198,8 +189,8 @@ describe('resources whose status could not be read', () => {
     await expect(section.locator('[role="status"]').textContent()).resolves.toMatch(/The server refused the status of 2 resources; the others are shown\s+below\./);
     const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent?.trim() ?? '')));
     expect(rows.map((cells) => cells.slice(0, 3))).toEqual([
-      [`${label} ${broken}`, 'worker stream', 'WRONG_TYPE'],
-      [`payroll ${hidden}`, 'worker stream', 'WRONG_TYPE'],
+      [`${BROKEN_LABEL} ${world.broken}`, 'worker stream', 'WRONG_TYPE'],
+      [`payroll ${world.hidden}`, 'worker stream', 'WRONG_TYPE'],
     ]);
     for (const cells of rows) expect(cells[3]).toMatch(/WRONGTYPE|another type|wrong kind/);
     // The label is text: no element came from it, no dialog fired.

@@ -140,6 +140,36 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   };
 }
 
+/** A world whose overview lists unavailable resources, and their keys. */
+export interface BrokenWorld extends World {
+  /** A worker stream whose key holds a string; labelled with the hostile `BROKEN_LABEL`. */
+  readonly broken: string;
+  /** Another one, labelled `payroll`, that the guard hides from lena (TOKENS.limited). */
+  readonly hidden: string;
+}
+
+/** The label of {@link BrokenWorld.broken}: markup that must stay text. */
+export const BROKEN_LABEL = '<img src=x onerror=alert(7)>';
+
+/**
+ * A world with two extra worker streams whose keys hold strings (WRONGTYPE: the overview lists
+ * them as unavailable), one of them hidden from lena by the guard; with `brokenQueue`, the world's
+ * queue too (its deadlines key holds a string).
+ */
+export async function startBrokenWorld(label: string, { brokenQueue = false, pageSize }: { brokenQueue?: boolean; pageSize?: number } = {}): Promise<BrokenWorld> {
+  const tag = uniqueTag(label);
+  const broken = `{${tag}}:invoices`;
+  const hidden = `{${tag}}:payroll`;
+  const world = await startWorld({
+    label,
+    extraStreams: [{ stream: broken, label: BROKEN_LABEL }, { stream: hidden, label: 'payroll' }],
+    dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.id === hidden), ...(pageSize ? { pageSize } : {}) },
+  });
+  const keys = [broken, hidden, ...(brokenQueue ? [`{respire-queue:${world.queue.name}}:deadlines`] : [])];
+  for (const key of keys) await world.raw(key, ['SET', key, 'a string, not a stream or sorted set']);
+  return Object.assign(world, { broken, hidden });
+}
+
 /** A ReliableQueue (UTF-8 payloads) over the world's queue. */
 export function queueOf(world: World, deliveryLimit = 1): ReliableQueue<string> {
   return new ReliableQueue<string>(world.client as never, world.queue.name, { codec: utf8Codec, deliveryLimit });
