@@ -5,6 +5,7 @@ import {
   addQueueRecord,
   addWorkerRecord,
   operator,
+  pendingPair,
   pendingRows,
   range,
   recordingAudit,
@@ -203,10 +204,7 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     const { stream } = uniqueKeys();
     const { records, audit } = recordingAudit();
     const admin = new RespireAdmin(conn.client, { streams: [{ stream }], audit });
-    const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
-    const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
-    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
-    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', stream, '>']);
+    const [a, b] = await pendingPair(conn, stream, 'c1');
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 2, consumer: 'c1' })).toEqual({ status: 'changed', deliveryCount: 1, consumer: 'c1' });
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(2);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'acknowledged' });

@@ -1,9 +1,6 @@
-import { FakeRedisServer } from '@respire/testing';
-import { standalone } from '@respire/harness';
-import type { RedisClientLike } from '@respire/core-scripts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, operator, pendingRows, range, recordingAudit, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { addQueueRecord, addWorkerRecord, onFakeServer, operator, pendingPair, pendingRows, range, recordingAudit, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 const MAX_ID = '18446744073709551615-18446744073709551615';
 
@@ -45,10 +42,7 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
   it('an entry owned by the consumer named "" (Redis allows it) can be listed, released and acknowledged', async () => {
     const { stream } = uniqueKeys('empty');
     const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
-    const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
-    const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
-    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
-    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', '', 'STREAMS', stream, '>']);
+    const [a, b] = await pendingPair(conn, stream, '');
     expect((await admin.pending(stream, 'g', { consumer: '' })).items.map((p) => [p.id, p.consumer])).toEqual([[a, ''], [b, '']]);
     expect(await admin.releasePending(operator, stream, 'g', a, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'released' });
     expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'acknowledged' });
@@ -211,29 +205,17 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
 
 /** Redis 8.8 (modelled by the fake server): a worker's XNACK leaves an entry pending to nobody (owner ""). */
 describe('RespireAdmin on the fake server as Redis 8.8 (XNACK)', () => {
-  let server: FakeRedisServer;
-  let conn: Connection;
-  beforeAll(async () => {
-    server = await FakeRedisServer.start({ version: '8.8' });
-    conn = await standalone<RedisClientLike>(server.url);
-  });
-  afterAll(async () => {
-    await conn.close();
-    await server.close();
-  });
+  const fake = onFakeServer('8.8');
 
   it('an unowned entry (XNACKed, owner "") can be acknowledged and released', async () => {
     const { stream } = uniqueKeys('xnack');
-    const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
-    const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
-    const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
-    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
-    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', stream, '>']);
-    await conn.raw(stream, ['XNACK', stream, 'g', 'FAIL', 'IDS', '2', a, b]);
+    const admin = new RespireAdmin(fake.conn.client, { streams: [{ stream }] });
+    const [a, b] = await pendingPair(fake.conn, stream, 'c');
+    await fake.conn.raw(stream, ['XNACK', stream, 'g', 'FAIL', 'IDS', '2', a, b]);
     const page = await admin.pending(stream, 'g');
     expect(page.items.map((p) => [p.id, p.consumer, p.deliveryCount])).toEqual([[a, '', 1], [b, '', 1]]);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'acknowledged' });
     expect(await admin.releasePending(operator, stream, 'g', b, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'released' });
-    expect((await pendingRows(conn, stream, 'g')).map((p) => [p.id, p.count])).toEqual([[b, 1]]);
+    expect((await pendingRows(fake.conn, stream, 'g')).map((p) => [p.id, p.count])).toEqual([[b, 1]]);
   });
 });

@@ -1,10 +1,7 @@
-import { standalone } from '@respire/harness';
-import { FakeRedisServer } from '@respire/testing';
-import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, operator, pendingRows, range, eventually, recordingAudit, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { addQueueRecord, addWorkerRecord, eventually, onFakeServer, operator, pendingRows, range, recordingAudit, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 /** Two operators, or an operator and the workers, acting on the same records at once. */
 describe.each(targets)('races on $name', (target) => {
@@ -161,61 +158,52 @@ describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('an o
 
 /** Faults between the admin and the server, injected by the fake server (which runs the same Lua). */
 describe('faults (fake server)', () => {
-  let server: FakeRedisServer;
-  let conn: Connection;
-  beforeAll(async () => {
-    server = await FakeRedisServer.start({ version: '7.0' });
-    conn = await standalone<RedisClientLike>(server.url);
-  });
-  afterAll(async () => {
-    await conn.close();
-    await server.close();
-  });
+  const fake = onFakeServer('7.0');
 
   it('a lost reply mid-bulk fails with an unknown outcome and an audit of what was done; running it again finishes without loss or duplicate', async () => {
     const { stream, dead } = uniqueKeys('lost');
     const { records, audit } = recordingAudit();
-    const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], audit });
-    for (let i = 0; i < 7; i++) await addWorkerRecord(conn, dead, `1-${i}`, ['i', String(i)]);
+    const admin = new RespireAdmin(fake.conn.client, { streams: [{ stream, deadLetterStream: dead }], audit });
+    for (let i = 0; i < 7; i++) await addWorkerRecord(fake.conn, dead, `1-${i}`, ['i', String(i)]);
     let pages = 0;
-    const fault = () => server.faults.inject({ script: 'admin-retry-worker-dead-letters', action: { type: 'lost-reply' } });
+    const fault = () => fake.server.faults.inject({ script: 'admin-retry-worker-dead-letters', action: { type: 'lost-reply' } });
     await expect(admin.retryAllDeadLetters(operator, stream, { pageSize: 3, onProgress: () => void (++pages === 1 && fault()) })).rejects.toMatchObject({
       name: 'RespireTransportError',
       code: 'TRANSPORT_FAILED',
     });
     expect(records[0]).toMatchObject({ action: 'retry-all', result: 'failed', target: { done: 3 } });
     // The lost page ran on the server (its reply was lost): 6 appended, 1 left.
-    expect(await range(conn, dead)).toHaveLength(1);
+    expect(await range(fake.conn, dead)).toHaveLength(1);
     await sleep(50); // the client reconnects
     expect(await admin.retryAllDeadLetters(operator, stream, { pageSize: 3 })).toEqual({ done: 1, failed: 0, aborted: false });
-    expect((await range(conn, stream)).map(([, f]) => f[1])).toEqual(['0', '1', '2', '3', '4', '5', '6']);
+    expect((await range(fake.conn, stream)).map(([, f]) => f[1])).toEqual(['0', '1', '2', '3', '4', '5', '6']);
   });
 
   it('a dropped connection before a page is sent fails the bulk with nothing of that page done; the rest is retried later', async () => {
     const name = uniqueQueue('drop');
-    const admin = new RespireAdmin(conn.client, { queues: [{ name }] });
+    const admin = new RespireAdmin(fake.conn.client, { queues: [{ name }] });
     const qid = `{respire-queue:${name}}:stream`;
     const qdead = `{respire-queue:${name}}:dead-letter`;
-    for (let i = 0; i < 5; i++) await addQueueRecord(conn, qdead, `m${i}`);
+    for (let i = 0; i < 5; i++) await addQueueRecord(fake.conn, qdead, `m${i}`);
     let pages = 0;
     await expect(
-      admin.deleteAllDeadLetters(operator, qid, { pageSize: 2, onProgress: () => void (++pages === 1 && server.faults.inject({ command: 'XDEL', action: { type: 'drop' } })) }),
+      admin.deleteAllDeadLetters(operator, qid, { pageSize: 2, onProgress: () => void (++pages === 1 && fake.server.faults.inject({ command: 'XDEL', action: { type: 'drop' } })) }),
     ).rejects.toMatchObject({ code: 'TRANSPORT_FAILED' });
-    expect(await range(conn, qdead)).toHaveLength(3);
+    expect(await range(fake.conn, qdead)).toHaveLength(3);
     await sleep(50);
     expect(await admin.deleteAllDeadLetters(operator, qid)).toEqual({ done: 3, failed: 0, aborted: false });
   });
 
   it('BUSY (a script running too long on the server) and NOSCRIPT after SCRIPT FLUSH: a typed error with nothing changed, then the action works', async () => {
     const { stream, dead } = uniqueKeys('busy');
-    const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }] });
-    const rid = await addWorkerRecord(conn, dead, '1-0', ['k', 'v']);
-    server.faults.inject({ script: 'admin-retry-worker-dead-letters', action: { type: 'error', message: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.' } });
+    const admin = new RespireAdmin(fake.conn.client, { streams: [{ stream, deadLetterStream: dead }] });
+    const rid = await addWorkerRecord(fake.conn, dead, '1-0', ['k', 'v']);
+    fake.server.faults.inject({ script: 'admin-retry-worker-dead-letters', action: { type: 'error', message: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.' } });
     await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespireServerError', code: 'SERVER_ERROR', message: expect.stringMatching(/BUSY/) });
-    expect((await range(conn, dead)).map(([i]) => i)).toEqual([rid]);
-    await conn.raw(stream, ['SCRIPT', 'FLUSH']);
+    expect((await range(fake.conn, dead)).map(([i]) => i)).toEqual([rid]);
+    await fake.conn.raw(stream, ['SCRIPT', 'FLUSH']);
     expect(await admin.retryDeadLetter(operator, stream, rid)).toMatchObject({ status: 'retried' });
-    expect(await range(conn, stream)).toHaveLength(1);
+    expect(await range(fake.conn, stream)).toHaveLength(1);
   });
 });
 

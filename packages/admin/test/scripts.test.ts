@@ -4,7 +4,7 @@ import { scripts } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
 import type { Redis } from '../src/redis.js';
-import { addQueueRecord, addWorkerRecord, operator, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { addQueueRecord, addWorkerRecord, operator, pendingPair, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 /**
  * Every admin script goes through core-scripts' typed wrapper: the commands sent carry KEYS and
@@ -68,10 +68,7 @@ describe('admin scripts: KEYS and ARGV in header order (real Redis)', () => {
   it('release, ack and idle-consumer removal: the stream; group, entry ID, consumer, delivery count, then the idle time / delete flag / threshold', async () => {
     const { stream } = uniqueKeys('order-pel');
     const admin = new RespireAdmin(client, { streams: [{ stream }] });
-    const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
-    const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
-    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
-    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', stream, '>']);
+    const [a, b] = await pendingPair(conn, stream, 'c');
     sent.length = 0;
     expect(await admin.releasePending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c' })).toEqual({ status: 'released' });
     expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c' }, { deleteEntry: true })).toEqual({ status: 'acknowledged' });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { contractTargets, type Connection as HarnessConnection, type Target as HarnessTarget } from '@respire/harness';
-import { FakeRedisServer } from '@respire/testing';
+import { contractTargets, standalone, type Connection as HarnessConnection, type Target as HarnessTarget } from '@respire/harness';
+import { FakeRedisServer, type RedisVersion } from '@respire/testing';
+import { afterAll, beforeAll } from 'vitest';
 import type { RedisClientLike } from '@respire/core-scripts';
 import type { Actor, AuditRecord } from '../src/index.js';
 import type {} from '@respire/harness/global-setup';
@@ -13,6 +14,35 @@ export type Target = HarnessTarget<RedisClientLike>;
  * and v6 on the fake server (`@respire/testing`, Redis 7.0 model), which runs the same Lua.
  */
 export const targets: Target[] = contractTargets<RedisClientLike>(() => FakeRedisServer.start({ version: '7.0' }));
+
+/**
+ * The fake server (`@respire/testing`) as Redis `version`, and a node-redis 6 connection to it, for
+ * the enclosing describe block: started before its tests, closed after them.
+ */
+export function onFakeServer(version: RedisVersion): { readonly server: FakeRedisServer; readonly conn: Connection } {
+  const fake = {} as { server: FakeRedisServer; conn: Connection };
+  beforeAll(async () => {
+    fake.server = await FakeRedisServer.start({ version });
+    fake.conn = await standalone<RedisClientLike>(fake.server.url);
+  });
+  afterAll(async () => {
+    await fake.conn?.close();
+    await fake.server?.close();
+  });
+  return fake;
+}
+
+/**
+ * Adds two entries (`k` = `a`, `b`) to `stream`, creates group `g` at 0 and reads both as
+ * `consumer`: they are pending to it, delivered once. Returns their IDs.
+ */
+export async function pendingPair(conn: Connection, stream: string, consumer: string): Promise<[string, string]> {
+  const a = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'a']));
+  const b = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'b']));
+  await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
+  await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', consumer, 'STREAMS', stream, '>']);
+  return [a, b];
+}
 
 export const operator: Actor = { name: 'alice', role: 'operator' };
 export const viewer: Actor = { name: 'victor', role: 'viewer' };
