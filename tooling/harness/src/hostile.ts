@@ -32,28 +32,24 @@ function trappedProxy(): unknown {
   );
 }
 
-/** An object whose constructor, name, message, stack, toString, valueOf and Symbol.toPrimitive all throw. */
+/**
+ * An object whose constructor, name, message, stack, toString, valueOf and Symbol.toPrimitive all
+ * throw. `stack` goes first: V8 formats an Error's lazy stack (reading `name` and `message`)
+ * when the property is redefined.
+ */
 function allGettersThrow(base: object): object {
-  for (const key of ['constructor', 'name', 'message', 'stack', 'toString', 'valueOf', Symbol.toPrimitive, Symbol.toStringTag]) {
+  for (const key of ['stack', 'constructor', 'name', 'message', 'toString', 'valueOf', Symbol.toPrimitive, Symbol.toStringTag]) {
     Object.defineProperty(base, key, { get: thrower(String(key)), configurable: true });
   }
   return base;
 }
 
-class HostileError extends Error {
-  override get name(): string {
-    throw new Error('hostile name');
-  }
-  override get message(): string {
-    throw new Error('hostile message');
-  }
-  override set message(_value: string) {}
-}
+class HostileError extends Error {}
 
 /** A frozen instance of an Error subclass whose name, message and stack getters throw. */
 function frozenHostileError(): Error {
-  const error = new HostileError();
-  Object.defineProperty(error, 'stack', { get: thrower('stack') });
+  const error = new HostileError('x');
+  for (const key of ['stack', 'name', 'message']) Object.defineProperty(error, key, { get: thrower(key) });
   return Object.freeze(error);
 }
 
