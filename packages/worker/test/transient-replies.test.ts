@@ -111,11 +111,12 @@ describe('kind 5: transient replies on the fake server', () => {
       rule: { script: 'worker-ack' },
       async run(_message, arm) {
         const { stream } = keys();
-        const w = worker({ stream });
+        const seen: string[] = [];
+        const w = worker({ stream, handler: (e: StreamEntry) => (seen.push(e.id), 'ack') });
         await w.start();
         arm();
-        await add(stream);
-        return { worker: w, completed: async () => (await pending(client, stream, 'g')).length === 0 && Number(await client.sendCommand(['XLEN', stream])) === 1 };
+        const id = await add(stream);
+        return { worker: w, completed: async () => seen.includes(id) && (await pending(client, stream, 'g')).length === 0 };
       },
     },
     {
@@ -239,7 +240,7 @@ describe("kind 5: a neighbour's slow script on a real server (the reported input
       await sleep(300);
       expect(await neighbour.sendCommand(['EVAL', busyScript(3000), '0'])).toBe(1); // the server is busy for 3 s
       for (let i = 20; i < 41; i++) ids.push(String(await admin.sendCommand(['XADD', stream, '*', 'i', String(i)])));
-      await waitFor(() => ids.every((id) => handled.has(id)), 15_000, 'all 41 entries handled').catch(() => {});
+      await waitFor(async () => ids.every((id) => handled.has(id)) && (await pending(admin, stream, 'g')).length === 0, 15_000, 'all 41 entries handled and acknowledged').catch(() => {});
       const hostDone = await within(host.done, 0);
       expect({
         unhandled: ids.filter((id) => !handled.has(id)).length,
