@@ -206,7 +206,9 @@ describe('kind 2: commands that were never sent are not "outcome unknown"', () =
       const server = await startRedisServer();
       const caller = await connectClient(server.url, version);
       try {
-        await server.close(); // the caller is now reconnecting; its commands wait in the offline queue
+        await server.close();
+        // The caller has noticed: it is reconnecting, and its commands wait in the offline queue.
+        await waitFor(() => !(caller as unknown as { isReady: boolean }).isReady, 5000, 'the caller reconnecting');
         const w = started(worker(caller));
         const began = performance.now();
         const outcome = await within(w.start(), 15_000);
