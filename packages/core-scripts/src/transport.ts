@@ -1,4 +1,5 @@
-import { RespireValidationError, toRespireError } from './errors.js';
+import { toRespireError } from './classify.js';
+import { RespireTransportError, RespireValidationError } from './errors.js';
 
 /** A command argument as node-redis takes it. */
 export type RedisArg = string | Buffer;
@@ -24,9 +25,14 @@ export type RedisClientLike = StandaloneClientLike | ClusterClientLike;
 /** How Respire's own commands are sent. */
 export interface CommandTargetOptions {
   /**
-   * Per-command client timeout for Respire's commands, in ms; 0 disables it. When undefined the
-   * client's own setting applies (node-redis 6 defaults to 5,000 ms and creates a timer per
-   * command). A command that times out after it was written has an unknown outcome.
+   * Deadline of each of Respire's commands, in ms; 0 disables it. node-redis' own per-command
+   * timeout only covers the wait before a command is written: a command still unwritten when it
+   * expires is not sent (`RespireTransportError`, `outcomeUnknown: false`). For a command that was
+   * written and gets no reply (a black-holed connection), the transport rejects it at the same
+   * deadline (plus a few ms) with `outcomeUnknown: true`; the connection is left as it is (the
+   * caller owns the client). When undefined the client's own setting applies (node-redis 6: 5,000
+   * ms before the write, none after it; node-redis 5: none) and a written command waits for its
+   * reply as long as the connection lives.
    */
   commandTimeoutMs?: number;
 }
@@ -35,7 +41,7 @@ export interface CommandTargetOptions {
 export interface SendOptions {
   /** Bulk strings as Buffers (payload bytes) and RESP3 maps as flat arrays, as RESP2 replies them. */
   readonly binary?: boolean;
-  /** Client-side timeout of this command in ms (0 disables it); overrides the target's `commandTimeoutMs`. */
+  /** Deadline of this command in ms (0 disables it), as the target's `commandTimeoutMs`, which it overrides. */
   readonly timeoutMs?: number;
   /** Names the operation in error messages, e.g. `ReliableQueue.send`. @defaultValue the command name */
   readonly operation?: string;
@@ -52,7 +58,8 @@ export interface CommandTarget {
   /**
    * Sends one command; `key` routes it in a Cluster.
    * @throws {RespireError} mapped by `toRespireError`: typed server replies (the reply stays the
-   *   `cause`, see `replyCode`), or `RespireTransportError` when the outcome is unknown.
+   *   `cause`, see `replyCode`; `retryable` for a transient one), or `RespireTransportError` (not
+   *   sent, or the outcome is unknown: see `outcomeUnknown`).
    */
   send(key: RedisArg, args: readonly RedisArg[], options?: SendOptions): Promise<unknown>;
 }
@@ -85,13 +92,41 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
     client: candidate as RedisClientLike,
     isCluster,
     send: async (key, args, send) => {
+      const operation = send?.operation ?? String(args[0]);
+      const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
       try {
-        return await raw(key, args, optionsFor(send));
+        const reply = raw(key, args, optionsFor(send));
+        return await (timeoutMs ? replyWithin(reply, timeoutMs, operation) : reply);
       } catch (error) {
-        throw toRespireError(error, send?.operation ?? String(args[0]));
+        throw toRespireError(error, operation);
       }
     },
   };
+}
+
+/** Extra time after a command's timeout before it counts as written and unanswered (ms). */
+const WRITTEN_MARGIN_MS = 50;
+
+/** The cause of a deadline that expired after the command was written (see `isConnectionFailure`). */
+class ReplyDeadlineError extends Error {
+  override name = 'ReplyDeadlineError';
+}
+
+/**
+ * node-redis rejects a command still waiting to be written when its timeout expires (a
+ * `TimeoutError`: not sent) and drops the timeout once the command is written. A written command
+ * that gets no reply is rejected here, a little after that timeout, with an unknown outcome.
+ */
+function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const message = `${operation}: no reply within ${timeoutMs} ms after the command was written; the outcome is unknown`;
+      reject(new RespireTransportError(message, { cause: new ReplyDeadlineError(`no reply within ${timeoutMs} ms`) }));
+    }, Math.min(timeoutMs + WRITTEN_MARGIN_MS, 2_147_483_647)); // a longer timer would fire at once
+  });
+  reply.catch(() => {}); // settles after the deadline won: nobody waits for it any more
+  return Promise.race([reply, deadline]).finally(() => clearTimeout(timer));
 }
 
 function commandOptions(binary: boolean, timeoutMs: number | undefined): object | undefined {
