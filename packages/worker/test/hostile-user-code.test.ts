@@ -13,7 +13,7 @@ import type {} from '@respire/harness/global-setup';
  *   pending and the worker keeps reading (seed 002 "Results").
  * - logger methods and instrumentation hooks: never change an outcome.
  * - scope creation and disposal: a fault (seed 002 "Faults"), reported as what it is, a
- *   RespireServerError "scope creation/disposal failed", not as a transport failure with an
+ *   RespireScopeError "scope creation/disposal failed", not as a transport failure with an
  *   unknown outcome, and always reported (never a reader that silently stops).
  * - StreamProducer's serializer: a RespireCodecError; nothing is sent.
  *
@@ -198,7 +198,7 @@ const faultSeams: [string, RegExp, (value: HostileValue) => Record<string, unkno
 ];
 
 describe.each(faultSeams)('kind 4: %s', (_seam, reason, seam) => {
-  it.each(table)('%s: the worker faults with a RespireServerError naming the seam, never silently and never as an unknown outcome', async (_label, value) => {
+  it.each(table)('%s: the worker faults with a RespireScopeError naming the seam, never silently and never as an unknown outcome', async (_label, value) => {
     const { stream } = keys();
     await twoEntries(stream);
     const w = worker({ stream, ...seam(value) });
@@ -207,7 +207,7 @@ describe.each(faultSeams)('kind 4: %s', (_seam, reason, seam) => {
     expect(outcome.settled, 'done did not settle within 3 s: the worker stopped reading without a fault').toBe(true);
     const summary = errorSummary('error' in outcome ? outcome.error : undefined);
     expect({ name: summary.name, code: summary.code, names: reason.test(String(summary.message)), state: w.state }).toEqual({
-      name: 'RespireServerError', code: 'SERVER_ERROR', names: true, state: 'stopped',
+      name: 'RespireScopeError', code: 'SCOPE_FAILED', names: true, state: 'stopped',
     });
   });
 });
