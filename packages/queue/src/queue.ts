@@ -3,11 +3,13 @@ import {
   MAX_INT32,
   assertKnownOptions,
   commandTarget,
+  exceptionType,
   isReceipt,
   isWellFormedText,
   newReceiptToken,
   queueKeys,
   receiptOf,
+  safeGet,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
@@ -53,10 +55,14 @@ export interface ReliableQueueOptions<T> {
   /** Hooks for metrics and tracing (`@respire/otel`). */
   instrumentation?: QueueInstrumentation;
   /**
-   * Client-side timeout of each of the queue's commands, in ms (0..2^31-1); 0 disables it.
-   * Undefined keeps the client's own setting (node-redis 6: 5,000 ms, with a timer per
-   * command — `0` made the queue about 3× faster in `pnpm bench`). A command that times out
-   * after it was written has an unknown outcome (`RespireTransportError`); nothing is retried.
+   * Deadline of each of the queue's commands, in ms (0..2^31-1); 0 disables it. A command still
+   * waiting to be written when it expires (the client is reconnecting) is not sent:
+   * `RespireTransportError` with `outcomeUnknown: false`. A command written but not answered by
+   * then (a black-holed connection) rejects a few ms later with `outcomeUnknown: true`; the
+   * connection is left to its owner. Nothing is retried. Undefined keeps the client's own setting:
+   * node-redis 6 waits at most 5,000 ms for the write and then as long as the connection lives
+   * (`0` made the queue about 3× faster in `pnpm bench`: no timer per command); node-redis 5 has
+   * no timeout at all.
    * @defaultValue undefined (the client's setting)
    */
   commandTimeoutMs?: number;
@@ -116,7 +122,9 @@ export interface SendResult {
  * receive a leased batch, then ACK or NACK each delivery with its receipt.
  *
  * Delivery is at least once. Deadlines come from the server clock. Every state change is one
- * atomic script that checks key types and ACL permissions before its first write.
+ * atomic script that checks key types and ACL permissions before its first write. Errors are
+ * `RespireError`s; `error.retryable` is true only for a reply that proves the call did not run
+ * (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): the queue never retries by itself.
  *
  * The caller owns `client` (node-redis v5 or v6, `createClient` or `createCluster`); the queue
  * never closes it. Instances are cheap and stateless: any instance with the same name, prefix,
@@ -187,7 +195,10 @@ export class ReliableQueue<T> {
    * @throws {RespireCodecError} when the codec's encode throws (nothing is sent).
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not write it; nothing changed.
-   * @throws {RespireTransportError} when the outcome is unknown: retry with the same deduplication ID.
+   * @throws {RespireTransportError} when the outcome is unknown (`outcomeUnknown`): retry with the
+   *   same deduplication ID; or, with `outcomeUnknown: false`, when it was not sent.
+   * @throws {RespireServerError} for other replies; `retryable` when the reply proves nothing ran
+   *   (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): repeat the call after a backoff.
    */
   async send(payload: T, options: SendOptions = {}): Promise<string> {
     return (await this.sendWithResult(payload, options)).id;
@@ -237,7 +248,9 @@ export class ReliableQueue<T> {
    *   is received again after the timeout, counting toward the delivery limit.
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not make a write this call needs (the writes it will make are checked); nothing changed.
-   * @throws {RespireTransportError} when the reply was lost: the batch stays leased.
+   * @throws {RespireTransportError} when the reply was lost: the batch stays leased (or, with
+   *   `outcomeUnknown: false`, nothing was sent).
+   * @throws {RespireServerError} for other replies; `retryable` when it proves nothing ran.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
@@ -334,15 +347,23 @@ export class ReliableQueue<T> {
   }
 
   #encode(payload: T): Buffer {
-    let encoded: Uint8Array | string;
+    let encoded: unknown;
     try {
       encoded = this.#codec.encode(payload);
     } catch (error) {
       throw new RespireCodecError('ReliableQueue.send: the codec could not encode the payload; nothing was sent', { cause: error });
     }
-    if (typeof encoded === 'string') return Buffer.from(encoded, 'utf8');
-    if (encoded instanceof Uint8Array) return Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
-    throw new RespireCodecError('ReliableQueue.send: the codec must return a Uint8Array or a string; nothing was sent');
+    // What encode returned is user code's value: even the type checks and reads stay guarded.
+    let bytes: Buffer | undefined;
+    try {
+      if (typeof encoded === 'string') bytes = Buffer.from(encoded, 'utf8');
+      else if (Buffer.isBuffer(encoded)) bytes = encoded;
+      else if (encoded instanceof Uint8Array) bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+    } catch (error) {
+      throw new RespireCodecError(`ReliableQueue.send: what the codec returned cannot be read (${exceptionType(error)}); nothing was sent`, { cause: error });
+    }
+    if (bytes === undefined) throw new RespireCodecError('ReliableQueue.send: the codec must return a Uint8Array or a string; nothing was sent');
+    return bytes;
   }
 
   #decodeBatch(reply: readonly unknown[], token: string): ReceivedMessage<T>[] {
@@ -392,13 +413,21 @@ function checkDeduplicationId(id: unknown): void {
 
 /** Validates deliveries handed to ack/nack and flattens them to `id, receipt, ...`. */
 function receiptArgs(messages: readonly MessageReceipt[]): string[] {
-  if (!Array.isArray(messages)) throw new RespireValidationError('messages', 'must be an array of received messages');
-  if (messages.length > MAX_BATCH) {
-    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${messages.length}`);
+  let list: readonly unknown[];
+  try {
+    // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
+    if (!Array.isArray(messages)) throw new TypeError('not an array');
+    list = Array.from(messages);
+  } catch {
+    throw new RespireValidationError('messages', 'must be an array of received messages');
+  }
+  if (list.length > MAX_BATCH) {
+    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
   }
   const args: string[] = [];
-  for (const [index, message] of messages.entries()) {
-    const { id, receipt } = (message ?? {}) as Partial<MessageReceipt>;
+  for (const [index, message] of list.entries()) {
+    const id = safeGet(message, 'id');
+    const receipt = safeGet(message, 'receipt');
     if (typeof id !== 'string' || !ENTRY_ID.test(id) || !isReceipt(receipt)) {
       throw new RespireValidationError(
         messages.length === 1 ? 'message' : `messages[${index}]`,
