@@ -13,6 +13,7 @@ import {
 } from '@respire/core-scripts';
 import {
   commandTarget,
+  describeValue,
   infoField,
   isWellFormedText,
   keySlot,
@@ -31,6 +32,7 @@ export {
   RespireError,
   RespirePermissionError,
   RespireValidationError,
+  describeValue,
   infoField,
   isRespireError,
   keySlot,

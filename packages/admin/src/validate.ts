@@ -1,5 +1,5 @@
 import type { Actor } from './api.js';
-import { RespirePermissionError, RespireValidationError, isWellFormedText } from './redis.js';
+import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
 
 /** A stream entry ID as Redis prints it: `<ms>-<seq>`, both unsigned 64-bit. */
 const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
@@ -48,17 +48,24 @@ export function toOptions<T extends object>(argument: string, value: T | undefin
  * @throws {RespirePermissionError} for a viewer.
  */
 export function requireOperator(actor: unknown, action: string): Actor {
-  const a = actor as Partial<Actor> | null;
-  if (typeof a !== 'object' || a === null || typeof a.name !== 'string' || a.name.length === 0 || (a.role !== 'viewer' && a.role !== 'operator')) {
+  let name: unknown;
+  let role: unknown;
+  try {
+    ({ name, role } = actor as Partial<Actor>);
+  } catch {
+    // null, undefined, or a value whose properties cannot be read
+  }
+  if (typeof actor !== 'object' || actor === null || typeof name !== 'string' || name.length === 0 || (role !== 'viewer' && role !== 'operator')) {
     throw new RespireValidationError('actor', "must be { name: nonempty string, role: 'viewer' | 'operator' }");
   }
-  if (a.role !== 'operator') {
-    throw new RespirePermissionError(`${action}: '${a.name}' has the role '${a.role}'; only an operator may ${action}`);
+  if (role !== 'operator') {
+    throw new RespirePermissionError(`${action}: '${name}' has the role '${role}'; only an operator may ${action}`);
   }
-  return a as Actor;
+  return actor as Actor;
 }
 
+/** A bad argument for a message, never throwing on a hostile value. */
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  return String(value);
+  return describeValue(value);
 }

@@ -121,7 +121,29 @@ function checkRange(name: string, value: number | undefined, fallback: number, m
   return value;
 }
 
-const isValidationError = (error: unknown) => error instanceof Error && error.name === 'RespireValidationError';
+/** `error instanceof type`, false when the check throws (a revoked Proxy thrown by user code such as `authorize`). */
+const isA = (error: unknown, type: abstract new (...args: never[]) => unknown): boolean => {
+  try {
+    return error instanceof type;
+  } catch {
+    return false;
+  }
+};
+const isValidationError = (error: unknown): error is Error => {
+  try {
+    return error instanceof Error && error.name === 'RespireValidationError';
+  } catch {
+    return false;
+  }
+};
+/** What the error page says about a failure; never throws, whatever was thrown. */
+const failureText = (error: unknown): string => {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'an error that cannot be described';
+  }
+};
 
 /**
  * The authorized Respire dashboard: server-rendered pages over the admin API, and the retry,
@@ -730,16 +752,25 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   app.onError((error, c) => {
     const ctxc = c as unknown as Context<Env>;
-    if (error instanceof HttpError) return page(ctxc, error.status, error.status === 404 ? 'Not found' : error.status === 409 ? 'Conflict' : 'Bad request', <p>{error.message}</p>);
+    // What reaches here may come from user code (authorize, guard): every check of it is guarded.
+    if (isA(error, HttpError)) {
+      const http = error as HttpError;
+      return page(ctxc, http.status, http.status === 404 ? 'Not found' : http.status === 409 ? 'Conflict' : 'Bad request', <p>{http.message}</p>);
+    }
     if (isValidationError(error)) return page(ctxc, 400, 'Bad request', <p>{error.message}</p>);
-    if (error instanceof HTTPException && error.status === 403) {
+    if (isA(error, HTTPException) && (error as HTTPException).status === 403) {
       // Hono's csrf(): a form posted from another origin.
       return page(ctxc, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
     }
-    if (error instanceof HTTPException) return error.getResponse();
-    onError(error, c.req.raw);
+    if (isA(error, HTTPException)) return (error as HTTPException).getResponse();
+    try {
+      const reported: unknown = onError(error, c.req.raw);
+      void Promise.resolve(reported).catch(() => {}); // an async onError that rejects changes nothing
+    } catch {
+      // the error page is shown whatever the hook does
+    }
     if (!ctxc.get('principal')) return bare(ctxc, 500, 'Error', 'Something went wrong.');
-    return page(ctxc, 500, 'Something went wrong', <p>The request failed: {error instanceof Error ? `${error.name}: ${error.message}` : String(error)}</p>);
+    return page(ctxc, 500, 'Something went wrong', <p>The request failed: {failureText(error)}</p>);
   });
 
   const fetch = async (request: Request): Promise<Response> => app.fetch(request);
