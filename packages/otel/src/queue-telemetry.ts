@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
 import { RespireValidationError } from '@respire/core-scripts';
+import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/queue';
 import * as names from './names.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
@@ -37,8 +38,8 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  */
 export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueInstrumentation {
   const telemetryName = options.telemetryName ?? 'default';
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
-    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
+  if (typeof telemetryName !== 'string' || !/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
+    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got ${describeValue(telemetryName)}`);
   }
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);
@@ -79,7 +80,7 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
             if (result.completed !== undefined) span.setAttribute(names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT, result.completed);
             if (result.error !== undefined) {
               span.setStatus({ code: SpanStatusCode.ERROR });
-              span.setAttribute('error.type', (result.error as Error)?.name ?? 'Error');
+              span.setAttribute('error.type', exceptionType(result.error));
             }
             span.end();
           } catch {
