@@ -115,9 +115,6 @@ const NOT_SENT: Readonly<Record<string, string>> = {
   TimeoutError: 'its timeout expired before it was written (the client was not connected)',
   CommandTimeoutDuringMaintenanceError: 'its timeout expired before it was written (the server was under maintenance)',
   AbortError: 'it was aborted before it was written',
-  // node-redis throws these for an argument it cannot encode, before writing anything.
-  TypeError: 'the client refused it',
-  RangeError: 'the client refused it',
 };
 
 /**
@@ -135,8 +132,7 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   const type = exceptionType(error);
   const notSent = Object.hasOwn(NOT_SENT, type) ? NOT_SENT[type] : undefined;
   if (notSent !== undefined) {
-    const detail = type === 'TypeError' || type === 'RangeError' ? ` (${describeError(error)})` : '';
-    return new RespireTransportError(`${operation}: not sent: ${notSent}${detail}; nothing happened`, { cause: error, outcomeUnknown: false });
+    return new RespireTransportError(`${operation}: not sent: ${notSent}; nothing happened`, { cause: error, outcomeUnknown: false });
   }
   if (type === 'DisconnectsClientError') {
     return new RespireTransportError(`${operation}: the client was closed (close() or destroy()) while the command was pending; the outcome is unknown`, { cause: error });

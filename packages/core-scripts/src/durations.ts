@@ -51,7 +51,13 @@ export function toIntegerInRange(name: string, value: unknown, min: number, max:
  * @throws {RespireValidationError} naming the unknown option and the known ones.
  */
 export function assertKnownOptions(argument: string, options: object, known: readonly string[]): void {
-  for (const key of Object.keys(options)) {
+  let keys: string[];
+  try {
+    keys = Object.keys(options);
+  } catch {
+    throw new RespireValidationError(argument, 'must be a plain object (its keys cannot be read)');
+  }
+  for (const key of keys) {
     if (!known.includes(key)) {
       throw new RespireValidationError(argument, `unknown option '${key}'; known options: ${known.join(', ')}`);
     }

@@ -1,4 +1,5 @@
 import { toRespireError } from './classify.js';
+import { describeError, exceptionType, safeGet } from './describe.js';
 import { RespireTransportError, RespireValidationError } from './errors.js';
 
 /** A command argument as node-redis takes it. */
@@ -74,10 +75,11 @@ const BINARY_MAPPING = { 36: Buffer, 37: Array };
 export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
   const candidate = client as { sendCommand?: unknown; masters?: unknown; isOpen?: unknown } | null;
   // node-redis v5/v6 clients and clusters have sendCommand and a boolean isOpen; ioredis has no isOpen.
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.sendCommand !== 'function' || typeof candidate.isOpen !== 'boolean') {
+  // Every read is guarded: a value that cannot be read (a revoked Proxy) is simply not a client.
+  if (typeof candidate !== 'object' || candidate === null || typeof safeGet(candidate, 'sendCommand') !== 'function' || typeof safeGet(candidate, 'isOpen') !== 'boolean') {
     throw new RespireValidationError(argument, 'must be a node-redis (v5 or v6) client from createClient() or createCluster(); other clients such as ioredis are not supported');
   }
-  const isCluster = 'masters' in candidate && Array.isArray(candidate.masters);
+  const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   // Option objects built once: most commands pass one of these two (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
@@ -98,6 +100,11 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         const reply = raw(key, args, optionsFor(send));
         return await (timeoutMs ? replyWithin(reply, timeoutMs, operation) : reply);
       } catch (error) {
+        // node-redis throws these for arguments or options it cannot use, before writing anything.
+        const type = exceptionType(error);
+        if (type === 'TypeError' || type === 'RangeError') {
+          throw new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, { cause: error, outcomeUnknown: false });
+        }
         throw toRespireError(error, operation);
       }
     },

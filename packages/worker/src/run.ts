@@ -1,5 +1,5 @@
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
-import { safeGet, toRespireError } from '@respire/core-scripts/internal';
+import { describeError, safeGet, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';
@@ -93,7 +93,7 @@ export class Run implements RunContext {
 
   fault(error: unknown): void {
     if (this.#fault === undefined) {
-      this.#fault = this.#describeFault(isRespireError(error) ? error : toRespireError(error, 'StreamWorker'));
+      this.#fault = this.#describeFault(isRespireError(error) ? error : unexpected(error));
       safeLog(this.options.logger, 'error', 'stream worker faulted; stopping', {
         stream: this.options.stream,
         group: this.options.group,
@@ -151,4 +151,13 @@ export class Run implements RunContext {
     if (this.#fault !== undefined) this.#reject(this.#fault);
     else this.#resolve();
   }
+}
+
+/**
+ * A failure that is not a Respire error reached the run: every command's failure is mapped by the
+ * transport and user code's are contained, so this is a defect. Named as such, with what it was.
+ */
+function unexpected(error: unknown): RespireError {
+  const message = `StreamWorker: stopped by an unexpected error (${describeError(error)}); a command in flight, if any, may or may not have run`;
+  return new RespireTransportError(message, { cause: error });
 }
