@@ -7,6 +7,7 @@ import { safeHook, type WorkerInfo } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { Reader } from './reader.js';
+import { retryingTransient } from './retry.js';
 
 /**
  * One start..stop of a worker: its readers, its connections, its first fault, and the shutdown
@@ -78,8 +79,12 @@ export class Run implements RunContext {
         });
       }
       await ensureGroup(this.options, false, this.stopSignal);
-      await Promise.all(this.readers.map((r) => r.connect()));
+      // A refusal fails at once with the server's reply; a transient one (LOADING) is repeated.
+      const connect = (r: Reader) => retryingTransient(this.options.logger, 'StreamWorker.start: opening a reader connection', () => r.connect(), this.stopSignal);
+      await Promise.all(this.readers.map(connect));
     } catch (error) {
+      // Readers still retrying a connection give up, and what they opened is closed.
+      this.#stopController.abort();
       this.connections.closeAll();
       const failure = toRespireError(error, 'StreamWorker.start');
       this.#reject(failure);

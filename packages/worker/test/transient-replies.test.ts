@@ -200,6 +200,24 @@ describe('kind 5: transient replies on the fake server', () => {
     });
   }, 40_000);
 
+  it('start() with one reader connection refused and another answered LOADING: rejects at once with the refusal, and no connection of the worker is left (kind 1)', async () => {
+    const { stream } = keys();
+    const baseline = fake.connectionCount;
+    // Both readers first get LOADING; on their retries one gets LOADING again, the other the refusal.
+    inject({ command: 'CLIENT ID', action: { type: 'error', message: TRANSIENT_REPLIES[1]![1] }, times: 3 });
+    inject({ command: 'CLIENT ID', action: { type: 'error', message: 'ERR max number of clients reached' }, times: 1 });
+    const w = worker({ stream, consumerCount: 2 });
+    const began = performance.now();
+    const error = await w.start().then(() => undefined, (e: unknown) => e);
+    expect({ message: String(errorSummary(error).message), prompt: performance.now() - began < 3000, state: w.state }).toEqual({
+      message: expect.stringMatching(/max number of clients reached/), prompt: true, state: 'stopped',
+    });
+    // The reader still retrying after LOADING would connect on its next attempt: it gave up with start() instead.
+    await sleep(1000);
+    await waitFor(() => fake.connectionCount === baseline, 3000, 'only the caller connected').catch(() => {});
+    expect(fake.connectionCount).toBe(baseline);
+  });
+
   it.each([
     ['NOPERM', "NOPERM User default has no permissions to run the 'xreadgroup' command"],
     ['WRONGTYPE', 'WRONGTYPE Operation against a key holding the wrong kind of value'],
