@@ -202,6 +202,8 @@ describe('kind 5: transient replies on the fake server', () => {
 
   it('start() with one reader connection refused and another answered LOADING: rejects at once with the refusal, and no connection of the worker is left (kind 1)', async () => {
     const { stream } = keys();
+    // Workers stopped by earlier tests are closed, but the fake may not have seen their sockets end yet.
+    await waitFor(() => fake.connectionCount === 1, 3000, 'only this file\'s client connected').catch(() => {});
     const baseline = fake.connectionCount;
     // Both readers first get LOADING; on their retries one gets LOADING again, the other the refusal.
     inject({ command: 'CLIENT ID', action: { type: 'error', message: TRANSIENT_REPLIES[1]![1] }, times: 3 });
