@@ -60,8 +60,10 @@ export interface RespireAdminOptions {
    */
   readonly auditStream?: string;
   /**
-   * Per-command client timeout for the admin's commands, in ms; 0 disables it. @defaultValue the
-   * client's own setting
+   * Deadline of each of the admin's commands, in ms; 0 disables it. Unwritten when it expires, a
+   * command is not sent; written and unanswered, it rejects a few ms later with an unknown outcome
+   * (`RespireTransportError.outcomeUnknown`). @defaultValue the client's own setting (node-redis
+   * never times out a command once it is written)
    */
   readonly commandTimeoutMs?: number;
 }

@@ -14,6 +14,7 @@ import {
 } from '@respire/core-scripts';
 import {
   commandTarget,
+  describeValue,
   infoField,
   isWellFormedText,
   keySlot,
@@ -32,6 +33,7 @@ export {
   RespirePermissionError,
   RespireTransportError,
   RespireValidationError,
+  describeValue,
   infoField,
   isRespireError,
   keySlot,

@@ -1,5 +1,5 @@
 import type { Actor } from './api.js';
-import { RespirePermissionError, RespireValidationError, isWellFormedText } from './redis.js';
+import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
 
 /** A stream entry ID: `<ms>-<seq>`, both unsigned 64-bit (leading zeros allowed, as Redis reads them). */
 const ENTRY_ID = /^(\d{1,40})-(\d{1,40})$/;
@@ -97,23 +97,30 @@ export function toOptions<T extends object>(argument: string, value: T | undefin
  * @throws {RespirePermissionError} for a viewer.
  */
 export function requireOperator(actor: unknown, action: string): Actor {
-  const a = actor as Partial<Actor> | null;
-  if (typeof a !== 'object' || a === null || (a.role !== 'viewer' && a.role !== 'operator')) {
+  let name: unknown;
+  let role: unknown;
+  try {
+    ({ name, role } = actor as Partial<Actor>);
+  } catch {
+    // null, undefined, or a value whose properties cannot be read
+  }
+  if (typeof actor !== 'object' || actor === null || (role !== 'viewer' && role !== 'operator')) {
     throw new RespireValidationError('actor', "must be { name: nonempty string, role: 'viewer' | 'operator' }");
   }
   // The name goes into every audit record: no control characters (a forged log line), at most 256.
   // eslint-disable-next-line no-control-regex
-  if (typeof a.name !== 'string' || /[\u0000-\u001f\u007f-\u009f]/.test(a.name)) {
-    throw new RespireValidationError('actor.name', `must be text without control characters, got ${show(a.name)}`);
+  if (typeof name !== 'string' || /[\u0000-\u001f\u007f-\u009f]/.test(name)) {
+    throw new RespireValidationError('actor.name', `must be text without control characters, got ${show(name)}`);
   }
-  toName('actor.name', a.name, 256);
-  if (a.role !== 'operator') {
-    throw new RespirePermissionError(`${action}: '${a.name}' has the role '${a.role}'; only an operator may ${action}`);
+  toName('actor.name', name, 256);
+  if (role !== 'operator') {
+    throw new RespirePermissionError(`${action}: '${name}' has the role '${role}'; only an operator may ${action}`);
   }
-  return a as Actor;
+  return actor as Actor;
 }
 
+/** A bad argument for a message, never throwing on a hostile value. */
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  return String(value);
+  return describeValue(value);
 }

@@ -1,3 +1,4 @@
+import { describeValue } from './describe.js';
 import { RespireValidationError } from './errors.js';
 
 /** The largest whole number the seed's Int32 options take (delivery limits): 2^31-1. */
@@ -27,7 +28,7 @@ export function toDurationMs(name: string, value: unknown, allowZero = false): n
   if (value < 0 || ms < min || ms > MAX_DURATION_MS) {
     throw new RespireValidationError(
       name,
-      `must be ${allowZero ? 'at least 0' : 'positive'} and at most ${MAX_DURATION_MS} ms, got ${value}`,
+      `must be ${allowZero ? 'at least 0' : 'positive'} and at most ${MAX_DURATION_MS} ms, got ${describeValue(value)}`,
     );
   }
   return ms;
@@ -44,20 +45,19 @@ export function toIntegerInRange(name: string, value: unknown, min: number, max:
   return value;
 }
 
-/** A value for an error message: strings quoted, so `'5'` is not mistaken for `5`. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  return String(value);
-}
-
 /**
  * Refuses option names that are not known, so a typo (`dedupeId`, `deliverylimit`) fails loudly
  * instead of silently falling back to a default.
  * @throws {RespireValidationError} naming the unknown option and the known ones.
  */
 export function assertKnownOptions(argument: string, options: object, known: readonly string[]): void {
-  for (const key of Object.keys(options)) {
+  let keys: string[];
+  try {
+    keys = Object.keys(options);
+  } catch {
+    throw new RespireValidationError(argument, 'must be a plain object (its keys cannot be read)');
+  }
+  for (const key of keys) {
     if (!known.includes(key)) {
       throw new RespireValidationError(argument, `unknown option '${key}'; known options: ${known.join(', ')}`);
     }

@@ -1,4 +1,4 @@
-import { describeThrown, exceptionType } from './describe.js';
+import { isError, safeGet } from './describe.js';
 
 /**
  * Every error Respire throws is a {@link RespireError} with a readonly `code`. Server error
@@ -21,16 +21,31 @@ export type RespireErrorCode =
 
 export interface RespireErrorOptions {
   cause?: unknown;
+  /** Sets {@link RespireError.retryable}. @defaultValue false */
+  retryable?: boolean;
 }
 
-/** Base class of Respire's errors: `name`, a readonly `code`, and the `cause` when there is one. */
+/**
+ * Base class of Respire's errors: `name`, a readonly `code`, `retryable`, and the `cause` when
+ * there is one.
+ */
 export class RespireError extends Error {
   override name = 'RespireError';
   readonly code: RespireErrorCode;
+  /**
+   * True only when the server answered with a reply that proves the command did not run and
+   * that a later attempt may succeed: `BUSY` (a script or function is running), `LOADING` (the
+   * dataset is loading after a restart), `TRYAGAIN` (a Cluster slot is migrating), `MASTERDOWN`
+   * (a replica lost its master) or `CLUSTERDOWN`. Repeating the same call is then safe; back off
+   * first. False for everything else: contract errors (`WRONGTYPE`, `NOPERM`, bad input) will
+   * fail again, and a lost reply (`RespireTransportError` with `outcomeUnknown`) may have run.
+   */
+  readonly retryable: boolean;
 
   constructor(code: RespireErrorCode, message: string, options: RespireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.retryable = options.retryable === true;
   }
 }
 
@@ -110,14 +125,18 @@ export class RespireServerError extends RespireError {
 }
 
 /**
- * The command may or may not have run: the connection failed, closed or timed out after it was
- * written. Never retried blindly. Code `TRANSPORT_FAILED`.
+ * The command failed between the client and the server. `outcomeUnknown` tells the two cases
+ * apart: the command may have run (the connection failed, closed or timed out after it was
+ * written: never retried blindly), or it was never sent (the client was closed or offline, the
+ * command timed out before it was written, a connection could not be opened). Code
+ * `TRANSPORT_FAILED`.
  */
 export class RespireTransportError extends RespireError {
   override name = 'RespireTransportError';
   /**
-   * False when the client refused the command before writing it (closed or offline client), or a
-   * connection could not be opened: then nothing happened. True when it may have run.
+   * False when the command was never sent: the client refused it before writing it (closed or
+   * offline client, or node-redis' per-command timeout expired while it waited to be written), or
+   * a connection could not be opened. Then nothing happened. True when it may have run.
    */
   readonly outcomeUnknown: boolean;
 
@@ -168,71 +187,11 @@ const CODES = new Set<string>([
  * rather than `instanceof`, so it holds across two installed copies of the package.
  */
 export function isRespireError(error: unknown, code?: RespireErrorCode): error is RespireError {
-  if (!(error instanceof Error)) return false;
-  const found = (error as { code?: unknown }).code;
-  if (!error.name.startsWith('Respire') || typeof found !== 'string' || !CODES.has(found)) return false;
+  // Whatever it is handed (a revoked Proxy, throwing getters), it answers and never throws.
+  if (!isError(error)) return false;
+  const found = safeGet(error, 'code');
+  const name = safeGet(error, 'name');
+  if (typeof name !== 'string' || !name.startsWith('Respire') || typeof found !== 'string' || !CODES.has(found)) return false;
   return code === undefined || found === code;
 }
 
-/** True for a server error reply (node-redis `ErrorReply` and subclasses, from any installed copy). */
-export function isErrorReply(error: unknown): error is Error {
-  for (let proto = error instanceof Error ? Object.getPrototypeOf(error) : null; proto; proto = Object.getPrototypeOf(proto)) {
-    if ((proto as { constructor?: { name?: string } }).constructor?.name === 'ErrorReply') return true;
-  }
-  return false;
-}
-
-/** The server error reply `error` is or wraps (through `cause`, as Respire errors keep it), if any. */
-function errorReplyIn(error: unknown): Error | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isErrorReply(e)) return e;
-  }
-  return undefined;
-}
-
-/**
- * The code of the server error reply that `error` is or wraps: the reply's first word (`NOGROUP`,
- * `BUSYGROUP`, `LOADING`, `ERR`, ...); `undefined` when no server reply is involved.
- */
-export function replyCode(error: unknown): string | undefined {
-  const reply = errorReplyIn(error);
-  return reply === undefined ? undefined : /^([A-Z]+)/.exec(reply.message)?.[1];
-}
-
-/**
- * Turns what a command rejected with into a Respire error: script codes (`RESPIRE_WRONGTYPE`,
- * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`, `RESPIRE_TOO_MANY_FIELDS`) and plain server replies
- * (`WRONGTYPE`, `NOPERM`) to their classes, other replies to {@link RespireServerError},
- * everything else to {@link RespireTransportError}. Respire errors pass through unchanged.
- */
-export function toRespireError(error: unknown, operation: string): RespireError {
-  if (isRespireError(error)) return error;
-  if (!isErrorReply(error)) {
-    // node-redis refuses these before writing anything: the command did not run.
-    if (/^Client(Closed|Offline)Error$/.test(exceptionType(error))) {
-      return new RespireTransportError(`${operation}: not sent (${describeThrown(error)}); connect the client first`, { cause: error, outcomeUnknown: false });
-    }
-    return new RespireTransportError(`${operation}: the outcome is unknown (${describeThrown(error)})`, { cause: error });
-  }
-  const message = error.message;
-  // A script command refused by ACL: "ERR The user executing the script can't run this command
-  // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
-  const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
-  // Our scripts' codes may come wrapped (Redis 6.2: "ERR Error running script ...: RESPIRE_X ...").
-  const ours = /RESPIRE_([A-Z_]+?) (.*?)(?: script: .*)?$/s.exec(message);
-  const code = aclRefusal ? 'NOPERM' : (ours?.[1] ?? /^(?:ERR )?([A-Z]+)/.exec(message)?.[1]);
-  const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
-  const options = { cause: error };
-  switch (code) {
-    case 'WRONGTYPE':
-      return new RespireKeyTypeError(`${operation}: ${text}`, options);
-    case 'NOPERM':
-      return new RespirePermissionError(`${operation}: ${text}`, options);
-    case 'UNSUPPORTED':
-      return new RespireUnsupportedServerError(`${operation}: ${text}`, options);
-    case 'TOO_MANY_FIELDS':
-      return new RespireTooManyFieldsError(`${operation}: ${text}`, options);
-    default:
-      return new RespireServerError(`${operation}: ${message}`, options);
-  }
-}

@@ -1,7 +1,19 @@
 // Shared by Respire's own packages (queue, worker, admin) and tools; not covered by semver.
 // Applications import the public entry, `@respire/core-scripts`.
-export { isErrorReply, replyCode, toRespireError } from './errors.js';
-export { describeThrown, exceptionType, MAX_DESCRIPTION_CHARS, MAX_EXCEPTION_TYPE_CHARS } from './describe.js';
+export { TRANSIENT_REPLY_CODES, isConnectionFailure, isErrorReply, isTransient, replyCode, toRespireError, transientReplyCode } from './classify.js';
+export {
+  MAX_DESCRIPTION_CHARS,
+  MAX_EXCEPTION_TYPE_CHARS,
+  describeError,
+  describeThrown,
+  describeValue,
+  exceptionType,
+  ignoreRejection,
+  isError,
+  safeGet,
+} from './describe.js';
+export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTransient, sleep } from './retry.js';
+export type { RetryOptions } from './retry.js';
 export { commandTarget } from './transport.js';
 export type { CommandTarget, CommandTargetOptions, SendOptions } from './transport.js';
 export { infoField, parseEntries, parseReadReply, replyString } from './replies.js';
@@ -12,7 +24,7 @@ export type { ScriptDefinition } from './script.js';
 export * as scripts from './generated/scripts.js';
 export * as scriptCalls from './generated/calls.js';
 export { isReceipt, newReceiptToken, receiptOf } from './receipts.js';
-export { MAX_INT32, assertKnownOptions, describeValue, toDurationMs, toIntegerInRange } from './durations.js';
+export { MAX_INT32, assertKnownOptions, toDurationMs, toIntegerInRange } from './durations.js';
 export { crc16, hashTagOf, keySlot } from './slots.js';
 export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';

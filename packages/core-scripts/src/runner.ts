@@ -1,4 +1,5 @@
-import { RespireValidationError, replyCode } from './errors.js';
+import { replyCode } from './classify.js';
+import { RespireValidationError } from './errors.js';
 import type { CommandTarget, RedisArg, SendOptions } from './transport.js';
 import type { ScriptDefinition } from './script.js';
 

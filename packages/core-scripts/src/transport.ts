@@ -1,5 +1,6 @@
-import { exceptionType } from './describe.js';
-import { RespireKeyTypeError, RespireValidationError, isErrorReply, toRespireError } from './errors.js';
+import { isErrorReply, toRespireError } from './classify.js';
+import { describeError, exceptionType, safeGet } from './describe.js';
+import { RespireKeyTypeError, RespireTransportError, RespireValidationError } from './errors.js';
 
 /** A command argument as node-redis takes it. */
 export type RedisArg = string | Buffer;
@@ -25,9 +26,14 @@ export type RedisClientLike = StandaloneClientLike | ClusterClientLike;
 /** How Respire's own commands are sent. */
 export interface CommandTargetOptions {
   /**
-   * Per-command client timeout for Respire's commands, in ms; 0 disables it. When undefined the
-   * client's own setting applies (node-redis 6 defaults to 5,000 ms and creates a timer per
-   * command). A command that times out after it was written has an unknown outcome.
+   * Deadline of each of Respire's commands, in ms; 0 disables it. node-redis' own per-command
+   * timeout only covers the wait before a command is written: a command still unwritten when it
+   * expires is not sent (`RespireTransportError`, `outcomeUnknown: false`). For a command that was
+   * written and gets no reply (a black-holed connection), the transport rejects it at the same
+   * deadline (plus a few ms) with `outcomeUnknown: true`; the connection is left as it is (the
+   * caller owns the client). When undefined the client's own setting applies (node-redis 6: 5,000
+   * ms before the write, none after it; node-redis 5: none) and a written command waits for its
+   * reply as long as the connection lives.
    */
   commandTimeoutMs?: number;
 }
@@ -36,7 +42,7 @@ export interface CommandTargetOptions {
 export interface SendOptions {
   /** Bulk strings as Buffers (payload bytes) and RESP3 maps as flat arrays, as RESP2 replies them. */
   readonly binary?: boolean;
-  /** Client-side timeout of this command in ms (0 disables it); overrides the target's `commandTimeoutMs`. */
+  /** Deadline of this command in ms (0 disables it), as the target's `commandTimeoutMs`, which it overrides. */
   readonly timeoutMs?: number;
   /** Names the operation in error messages, e.g. `ReliableQueue.send`. @defaultValue the command name */
   readonly operation?: string;
@@ -68,7 +74,8 @@ export interface CommandTarget {
   /**
    * Sends one command; `key` routes it in a Cluster.
    * @throws {RespireError} mapped by `toRespireError`: typed server replies (the reply stays the
-   *   `cause`, see `replyCode`), or `RespireTransportError` when the outcome is unknown.
+   *   `cause`, see `replyCode`; `retryable` for a transient one), or `RespireTransportError` (not
+   *   sent, or the outcome is unknown: see `outcomeUnknown`).
    */
   send(key: RedisArg, args: readonly RedisArg[], options?: SendOptions): Promise<unknown>;
 }
@@ -85,7 +92,7 @@ const BINARY_MAPPING = { 36: Buffer, 37: Array };
 export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
   checkClient(client, argument);
   const candidate = client as RedisClientLike;
-  const isCluster = 'masters' in candidate && Array.isArray(candidate.masters);
+  const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   // Option objects built once: most commands pass one of these two (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
@@ -121,10 +128,17 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
             'argument (proto-max-bulk-len); nothing was sent, and no retry can succeed',
         );
       }
+      const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
       try {
-        return await raw(key, args, optionsFor(send));
+        const reply = raw(key, args, optionsFor(send));
+        return await (timeoutMs ? replyWithin(reply, timeoutMs, operation) : reply);
       } catch (error) {
         if (send?.keyType !== undefined && isErrorReply(error) && /^WRONGTYPE/.test(error.message)) throw await namedKeyTypeError(error, operation, send);
+        // node-redis throws these for arguments or options it cannot use, before writing anything.
+        const type = exceptionType(error);
+        if (type === 'TypeError' || type === 'RangeError') {
+          throw new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, { cause: error, outcomeUnknown: false });
+        }
         throw toRespireError(error, operation);
       }
     },
@@ -151,15 +165,6 @@ export function oversizedArgument(args: readonly RedisArg[], limit = MAX_BULK_BY
 
 const CLIENT_HINT = "pass a connected node-redis v5 or v6 client: `const client = await createClient({ url }).connect()` (or createCluster(...)) from 'redis'";
 
-/** A property of a value the caller passed, or undefined when reading it throws. */
-function read(value: object, name: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[name];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Checks once, when a queue, worker, producer or admin API is created, that `client` is a node-redis
  * v5/v6 client, and otherwise says what was passed and what to pass instead.
@@ -183,25 +188,50 @@ function checkClient(client: unknown, argument: string): void {
     refuse(`got ${client === null ? 'null' : typeof client}; ${CLIENT_HINT}`);
   }
   const candidate = client as object;
-  if (typeof read(candidate, 'then') === 'function') {
+  if (typeof safeGet(candidate, 'then') === 'function') {
     refuse(`got a Promise: is an \`await\` missing? \`createClient().connect()\` returns a promise of the connected client; ${CLIENT_HINT}`);
   }
-  const sendCommand = read(candidate, 'sendCommand');
-  if (typeof sendCommand === 'function' && typeof read(candidate, 'isOpen') === 'boolean') {
+  const sendCommand = safeGet(candidate, 'sendCommand');
+  if (typeof sendCommand === 'function' && typeof safeGet(candidate, 'isOpen') === 'boolean') {
     // node-redis v4 has the same sendCommand and isOpen but public executeScript / executeFunction and
     // no withTypeMapping (v5 made the former private and added the latter); its replies differ in shape.
-    if (typeof read(candidate, 'executeScript') === 'function' && typeof read(candidate, 'withTypeMapping') !== 'function') {
+    if (typeof safeGet(candidate, 'executeScript') === 'function' && typeof safeGet(candidate, 'withTypeMapping') !== 'function') {
       refuse("is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6");
     }
     return;
   }
-  if (typeof sendCommand === 'function' && typeof read(candidate, 'status') === 'string') {
+  if (typeof sendCommand === 'function' && typeof safeGet(candidate, 'status') === 'string') {
     refuse(`looks like an ioredis client, which Respire does not support (it needs node-redis); ${CLIENT_HINT}`);
   }
-  if (['url', 'socket', 'rootNodes'].some((name) => read(candidate, name) !== undefined)) {
+  if (['url', 'socket', 'rootNodes'].some((name) => safeGet(candidate, name) !== undefined)) {
     refuse(`got client options, not a client; ${CLIENT_HINT.replace('{ url }', 'options')}`);
   }
   refuse(`${exceptionType(candidate)} is not a node-redis client (it has no sendCommand and isOpen); ${CLIENT_HINT}`);
+}
+
+/** Extra time after a command's timeout before it counts as written and unanswered (ms). */
+const WRITTEN_MARGIN_MS = 50;
+
+/** The cause of a deadline that expired after the command was written (see `isConnectionFailure`). */
+class ReplyDeadlineError extends Error {
+  override name = 'ReplyDeadlineError';
+}
+
+/**
+ * node-redis rejects a command still waiting to be written when its timeout expires (a
+ * `TimeoutError`: not sent) and drops the timeout once the command is written. A written command
+ * that gets no reply is rejected here, a little after that timeout, with an unknown outcome.
+ */
+function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const message = `${operation}: no reply within ${timeoutMs} ms after the command was written; the outcome is unknown`;
+      reject(new RespireTransportError(message, { cause: new ReplyDeadlineError(`no reply within ${timeoutMs} ms`) }));
+    }, Math.min(timeoutMs + WRITTEN_MARGIN_MS, 2_147_483_647)); // a longer timer would fire at once
+  });
+  reply.catch(() => {}); // settles after the deadline won: nobody waits for it any more
+  return Promise.race([reply, deadline]).finally(() => clearTimeout(timer));
 }
 
 function commandOptions(binary: boolean, timeoutMs: number | undefined): object | undefined {

@@ -20,7 +20,13 @@ export class HttpError extends Error {
 }
 
 /** The admin API's refusal of an argument (unknown resource, malformed ID). */
-export const isValidationError = (error: unknown) => error instanceof Error && error.name === 'RespireValidationError';
+export const isValidationError = (error: unknown): boolean => {
+  try {
+    return error instanceof Error && error.name === 'RespireValidationError';
+  } catch {
+    return false; // a revoked Proxy thrown by user code (authorize, guard)
+  }
+};
 
 /** A text parameter of the query or form: 400 when missing (unless optional), too long or malformed. */
 export function param(source: Record<string, unknown>, name: string, { pattern, optional }: { pattern?: RegExp; optional?: boolean } = {}): string | undefined {

@@ -61,7 +61,12 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
   const socket = { connectTimeout: 5000 };
   const client = options.cluster ? createCluster({ rootNodes: [{ url: options.url }], defaults: { socket } }) : createClient({ url: options.url, socket });
   client.on('error', (error: Error) => console.error(`respire-dashboard: redis: ${error.message}`));
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    client.destroy(); // a client whose connect failed is still ours to close
+    throw error;
+  }
 
   const admin = new RespireAdmin(client, {
     queues: options.queues ?? [],

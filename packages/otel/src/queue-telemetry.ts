@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
 import { RespireValidationError } from '@respire/core-scripts';
-import { exceptionType } from '@respire/core-scripts/internal';
+import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
 import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from './seams.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
@@ -44,8 +44,8 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  */
 export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueTelemetry {
   const telemetryName = options.telemetryName ?? 'default';
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
-    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${telemetryName}'`);
+  if (typeof telemetryName !== 'string' || !/^[A-Za-z0-9._-]{1,128}$/.test(telemetryName)) {
+    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got ${describeValue(telemetryName)}`);
   }
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);

@@ -1,8 +1,10 @@
 /**
  * The queue's instrumentation seam (DESIGN.md decision 9): dependency-free hooks that
  * `@respire/otel` implements. With none configured the queue does no extra work.
- * Hooks never affect an operation: anything they throw is swallowed.
+ * Hooks never affect an operation: anything they throw, return or reject with is swallowed.
  */
+import { ignoreRejection } from '@respire/core-scripts/internal';
+
 export type QueueOperationName = 'send' | 'receive' | 'ack' | 'nack';
 
 /** What an operation is about to do. Carries no payloads. */
@@ -50,6 +52,7 @@ export async function instrumented<R>(
   let scope: Scope;
   try {
     scope = instrumentation.startOperation(start);
+    ignoreRejection(scope); // an async startOperation: its rejection must not go unhandled
   } catch {
     scope = undefined;
   }
@@ -65,7 +68,7 @@ export async function instrumented<R>(
 
 function safeEnd(scope: Scope, result: () => QueueOperationEnd): void {
   try {
-    scope?.end(result());
+    ignoreRejection(scope?.end(result()));
   } catch {
     // Telemetry never changes an outcome.
   }

@@ -10,6 +10,7 @@ import {
   newReceiptToken,
   queueKeys,
   receiptOf,
+  safeGet,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
@@ -60,10 +61,14 @@ export interface ReliableQueueOptions<T> {
   /** Hooks for metrics and tracing (`@respire/otel`). */
   instrumentation?: QueueInstrumentation;
   /**
-   * Client-side timeout of each of the queue's commands, in ms (0..2^31-1); 0 disables it.
-   * Undefined keeps the client's own setting (node-redis 6: 5,000 ms, with a timer per
-   * command — `0` made the queue about 3× faster in `pnpm bench`). A command that times out
-   * after it was written has an unknown outcome (`RespireTransportError`); nothing is retried.
+   * Deadline of each of the queue's commands, in ms (0..2^31-1); 0 disables it. A command still
+   * waiting to be written when it expires (the client is reconnecting) is not sent:
+   * `RespireTransportError` with `outcomeUnknown: false`. A command written but not answered by
+   * then (a black-holed connection) rejects a few ms later with `outcomeUnknown: true`; the
+   * connection is left to its owner. Nothing is retried. Undefined keeps the client's own setting:
+   * node-redis 6 waits at most 5,000 ms for the write and then as long as the connection lives
+   * (`0` made the queue about 3× faster in `pnpm bench`: no timer per command); node-redis 5 has
+   * no timeout at all.
    * @defaultValue undefined (the client's setting)
    */
   commandTimeoutMs?: number;
@@ -123,7 +128,9 @@ export interface SendResult {
  * receive a leased batch, then ACK or NACK each delivery with its receipt.
  *
  * Delivery is at least once. Deadlines come from the server clock. Every state change is one
- * atomic script that checks key types and ACL permissions before its first write.
+ * atomic script that checks key types and ACL permissions before its first write. Errors are
+ * `RespireError`s; `error.retryable` is true only for a reply that proves the call did not run
+ * (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): the queue never retries by itself.
  *
  * The caller owns `client` (node-redis v5 or v6, `createClient` or `createCluster`); the queue
  * never closes it. Instances are cheap and stateless: any instance with the same name, prefix,
@@ -197,7 +204,10 @@ export class ReliableQueue<T> {
    *   includes what it threw.
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not write it; nothing changed.
-   * @throws {RespireTransportError} when the outcome is unknown: retry with the same deduplication ID.
+   * @throws {RespireTransportError} when the outcome is unknown (`outcomeUnknown`): retry with the
+   *   same deduplication ID; or, with `outcomeUnknown: false`, when it was not sent.
+   * @throws {RespireServerError} for other replies; `retryable` when the reply proves nothing ran
+   *   (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): repeat the call after a backoff.
    */
   async send(payload: T, options: SendOptions = {}): Promise<string> {
     return (await this.sendWithResult(payload, options)).id;
@@ -251,7 +261,9 @@ export class ReliableQueue<T> {
    *   toward the delivery limit.
    * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
    *   user may not make a write this call needs (the writes it will make are checked); nothing changed.
-   * @throws {RespireTransportError} when the reply was lost: the batch stays leased.
+   * @throws {RespireTransportError} when the reply was lost: the batch stays leased (or, with
+   *   `outcomeUnknown: false`, nothing was sent).
+   * @throws {RespireServerError} for other replies; `retryable` when it proves nothing ran.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
@@ -348,16 +360,24 @@ export class ReliableQueue<T> {
   }
 
   #encode(payload: T): Buffer {
-    let encoded: Uint8Array | string;
+    let encoded: unknown;
     try {
       encoded = this.#codec.encode(payload);
     } catch (error) {
       throw new RespireCodecError(`ReliableQueue.send: the codec could not encode the payload (${describeThrown(error)}); nothing was sent`, { cause: error });
     }
-    let bytes: Buffer;
-    if (typeof encoded === 'string') bytes = Buffer.from(encoded, 'utf8');
-    else if (encoded instanceof Uint8Array) bytes = Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
-    else throw new RespireCodecError(`ReliableQueue.send: the codec must return a Uint8Array or a string, got ${exceptionType(encoded)}; nothing was sent`);
+    // What encode returned is user code's value: even the type checks and reads stay guarded.
+    let bytes: Buffer | undefined;
+    try {
+      if (typeof encoded === 'string') bytes = Buffer.from(encoded, 'utf8');
+      else if (Buffer.isBuffer(encoded)) bytes = encoded;
+      else if (encoded instanceof Uint8Array) bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+    } catch (error) {
+      throw new RespireCodecError(`ReliableQueue.send: what the codec returned cannot be read (${describeThrown(error)}); nothing was sent`, { cause: error });
+    }
+    if (bytes === undefined) {
+      throw new RespireCodecError(`ReliableQueue.send: the codec must return a Uint8Array or a string, got ${exceptionType(encoded)}; nothing was sent`);
+    }
     if (bytes.length > MAX_PAYLOAD_BYTES) {
       throw new RespireValidationError(
         'payload',
@@ -415,13 +435,21 @@ function checkDeduplicationId(id: unknown): void {
 
 /** Validates deliveries handed to ack/nack and flattens them to `id, receipt, ...`. */
 function receiptArgs(messages: readonly MessageReceipt[]): string[] {
-  if (!Array.isArray(messages)) throw new RespireValidationError('messages', 'must be an array of received messages');
-  if (messages.length > MAX_BATCH) {
-    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${messages.length}`);
+  let list: readonly unknown[];
+  try {
+    // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
+    if (!Array.isArray(messages)) throw new TypeError('not an array');
+    list = Array.from(messages);
+  } catch {
+    throw new RespireValidationError('messages', 'must be an array of received messages');
+  }
+  if (list.length > MAX_BATCH) {
+    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
   }
   const args: string[] = [];
-  for (const [index, message] of messages.entries()) {
-    const { id, receipt } = (message ?? {}) as Partial<MessageReceipt>;
+  for (const [index, message] of list.entries()) {
+    const id = safeGet(message, 'id');
+    const receipt = safeGet(message, 'receipt');
     if (typeof id !== 'string' || !ENTRY_ID.test(id) || !isReceipt(receipt)) {
       throw new RespireValidationError(
         messages.length === 1 ? 'message' : `messages[${index}]`,

@@ -3,13 +3,15 @@ import type { StreamEntry } from './entry.js';
 import { safeHook, type DeadLetterReason, type DeliveryOutcome } from './instrumentation.js';
 import { safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
+import { retryingTransient } from './retry.js';
 
 /**
  * Fenced completion (seed 002 "Pending messages and reliability"): the one place the worker sends
  * a delivery's result to Redis. Each script acknowledges, releases or dead-letters the entry only
  * while it is still pending to this consumer at this delivery count; otherwise the outcome is
- * `stale`. Completions are sent once: any failure, including a lost reply (whose outcome is
- * uncertain, seed 002 "Faults"), is thrown to the caller and faults the worker; nothing here retries.
+ * `stale`. A reply that proves the script did not run (`BUSY`, `LOADING`, ...) is repeated with
+ * backoff up to a deadline (retry.ts); any other failure, and above all a lost reply (whose outcome
+ * is uncertain, seed 002 "Faults"), is thrown to the caller and faults the worker, never repeated.
  */
 
 /** One delivery to complete: the worker's options, the reader's consumer name, the entry. */
@@ -25,10 +27,8 @@ const MAX_EXCEPTION_TYPE_BYTES = 256;
 /** Acknowledges (XACK, or XACKDEL ACKED with `deleteAcknowledgedEntries` on Redis 8.2+). */
 export async function acknowledge(d: Delivery): Promise<DeliveryOutcome> {
   const o = d.options;
-  const reply = await scriptCalls.workerAck(
-    o.target,
-    { ...fence(d), deleteAcknowledged: o.deleteAcknowledgedEntries },
-    { operation: 'StreamWorker ack' },
+  const reply = await retryingTransient(o.logger, 'StreamWorker ack', () =>
+    scriptCalls.workerAck(o.target, { ...fence(d), deleteAcknowledged: o.deleteAcknowledgedEntries }, { operation: 'StreamWorker ack' }),
   );
   return Number(reply) === 1 ? 'ack' : stale(d);
 }
@@ -40,10 +40,8 @@ export async function acknowledge(d: Delivery): Promise<DeliveryOutcome> {
 export async function fail(d: Delivery, reason: 'nack' | 'processing-failed', exceptionType: string): Promise<DeliveryOutcome> {
   const o = d.options;
   if (o.deliveryLimit !== undefined && d.entry.deliveryCount >= o.deliveryLimit) return deadLetter(d, reason, exceptionType);
-  const reply = await scriptCalls.workerRelease(
-    o.target,
-    { ...fence(d), minimumIdleTimeMs: o.minimumIdleTimeMs },
-    { operation: 'StreamWorker release' },
+  const reply = await retryingTransient(o.logger, 'StreamWorker release', () =>
+    scriptCalls.workerRelease(o.target, { ...fence(d), minimumIdleTimeMs: o.minimumIdleTimeMs }, { operation: 'StreamWorker release' }),
   );
   // 1 released, 0 left pending, -1 stale
   return Number(reply) < 0 ? stale(d) : 'nack';
@@ -52,10 +50,12 @@ export async function fail(d: Delivery, reason: 'nack' | 'processing-failed', ex
 /** Appends the dead-letter record and acknowledges the source in one script (seed 002). */
 export async function deadLetter(d: Delivery, reason: DeadLetterReason, exceptionType: string): Promise<DeliveryOutcome> {
   const o = d.options;
-  const reply = (await scriptCalls.workerDeadLetter(
-    o.target,
-    { ...fence(d), deadLetter: o.deadLetterStream!, reason, exceptionType: truncateBytes(exceptionType, MAX_EXCEPTION_TYPE_BYTES) },
-    { operation: 'StreamWorker dead-letter' },
+  const reply = (await retryingTransient(o.logger, 'StreamWorker dead-letter', () =>
+    scriptCalls.workerDeadLetter(
+      o.target,
+      { ...fence(d), deadLetter: o.deadLetterStream!, reason, exceptionType: truncateBytes(exceptionType, MAX_EXCEPTION_TYPE_BYTES) },
+      { operation: 'StreamWorker dead-letter' },
+    ),
   )) as unknown[];
   switch (Number(reply[0])) {
     case 1:

@@ -1,5 +1,5 @@
-import { RespireTransportError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, type CommandTarget } from '@respire/core-scripts/internal';
+import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import { commandTarget, describeError, isErrorReply, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
 
 /** The parts of a node-redis duplicate the worker drives. */
 interface DuplicateClient {
@@ -9,12 +9,18 @@ interface DuplicateClient {
   on?(event: string, listener: (error: unknown) => void): unknown;
 }
 
+/** How a reader connection is named in errors. */
+const OPENING = 'StreamWorker: opening a reader connection';
+
 /**
  * A blocking connection the worker owns: a duplicate of the caller's client (DESIGN.md decision
- * 6), so the caller's client is never blocked or closed.
+ * 6), so the caller's client is never blocked or closed. It never reconnects by itself: when it
+ * fails, the reader closes it and opens a new one, so exactly one connection per reader exists.
  */
 export class OwnedConnection {
   readonly target: CommandTarget;
+  /** The server's ID of this connection (CLIENT ID), for CLIENT UNBLOCK; undefined when CLIENT ID is not permitted. */
+  clientId: string | undefined;
   readonly #client: DuplicateClient;
   readonly #onClose: (connection: OwnedConnection) => void;
   #closed = false;
@@ -23,22 +29,27 @@ export class OwnedConnection {
     this.#client = client;
     this.#onClose = onClose;
     this.target = commandTarget(client);
+    // A duplicate destroyed while it was still connecting can finish its handshake afterwards
+    // (node-redis does not look again): it is destroyed once more as soon as it says so.
+    client.on?.('ready', () => {
+      if (this.#closed) this.#destroy();
+    });
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /**
-   * Destroys the connection at once (nothing of ours is in flight when this is called on stop).
-   * Calling it again destroys again: a duplicate closed while it was still connecting opens its
-   * socket afterwards.
-   */
+  /** Destroys the connection at once (nothing of ours is in flight when this is called on stop). */
   close(): void {
     if (!this.#closed) {
       this.#closed = true;
       this.#onClose(this);
     }
+    this.#destroy();
+  }
+
+  #destroy(): void {
     try {
       if (typeof this.#client.destroy === 'function') this.#client.destroy();
       else void this.#client.disconnect?.().catch(() => {});
@@ -51,45 +62,99 @@ export class OwnedConnection {
 /** The one place a run opens and closes its connections: every one it opened is closed by {@link closeAll}. */
 export class Connections {
   readonly #source: RedisClientLike;
+  readonly #isCluster: boolean;
   readonly #open = new Set<OwnedConnection>();
+  /** Connections whose open() has not returned yet. */
+  readonly #opening = new Set<OwnedConnection>();
 
-  constructor(source: RedisClientLike) {
+  constructor(source: RedisClientLike, isCluster: boolean) {
     this.#source = source;
+    this.#isCluster = isCluster;
   }
 
   /**
-   * Duplicates the caller's client and connects the duplicate.
-   * @throws {RespireTransportError} when it does not connect within `deadlineMs` (it is closed).
+   * Duplicates the caller's client without automatic reconnection, connects it and checks it with
+   * one round trip (CLIENT ID, routed by `key`), so a connection the server refuses fails here
+   * with the server's own words.
+   * @throws {RespireError} (the connection is closed): the server's reply (`max number of clients
+   *   reached`, `WRONGPASS`, `NOAUTH`, `LOADING`, ...) mapped by `toRespireError`, or a
+   *   `RespireTransportError` with `outcomeUnknown: false` naming the network failure
+   *   (`ECONNREFUSED`, ...) or the `deadlineMs` that passed.
    */
-  async open(deadlineMs: number, onError: (error: unknown) => void): Promise<OwnedConnection> {
-    const duplicate = (this.#source as { duplicate(): DuplicateClient }).duplicate();
+  async open(key: string, deadlineMs: number, onError: (error: unknown) => void): Promise<OwnedConnection> {
+    const duplicate = this.#duplicate();
     duplicate.on?.('error', onError);
     const connection = new OwnedConnection(duplicate, (closed) => this.#open.delete(closed));
     this.#open.add(connection);
+    this.#opening.add(connection);
     let timer: NodeJS.Timeout | undefined;
+    const opening = (async () => {
+      await duplicate.connect?.();
+      connection.clientId = await clientId(connection.target, key);
+    })();
+    opening.catch(() => {}); // it may fail after the deadline did
     try {
       await Promise.race([
-        duplicate.connect?.(),
+        opening,
         new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new RespireTransportError(`StreamWorker: a reader connection did not connect within ${deadlineMs} ms`, { outcomeUnknown: false })),
-            deadlineMs,
-          );
+          timer = setTimeout(() => reject(new RespireTransportError(`${OPENING}: not connected within ${deadlineMs} ms`, { outcomeUnknown: false })), deadlineMs);
         }),
       ]);
     } catch (error) {
       connection.close();
-      throw error;
+      throw connectFailure(error);
     } finally {
       clearTimeout(timer);
+      this.#opening.delete(connection);
     }
     // closeAll() ran while it connected: the socket it opened meanwhile is closed too.
     if (connection.closed) connection.close();
     return connection;
   }
 
-  /** Closes every connection still open. */
+  /** Closes every connection still open (also those still connecting). */
   closeAll(): void {
     for (const connection of [...this.#open]) connection.close();
   }
+
+  /** Closes the connections still connecting: their open() rejects, so a reconnecting reader stops at once. */
+  closeOpening(): void {
+    for (const connection of [...this.#opening]) connection.close();
+  }
+
+  /**
+   * A duplicate of the caller's client that never reconnects by itself (node-redis would otherwise
+   * open a new socket the moment the old one fails, racing the reader's own replacement and
+   * leaking one connection per failure) and sends no CLIENT SETINFO in its handshake (node-redis 5
+   * ignores a refusal of it, e.g. `max number of clients reached`, and then hangs).
+   */
+  #duplicate(): DuplicateClient {
+    const source = this.#source as unknown as { duplicate(overrides: object): DuplicateClient };
+    const noReconnect = (socket: unknown) => ({ ...(typeof socket === 'object' ? socket : {}), reconnectStrategy: false });
+    if (this.#isCluster) {
+      // A Cluster client keeps its options as `_options`; its node clients take `defaults`.
+      const defaults = safeGet(safeGet(source, '_options'), 'defaults') as object | undefined;
+      return source.duplicate({ defaults: { ...defaults, socket: noReconnect(safeGet(defaults, 'socket')), disableClientInfo: true } });
+    }
+    return source.duplicate({ socket: noReconnect(safeGet(safeGet(source, 'options'), 'socket')), disableClientInfo: true });
+  }
+}
+
+/** CLIENT ID of a new connection: its first round trip. A user not permitted CLIENT ID still has a working connection. */
+async function clientId(target: CommandTarget, key: string): Promise<string | undefined> {
+  try {
+    return replyString(await target.send(key, ['CLIENT', 'ID'], { operation: `${OPENING} (CLIENT ID)` }));
+  } catch (error) {
+    if (isRespireError(error, 'PERMISSION_DENIED')) return undefined;
+    throw error;
+  }
+}
+
+/** Why a connection could not be opened, as a Respire error: the server's reply, or what the network said. Nothing was sent. */
+function connectFailure(error: unknown): Error {
+  if (isErrorReply(error)) return toRespireError(error, OPENING);
+  if (isRespireError(error) && error.code !== 'TRANSPORT_FAILED') return error;
+  const cause = isRespireError(error) ? (safeGet(error, 'cause') ?? error) : error;
+  if (isRespireError(cause)) return cause;
+  return new RespireTransportError(`${OPENING}: ${describeError(cause)}`, { cause, outcomeUnknown: false });
 }

@@ -11,6 +11,8 @@ export interface RunContext {
   readonly connections: Connections;
   /** True from the moment `stop()` is called (or a fault stops the run). */
   readonly stopping: boolean;
+  /** Aborts when `stopping` becomes true: ends backoff waits of reads, recovery and reconnects. */
+  readonly stopSignal: AbortSignal;
   /** True once the shutdown timeout expired: handler results are no longer completed. */
   readonly hardAborted: boolean;
   /** The abort controllers of running handlers, aborted when the shutdown timeout expires. */

@@ -48,23 +48,20 @@ async function handleInScope(ctx: RunContext, d: Delivery, handled: () => void):
   let scope: StreamWorkerScope<unknown> | undefined;
   let handler: StreamHandler<unknown>;
   if (o.createScope) {
-    let failure: string | undefined;
+    // Everything read from what the factory returned is read inside a guard: it is user code.
+    let found: unknown;
     try {
       scope = await o.createScope(d.entry);
-      if (!scope || typeof scope.handler !== 'function') failure = 'createScope must resolve to { handler }';
+      found = (scope as { handler?: unknown } | null | undefined)?.handler;
     } catch (error) {
       throw new RespireScopeError(`StreamWorker: scope creation failed (${exceptionType(error)})`, { cause: error });
     }
-    if (failure !== undefined) {
+    if (typeof found !== 'function') {
       // A scope that came back without a handler is still the caller's to release.
-      try {
-        await scope?.dispose?.();
-      } catch {
-        // The creation failure is the fault that matters.
-      }
-      throw new RespireScopeError(`StreamWorker: scope creation failed (${failure})`);
+      await dispose(scope).catch(() => {}); // the creation failure is the fault that matters
+      throw new RespireScopeError('StreamWorker: scope creation failed (createScope must resolve to { handler })');
     }
-    handler = scope!.handler;
+    handler = found as StreamHandler<unknown>;
   } else {
     handler = o.handler!;
   }
@@ -74,16 +71,20 @@ async function handleInScope(ctx: RunContext, d: Delivery, handled: () => void):
   } catch (error) {
     settled = { error };
   }
-  if (scope?.dispose) {
-    try {
-      await scope.dispose();
-    } catch (error) {
-      // A completion fault already in flight wins; otherwise the disposal failure is the fault.
-      if ('outcome' in settled) throw new RespireScopeError(`StreamWorker: scope disposal failed (${exceptionType(error)})`, { cause: error });
-    }
+  try {
+    await dispose(scope);
+  } catch (error) {
+    // A completion fault already in flight wins; otherwise the disposal failure is the fault.
+    if ('outcome' in settled) throw new RespireScopeError(`StreamWorker: scope disposal failed (${exceptionType(error)})`, { cause: error });
   }
   if ('error' in settled) throw settled.error;
   return settled.outcome;
+}
+
+/** Calls the scope's `dispose` when it has one; a throwing `dispose` getter counts as a failed disposal. */
+async function dispose(scope: StreamWorkerScope<unknown> | undefined): Promise<void> {
+  const method = (scope as { dispose?: unknown } | null | undefined)?.dispose;
+  if (method) await (method as () => unknown).call(scope);
 }
 
 type Attempt = { kind: 'result'; value: unknown } | { kind: 'threw'; error: unknown };
@@ -135,7 +136,7 @@ async function invoke(ctx: RunContext, d: Delivery, handler: StreamHandler<unkno
 function startTelemetry(d: Delivery): DeliveryScope | undefined {
   const o = d.options;
   const hooks = o.instrumentation;
-  if (!hooks?.startDelivery) return undefined;
+  if (hooks === undefined) return undefined;
   // Seed 002 "Trace context": a field written more than once is not trusted.
   const single = (entry: StreamEntry, field: string | undefined): string | undefined => {
     if (field === undefined) return undefined;
@@ -143,8 +144,11 @@ function startTelemetry(d: Delivery): DeliveryScope | undefined {
     return values.length === 1 ? values[0]!.toString('latin1') : undefined;
   };
   return (
-    safeHook(() =>
-      hooks.startDelivery!({
+    safeHook(() => {
+      // The hooks object is user code: even reading a hook is guarded.
+      const start = hooks.startDelivery;
+      if (typeof start !== 'function') return undefined;
+      return start.call(hooks, {
         telemetryName: o.telemetryName,
         stream: o.stream,
         destination: o.logicalStream,
@@ -153,7 +157,7 @@ function startTelemetry(d: Delivery): DeliveryScope | undefined {
         deliveryCount: d.entry.deliveryCount,
         traceParent: single(d.entry, o.traceParentField),
         traceState: o.traceParentField === undefined ? undefined : single(d.entry, o.traceStateField),
-      }),
-    ) ?? undefined
+      });
+    }) ?? undefined
   );
 }

@@ -1,6 +1,7 @@
 import { RespireServerError } from '@respire/core-scripts';
-import { infoField, replyCode, replyString } from '@respire/core-scripts/internal';
+import { infoField, replyCode, replyString, safeGet } from '@respire/core-scripts/internal';
 import type { ResolvedOptions } from './options.js';
+import { retryingTransient } from './retry.js';
 
 /**
  * Consumer-group administration (seed 002 "Group creation"). Respire never runs XGROUP
@@ -14,20 +15,23 @@ const missingGroup = (o: ResolvedOptions, operation: string, cause?: unknown) =>
 const streamKey = (o: ResolvedOptions) => ({ key: o.stream, type: 'stream' });
 
 /** True when an XINFO reply says the stream key does not exist. */
-const noSuchKey = (error: unknown) => replyCode(error) !== undefined && /no such key/i.test((error as Error).message);
+const noSuchKey = (error: unknown) => replyCode(error) !== undefined && /no such key/i.test(String(safeGet(error, 'message')));
 
 /**
  * With `createGroup` creates the stream and group (MKSTREAM) at `groupStart`, keeping an existing
- * group (BUSYGROUP); without it requires the group to exist.
+ * group (BUSYGROUP); without it requires the group to exist. Transient replies are repeated
+ * (retry.ts); `signal` ends that early.
  * @param recreate - true when the group vanished while running (then a missing group is a fault).
  * @throws {RespireServerError} when the group is missing and `createGroup` is false.
  * @throws {RespireKeyTypeError} when the stream key holds another type (named, with both types).
  */
-export async function ensureGroup(o: ResolvedOptions, recreate: boolean): Promise<void> {
+export async function ensureGroup(o: ResolvedOptions, recreate: boolean, signal?: AbortSignal): Promise<void> {
   const operation = recreate ? 'StreamWorker: recreate consumer group' : 'StreamWorker.start: create consumer group';
+  const send = (args: string[], what: string) =>
+    retryingTransient(o.logger, what, () => o.target.send(o.stream, args, { operation: what, keyType: streamKey(o) }), signal);
   if (o.createGroup) {
     try {
-      await o.target.send(o.stream, ['XGROUP', 'CREATE', o.stream, o.group, o.groupStart, 'MKSTREAM'], { operation, keyType: streamKey(o) });
+      await send(['XGROUP', 'CREATE', o.stream, o.group, o.groupStart, 'MKSTREAM'], operation);
     } catch (error) {
       if (replyCode(error) !== 'BUSYGROUP') throw error;
     }
@@ -36,7 +40,7 @@ export async function ensureGroup(o: ResolvedOptions, recreate: boolean): Promis
   if (recreate) throw missingGroup(o, 'StreamWorker.start');
   let groups: unknown;
   try {
-    groups = await o.target.send(o.stream, ['XINFO', 'GROUPS', o.stream], { operation: 'StreamWorker.start: XINFO GROUPS', keyType: streamKey(o) });
+    groups = await send(['XINFO', 'GROUPS', o.stream], 'StreamWorker.start: XINFO GROUPS');
   } catch (error) {
     if (noSuchKey(error)) throw missingGroup(o, 'StreamWorker.start');
     throw error;
@@ -50,9 +54,9 @@ export async function ensureGroup(o: ResolvedOptions, recreate: boolean): Promis
  * `groupStart` when `createGroup`, else faults.
  * @throws {RespireServerError} when `createGroup` is false; `cause` is the NOGROUP reply.
  */
-export async function recoverMissingGroup(o: ResolvedOptions, error: unknown): Promise<void> {
+export async function recoverMissingGroup(o: ResolvedOptions, error: unknown, signal?: AbortSignal): Promise<void> {
   if (!o.createGroup) throw missingGroup(o, 'StreamWorker read', error);
-  await ensureGroup(o, true);
+  await ensureGroup(o, true, signal);
 }
 
 /** Runs a group operation; on NOGROUP recreates the group (`createGroup`) and runs it once more, else faults. */

@@ -1,5 +1,5 @@
 import { RespireStateError, RespireValidationError } from '@respire/core-scripts';
-import { toDurationMs } from '@respire/core-scripts/internal';
+import { describeValue, toDurationMs } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
 import { consoleLogger, exceptionType, safeLog, type StreamWorkerLogger } from './logger.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type StreamWorkerOptions } from './options.js';
@@ -65,7 +65,7 @@ export class StreamWorkerHost {
     this.#shutdownTimeoutMs = options.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
     const policy = options.faultPolicy ?? 'stop-all';
     if (policy !== 'stop-all' && policy !== 'ignore') {
-      throw new RespireValidationError('faultPolicy', `must be 'stop-all' or 'ignore', got '${String(policy)}'`);
+      throw new RespireValidationError('faultPolicy', `must be 'stop-all' or 'ignore', got ${describeValue(policy)}`);
     }
     this.#policy = policy;
     this.#handleSignals = options.handleSignals ?? true;

@@ -1,3 +1,5 @@
+import { ignoreRejection } from '@respire/core-scripts/internal';
+
 /**
  * The worker's instrumentation seam (DESIGN.md decision 9): dependency-free hooks that
  * `@respire/otel` implements for the metrics and tracing of seed 002. With none configured the
@@ -76,10 +78,12 @@ export interface StreamWorkerInstrumentation {
   workerStopped?(info: WorkerInfo): void;
 }
 
-/** @internal Calls a hook, swallowing whatever it throws. */
+/** @internal Calls a hook, swallowing whatever it throws and any rejection it returns. */
 export function safeHook<R>(call: () => R): R | undefined {
   try {
-    return call();
+    const result = call();
+    ignoreRejection(result);
+    return result;
   } catch {
     return undefined;
   }

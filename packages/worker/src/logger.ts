@@ -1,3 +1,5 @@
+import { exceptionType as describeType, ignoreRejection } from '@respire/core-scripts/internal';
+
 /**
  * Where the worker writes what it wants an operator to see. Messages never contain payloads,
  * exception messages or stack traces; `context` carries only names, IDs, counts and exception
@@ -16,18 +18,13 @@ export const consoleLogger: StreamWorkerLogger = {
   error: (message, context) => console.error(`[respire.worker] ${message}`, context ?? ''),
 };
 
-/** The type name of what a handler, deserializer or scope threw: its class name, never its message. */
-export function exceptionType(error: unknown): string {
-  if (error instanceof Error) {
-    const name = error.constructor?.name;
-    return name && name !== 'Object' ? name : error.name || 'Error';
-  }
-  if (error === null) return 'null';
-  if (typeof error === 'object') return (error as object).constructor?.name ?? 'Object';
-  return typeof error;
-}
+/**
+ * The type name of what a handler, deserializer or scope threw: its class name, never its message.
+ * Never throws, whatever the value (a revoked Proxy, throwing getters, ...).
+ */
+export const exceptionType: (error: unknown) => string = describeType;
 
-/** Calls a logger method and swallows anything it throws. */
+/** Calls a logger method, swallowing anything it throws and any rejection it returns. */
 export function safeLog(
   logger: StreamWorkerLogger,
   level: 'debug' | 'info' | 'warn' | 'error',
@@ -35,7 +32,8 @@ export function safeLog(
   context?: Readonly<Record<string, unknown>>,
 ): void {
   try {
-    logger[level]?.(message, context);
+    const method = logger[level];
+    if (typeof method === 'function') ignoreRejection(method.call(logger, message, context));
   } catch {
     // A logger never changes an outcome.
   }

@@ -4,6 +4,8 @@ import {
   assertKnownOptions,
   assertSameSlot,
   commandTarget,
+  describeValue,
+  safeGet,
   toDurationMs,
   toIntegerInRange,
   toKeyPrefix,
@@ -232,7 +234,7 @@ function optionalField(argument: string, value: unknown, fallback: string): stri
 
 function bool(argument: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new RespireValidationError(argument, `must be true or false, got ${String(value)}`);
+  if (typeof value !== 'boolean') throw new RespireValidationError(argument, `must be true or false, got ${describeValue(value)}`);
   return value;
 }
 
@@ -285,7 +287,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   }
   const telemetryName = o.telemetryName === undefined ? DEFAULT_TELEMETRY_NAME : o.telemetryName;
   if (typeof telemetryName !== 'string' || !TELEMETRY_NAME.test(telemetryName)) {
-    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got '${String(telemetryName)}'`);
+    throw new RespireValidationError('telemetryName', `must match [A-Za-z0-9._-]{1,128}, got ${describeValue(telemetryName)}`);
   }
   const metricsPollIntervalMs =
     o.metricsPollIntervalMs === undefined ? DEFAULT_METRICS_POLL_INTERVAL_MS : toDurationMs('metricsPollIntervalMs', o.metricsPollIntervalMs);
@@ -298,7 +300,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   }
   const shutdownTimeoutMs = o.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', o.shutdownTimeoutMs);
   const logger = o.logger ?? consoleLogger;
-  if (typeof logger !== 'object' || typeof logger.warn !== 'function' || typeof logger.error !== 'function') {
+  if (typeof logger !== 'object' || typeof safeGet(logger, 'warn') !== 'function' || typeof safeGet(logger, 'error') !== 'function') {
     throw new RespireValidationError('logger', 'must have warn and error methods');
   }
   const hasHandler = o.handler !== undefined;

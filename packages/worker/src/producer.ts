@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike, type RespireTransportError } from '@respire/core-scripts';
 import { commandTarget, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
 import { exceptionType } from './logger.js';
 
@@ -69,38 +69,51 @@ export class StreamProducer<T> {
    * Appends one entry and returns its ID (the original entry's ID for an IDMP repeat).
    * @param options.idempotencyId - a stable ID for this logical append (e.g. an order ID); @defaultValue random per call
    * @throws {RespireCodecError} when `serialize` throws or returns no fields.
-   * @throws {RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to retry safely).
+   * @throws {RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to
+   *   retry safely), or, with `outcomeUnknown: false`, when no attempt was sent.
+   * @throws {RespireServerError} for a server reply; `retryable` when it proves nothing ran (`BUSY`, ...).
    */
   async add(value: T, options: { idempotencyId?: string } = {}): Promise<string> {
     let fields: StreamFields;
     try {
       fields = this.#serialize(value);
     } catch (error) {
-      throw new RespireCodecError(`StreamProducer.add: serialize failed (${exceptionType(error)})`, { cause: error });
+      throw new RespireCodecError(`StreamProducer.add: serialize failed (${exceptionType(error)}); nothing was sent`, { cause: error });
     }
-    const pairs = flatten(fields);
+    let pairs: (string | Buffer)[];
+    try {
+      pairs = flatten(fields);
+    } catch (error) {
+      if (isRespireError(error, 'CODEC_FAILED')) throw error;
+      throw new RespireCodecError(`StreamProducer.add: what serialize returned cannot be read (${exceptionType(error)}); nothing was sent`, { cause: error });
+    }
     const iid = options.idempotencyId ?? randomBytes(12).toString('hex');
     let lastError: unknown;
+    // The first attempt that may have appended: only after one is a retry an idempotent repeat.
+    let uncertain: unknown;
     for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
       try {
         const reply = (await scriptCalls.workerAppend(
           this.#target,
-          { stream: this.#stream, producerId: this.#producerId, idempotencyId: iid, retry: attempt > 0, fields: pairs },
+          { stream: this.#stream, producerId: this.#producerId, idempotencyId: iid, retry: uncertain !== undefined, fields: pairs },
           { operation: 'StreamProducer.add' },
         )) as unknown[];
         return String(reply[0]);
       } catch (error) {
-        if (attempt > 0 && isRespireError(error, 'UNSUPPORTED_SERVER')) throw lastError;
+        if (uncertain !== undefined && isRespireError(error, 'UNSUPPORTED_SERVER')) throw uncertain;
         if (!isRespireError(error, 'TRANSPORT_FAILED')) throw error;
         lastError = error;
+        if ((error as RespireTransportError).outcomeUnknown) uncertain ??= error;
       }
     }
-    throw lastError;
+    // An unknown outcome outranks later attempts that were not sent.
+    throw uncertain ?? lastError;
   }
 }
 
 /**
- * Checks what `serialize` returned and flattens it to `field, value, ...`.
+ * Checks what `serialize` returned and flattens it to `field, value, ...`. Reading a hostile value
+ * (a Proxy, throwing getters) may throw: the caller turns that into a `RespireCodecError` too.
  * @throws {RespireCodecError} unless it is an object or an array of pairs of strings or Buffers.
  */
 function flatten(fields: StreamFields): (string | Buffer)[] {

@@ -1,19 +1,34 @@
-import { MAX_DURATION_MS, RespireTransportError } from '@respire/core-scripts';
-import { parseReadReply, replyCode, replyString, scriptCalls, parseEntries, type RawEntry } from '@respire/core-scripts/internal';
+import { MAX_DURATION_MS } from '@respire/core-scripts';
+import {
+  TransientBackoff,
+  isConnectionFailure,
+  isTransient,
+  parseEntries,
+  parseReadReply,
+  replyCode,
+  replyString,
+  scriptCalls,
+  sleep,
+  type RawEntry,
+} from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
 import { deliver } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
 import { exceptionType, safeLog } from './logger.js';
+import { retryingTransient, transientBackoff } from './retry.js';
 
 /** Extra client-side time beyond BLOCK before a read that never returns is abandoned (ms). */
 const READ_DEADLINE_MARGIN_MS = 2000;
-/** How long a reader waits for a new blocking connection before it faults (ms). */
+/** The longest BLOCK: BLOCK + margin (+ the transport's few ms) must fit a timer, at most 2^31-1 ms. */
+const MAX_BLOCK_MS = MAX_DURATION_MS - READ_DEADLINE_MARGIN_MS - 1000;
+/**
+ * How long a reader keeps trying to replace a lost connection (refused or dropped connects,
+ * transient replies) before it faults (ms); at start() a refused connection fails at once.
+ */
 export const CONNECT_DEADLINE_MS = 10_000;
-/** Backoff after a dropped read or a LOADING reply before reading again (ms). */
-const RETRY_BACKOFF_MS = 100;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Wait after a dropped read before reconnecting (ms). */
+const RECONNECT_DELAY_MS = 100;
 
 /**
  * One reader: a consumer name, a blocking connection, a recovery cursor. It replays its own
@@ -21,20 +36,27 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * hands each batch to the delivery pipeline one entry after another.
  *
  * Failover and restarts (nothing is lost: entries are unread or pending):
- * - a connection that drops, or a read with no reply within BLOCK + 2 s, is replaced;
- * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) and `LOADING` replies delivered nothing: read again;
+ * - a connection that drops, or a read with no reply within BLOCK + 2 s, is replaced (retrying
+ *   refused connects for up to {@link CONNECT_DEADLINE_MS});
+ * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) delivered nothing: read again;
+ * - transient replies (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`) delivered
+ *   nothing: read again with backoff, faulting once they last past the deadline (retry.ts);
  * - `NOGROUP`: the group is recreated when `createGroup`, else the worker faults;
- * - other error replies (`READONLY`, `NOPERM`, ...) fault the worker (seed 002 "Faults").
+ * - other error replies (`READONLY`, `NOPERM`, ...) and failures that are neither replies nor a
+ *   lost connection fault the worker (seed 002 "Faults").
+ * All scheduling uses the monotonic clock (`performance.now()`), never the wall clock.
  */
 export class Reader {
   readonly consumer: string;
   readonly #ctx: RunContext;
   readonly #replay: boolean;
   #connection: OwnedConnection | undefined;
-  #clientId: string | undefined;
   #parked: Promise<unknown> | undefined;
   #cursor = '0-0';
+  /** When the next recovery page is due, on the `performance.now()` clock. */
   #nextRecovery = 0;
+  /** Transient replies to reads, in a row. */
+  readonly #readBackoff = transientBackoff();
 
   constructor(ctx: RunContext, consumer: string, replay: boolean) {
     this.#ctx = ctx;
@@ -42,8 +64,9 @@ export class Reader {
     this.#replay = replay;
   }
 
-  async connect(): Promise<void> {
-    this.#connection = await this.#ctx.connections.open(CONNECT_DEADLINE_MS, (error) =>
+  /** Opens this reader's blocking connection; a refusal fails at once with the server's reply. */
+  async connect(deadlineMs = CONNECT_DEADLINE_MS): Promise<void> {
+    this.#connection = await this.#ctx.connections.open(this.#ctx.options.stream, deadlineMs, (error) =>
       safeLog(this.#ctx.options.logger, 'debug', 'reader connection error', { consumer: this.consumer, exceptionType: exceptionType(error) }),
     );
   }
@@ -51,7 +74,6 @@ export class Reader {
   closeConnection(): void {
     this.#connection?.close();
     this.#connection = undefined;
-    this.#clientId = undefined;
   }
 
   /** The loop; a failure faults the run. Resolves when the run stops. */
@@ -59,20 +81,22 @@ export class Reader {
     const o = this.#ctx.options;
     try {
       if (this.#replay) await this.#replayOwn();
-      this.#nextRecovery = Date.now();
+      this.#nextRecovery = performance.now();
       while (!this.#ctx.stopping) {
-        const now = Date.now();
+        const now = performance.now();
         if (now >= this.#nextRecovery) {
           this.#nextRecovery = now + o.recoveryPollIntervalMs;
           await this.#recoverPage();
           continue;
         }
-        // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point).
-        const block = Math.max(1, Math.min(o.readWaitMs, this.#nextRecovery - now, MAX_DURATION_MS - READ_DEADLINE_MARGIN_MS));
+        // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point); BLOCK
+        // and the client's timeout take whole milliseconds.
+        const block = Math.max(1, Math.min(o.readWaitMs, Math.ceil(this.#nextRecovery - now), MAX_BLOCK_MS));
         await this.#handleAll(await this.#read(block));
       }
     } catch (error) {
-      this.#ctx.fault(error);
+      // A transient reply still being repeated when stop() came proves nothing ran: not a fault.
+      if (!(this.#ctx.stopping && isTransient(error))) this.#ctx.fault(error);
     } finally {
       // A connection replaced while stopping would otherwise outlive stop().
       if (this.#ctx.stopping) this.closeConnection();
@@ -122,12 +146,19 @@ export class Reader {
     const o = this.#ctx.options;
     let after = '-';
     while (!this.#ctx.stopping) {
-      const reply = (await withGroup(o, () =>
-        scriptCalls.workerReplay(
-          o.target,
-          { stream: o.stream, group: o.group, consumer: this.consumer, after, count: o.batchSize },
-          { binary: true, operation: 'StreamWorker startup replay' },
-        ),
+      const reply = (await retryingTransient(
+        o.logger,
+        'StreamWorker startup replay',
+        () =>
+          withGroup(o, () =>
+            scriptCalls.workerReplay(
+              o.target,
+              { stream: o.stream, group: o.group, consumer: this.consumer, after, count: o.batchSize },
+              { binary: true, operation: 'StreamWorker startup replay' },
+            ),
+          ),
+        this.#ctx.stopSignal,
+        { consumer: this.consumer },
       )) as unknown[];
       const last = replyString(reply[0]);
       if (last === '') return;
@@ -139,12 +170,19 @@ export class Reader {
   /** One recovery page (seed 002: at most one per interval, of up to `batchSize` entries). */
   async #recoverPage(): Promise<void> {
     const o = this.#ctx.options;
-    const reply = (await withGroup(o, () =>
-      scriptCalls.workerRecover(
-        o.target,
-        { stream: o.stream, group: o.group, consumer: this.consumer, minimumIdleTimeMs: o.minimumIdleTimeMs, cursor: this.#cursor, count: o.batchSize },
-        { binary: true, operation: 'StreamWorker recovery' },
-      ),
+    const reply = (await retryingTransient(
+      o.logger,
+      'StreamWorker recovery',
+      () =>
+        withGroup(o, () =>
+          scriptCalls.workerRecover(
+            o.target,
+            { stream: o.stream, group: o.group, consumer: this.consumer, minimumIdleTimeMs: o.minimumIdleTimeMs, cursor: this.#cursor, count: o.batchSize },
+            { binary: true, operation: 'StreamWorker recovery' },
+          ),
+        ),
+      this.#ctx.stopSignal,
+      { consumer: this.consumer },
     )) as unknown[];
     const cursor = replyString(reply[0]);
     this.#cursor = cursor === '' ? '0-0' : cursor;
@@ -155,58 +193,59 @@ export class Reader {
 
   async #read(block: number): Promise<RawEntry[]> {
     const o = this.#ctx.options;
-    if (!this.#connection || this.#connection.closed) {
-      try {
-        await this.connect();
-      } catch (error) {
-        if (this.#ctx.stopping) return []; // stop() closed it while it connected
-        throw new RespireTransportError(`StreamWorker read: could not reconnect the reader (${exceptionType(error)})`, { cause: error });
-      }
-    }
+    if ((!this.#connection || this.#connection.closed) && !(await this.#reconnect())) return [];
     if (this.#ctx.stopping) {
       this.closeConnection();
       return [];
     }
-    const target = this.#connection!.target;
     const key = o.stream;
-    const idPromise = target.send(key, ['CLIENT', 'ID']).then(
-      (id) => replyString(id),
-      () => undefined,
-    );
-    // Timers take at most 2^31-1 ms (a larger value fires at once): BLOCK is bounded so this fits.
-    const deadlineMs = block + READ_DEADLINE_MARGIN_MS;
-    const read = target.send(
+    // node-redis drops a command's timeout once it is written, so the transport keeps the deadline
+    // of a parked read: BLOCK plus a margin, then the connection is destroyed and replaced.
+    const read = this.#connection!.target.send(
       key,
       ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
-      { binary: true, timeoutMs: deadlineMs, operation: 'StreamWorker read' },
+      { binary: true, timeoutMs: block + READ_DEADLINE_MARGIN_MS, operation: 'StreamWorker read' },
     );
     this.#parked = read;
-    read.catch(() => {});
-    // node-redis drops a command's timeout once it is written, so the client-side deadline of a
-    // parked read is ours: BLOCK plus a margin, then the connection is destroyed and replaced.
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new RespireTransportError(`StreamWorker read: no reply within BLOCK ${block} ms + ${READ_DEADLINE_MARGIN_MS} ms`)),
-        deadlineMs,
-      );
-    });
     try {
-      this.#clientId = await Promise.race([idPromise, deadline]);
-      return parseReadReply(await Promise.race([read, deadline]));
+      const entries = parseReadReply(await read);
+      this.#readBackoff.reset();
+      return entries;
     } catch (error) {
       const code = replyCode(error);
-      if (code !== undefined) return this.#onReadReply(code, error);
+      if (code !== undefined) return await this.#onReadReply(code, error);
       if (this.#ctx.stopping) return [];
+      // Anything but a lost connection (a bad argument, a bug) is a fault naming it, not a reconnect loop.
+      if (!isConnectionFailure(error)) throw error;
       // The connection dropped or the read never returned within BLOCK + margin: entries it may have
       // taken stay pending to this consumer and are recovered after the minimum idle time.
       safeLog(o.logger, 'warn', 'reader connection lost; reconnecting', { consumer: this.consumer, exceptionType: exceptionType(error) });
       this.closeConnection();
-      await sleep(RETRY_BACKOFF_MS);
+      await sleep(RECONNECT_DELAY_MS, this.#ctx.stopSignal);
       return [];
     } finally {
-      clearTimeout(timer);
       this.#parked = undefined;
+    }
+  }
+
+  /**
+   * Replaces a lost connection, repeating refused or dropped connects and transient replies with
+   * backoff for up to {@link CONNECT_DEADLINE_MS}. False when the run stopped meanwhile.
+   * @throws {RespireError} the server's reply (`WRONGPASS`, `NOAUTH`, ...) at once, or the last
+   *   failure once the deadline has passed; nothing was sent.
+   */
+  async #reconnect(): Promise<boolean> {
+    const began = performance.now();
+    const backoff = new TransientBackoff({ deadlineMs: CONNECT_DEADLINE_MS, retryable: (e) => isConnectionFailure(e) || isTransient(e) });
+    for (;;) {
+      try {
+        await this.connect(Math.max(1, Math.ceil(CONNECT_DEADLINE_MS - (performance.now() - began))));
+        return true;
+      } catch (error) {
+        if (this.#ctx.stopping) return false;
+        await sleep(backoff.next(error), this.#ctx.stopSignal);
+        if (this.#ctx.stopping) return false;
+      }
     }
   }
 
@@ -214,16 +253,18 @@ export class Reader {
   async #onReadReply(code: string, error: unknown): Promise<RawEntry[]> {
     const o = this.#ctx.options;
     if (code === 'UNBLOCKED') return []; // ended deliberately (ours on stop, or an operator's): nothing was delivered
-    if (code === 'LOADING') {
-      // The server is loading its data after a restart: the read did not run; nothing was delivered.
-      safeLog(o.logger, 'warn', 'server is loading; reading again', { consumer: this.consumer });
-      await sleep(RETRY_BACKOFF_MS);
-      return [];
-    }
     if (code === 'NOGROUP') {
       if (this.#ctx.stopping) return [];
       if (o.createGroup) safeLog(o.logger, 'warn', 'consumer group missing (stream or group deleted); recreating it', { stream: o.stream, group: o.group });
-      await recoverMissingGroup(o, error);
+      await recoverMissingGroup(o, error, this.#ctx.stopSignal);
+      return [];
+    }
+    if (isTransient(error)) {
+      // BUSY, LOADING, ...: the read did not run and delivered nothing. Read again after a backoff;
+      // once such replies have lasted past the deadline, this throws the last one (a fault).
+      const delay = this.#readBackoff.next(error);
+      if (this.#readBackoff.attempts === 1) safeLog(o.logger, 'warn', `StreamWorker read: the server answered ${code}; reading again`, { consumer: this.consumer });
+      await sleep(delay, this.#ctx.stopSignal);
       return [];
     }
     // READONLY, NOPERM and other replies: a read failure faults the worker (seed 002 "Faults").
@@ -235,7 +276,7 @@ export class Reader {
     const o = this.#ctx.options;
     for (let attempt = 0; this.#parked && attempt < 40; attempt++) {
       const parked = this.#parked;
-      const id = this.#clientId;
+      const id = this.#connection?.clientId;
       if (id !== undefined) {
         try {
           await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id]);

@@ -1,5 +1,5 @@
-import { RespireCanceledError, isRespireError } from '@respire/core-scripts';
-import { toRespireError } from '@respire/core-scripts/internal';
+import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
+import { describeError, safeGet, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';
@@ -7,6 +7,7 @@ import { safeHook, type WorkerInfo } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { Reader } from './reader.js';
+import { retryingTransient } from './retry.js';
 
 /**
  * One start..stop of a worker: its readers, its connections, its first fault, and the shutdown
@@ -24,6 +25,7 @@ export class Run implements RunContext {
   #resolve!: () => void;
   #reject!: (error: unknown) => void;
   #stopping = false;
+  readonly #stopController = new AbortController();
   #hardAborted = false;
   #stopPromise: Promise<void> | undefined;
   #fault: unknown;
@@ -32,7 +34,7 @@ export class Run implements RunContext {
 
   constructor(options: ResolvedOptions, consumerBase: string) {
     this.options = options;
-    this.connections = new Connections(options.client);
+    this.connections = new Connections(options.client, options.target.isCluster);
     this.done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -53,6 +55,10 @@ export class Run implements RunContext {
     return this.#stopping;
   }
 
+  get stopSignal(): AbortSignal {
+    return this.#stopController.signal;
+  }
+
   get hardAborted(): boolean {
     return this.#hardAborted;
   }
@@ -65,9 +71,20 @@ export class Run implements RunContext {
 
   async #start(): Promise<void> {
     try {
-      await ensureGroup(this.options, false);
-      await Promise.all(this.readers.map((r) => r.connect()));
+      // A client that is not connected would hold our commands in its offline queue (node-redis 5
+      // without a timeout: forever); nothing has been sent yet, so say so now.
+      if (safeGet(this.options.client, 'isReady') === false) {
+        throw new RespireTransportError('StreamWorker.start: not sent: the client is not connected (connecting, reconnecting or closed); connect it first', {
+          outcomeUnknown: false,
+        });
+      }
+      await ensureGroup(this.options, false, this.stopSignal);
+      // A refusal fails at once with the server's reply; a transient one (LOADING) is repeated.
+      const connect = (r: Reader) => retryingTransient(this.options.logger, 'StreamWorker.start: opening a reader connection', () => r.connect(), this.stopSignal);
+      await Promise.all(this.readers.map(connect));
     } catch (error) {
+      // Readers still retrying a connection give up, and what they opened is closed.
+      this.#stopController.abort();
       this.connections.closeAll();
       const failure = toRespireError(error, 'StreamWorker.start');
       this.#reject(failure);
@@ -81,7 +98,7 @@ export class Run implements RunContext {
 
   fault(error: unknown): void {
     if (this.#fault === undefined) {
-      this.#fault = isRespireError(error) ? error : toRespireError(error, 'StreamWorker');
+      this.#fault = this.#describeFault(isRespireError(error) ? error : unexpected(error));
       safeLog(this.options.logger, 'error', 'stream worker faulted; stopping', {
         stream: this.options.stream,
         group: this.options.group,
@@ -92,6 +109,13 @@ export class Run implements RunContext {
     void this.stop(this.options.shutdownTimeoutMs);
   }
 
+  /** A transport failure because the caller closed its client under the running worker says so. */
+  #describeFault(fault: RespireError): RespireError {
+    if (fault.code !== 'TRANSPORT_FAILED' || safeGet(this.options.client, 'isOpen') !== false) return fault;
+    const message = `StreamWorker: the client was closed while the worker was running (stop the worker before closing its client): ${fault.message}`;
+    return new RespireTransportError(message, { cause: fault, outcomeUnknown: safeGet(fault, 'outcomeUnknown') !== false });
+  }
+
   stop(timeoutMs: number): Promise<void> {
     this.#stopPromise ??= this.#stop(timeoutMs);
     return this.#stopPromise;
@@ -100,9 +124,12 @@ export class Run implements RunContext {
   async #stop(timeoutMs: number): Promise<void> {
     const o = this.options;
     this.#stopping = true;
+    this.#stopController.abort();
     this.onStopping?.();
     // A stop during start() waits for it, so every connection it opened is known and closed here.
     await this.#starting.catch(() => {});
+    // A reader replacing its connection gives up now.
+    this.connections.closeOpening();
     // Readers stop at once: end parked reads deliberately, so no entry is taken after stop().
     const interrupts = this.readers.map((r) => r.interrupt());
     let timer: NodeJS.Timeout | undefined;
@@ -129,4 +156,13 @@ export class Run implements RunContext {
     if (this.#fault !== undefined) this.#reject(this.#fault);
     else this.#resolve();
   }
+}
+
+/**
+ * A failure that is not a Respire error reached the run: every command's failure is mapped by the
+ * transport and user code's are contained, so this is a defect. Named as such, with what it was.
+ */
+function unexpected(error: unknown): RespireError {
+  const message = `StreamWorker: stopped by an unexpected error (${describeError(error)}); a command in flight, if any, may or may not have run`;
+  return new RespireTransportError(message, { cause: error });
 }

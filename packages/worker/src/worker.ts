@@ -20,9 +20,13 @@ export type StreamWorkerState = 'idle' | 'starting' | 'running' | 'stopping' | '
  * stop the worker: {@link StreamWorker.done} rejects with the cause, a `RespireError`.
  *
  * Failover and restarts (nothing is lost in any case: entries are unread or pending):
- * - a reader whose connection drops, or whose read gets no reply within BLOCK + 2 s, reconnects
- *   with a fresh duplicate and reads again;
- * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) and `LOADING` replies delivered nothing: read again;
+ * - a reader whose connection drops, or whose read gets no reply within BLOCK + 2 s, closes it
+ *   and reconnects with a fresh duplicate (which never reconnects by itself), repeating refused
+ *   connects for up to 10 s;
+ * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) delivered nothing: read again;
+ * - `BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN` and `CLUSTERDOWN` prove the command did not run:
+ *   reads, recovery, replay, group creation and completions repeat it with backoff for up to 10 s,
+ *   then fault with the reply;
  * - `READONLY` (a demoted master) and other error replies fault the worker;
  * - `NOGROUP` (group destroyed, or stream deleted): recreated at `groupStart` when `createGroup`,
  *   else a fault. Respire never runs XGROUP DELCONSUMER.

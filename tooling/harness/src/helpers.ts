@@ -6,11 +6,11 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /** Polls `check` every `stepMs` until it returns a truthy value (returned) or `timeoutMs` passes (throws). */
 export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 8000, stepMs = 25): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(stepMs);
   }
 }

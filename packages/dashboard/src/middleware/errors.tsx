@@ -5,9 +5,27 @@ import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
 
+/** `value[key]`, undefined when the read throws (a value thrown by user code may be a revoked Proxy). */
+const safeGet = (value: unknown, key: string): unknown => {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+};
+
 const argumentOf = (error: unknown) => {
-  const argument = (error as { argument?: unknown }).argument;
+  const argument = safeGet(error, 'argument');
   return typeof argument === 'string' && /^[\w.]{1,64}$/.test(argument) ? argument : 'request';
+};
+
+/** `error instanceof type`, false when the check throws (a revoked Proxy thrown by user code such as `authorize`). */
+const isA = (error: unknown, type: abstract new (...args: never[]) => unknown): boolean => {
+  try {
+    return error instanceof type;
+  } catch {
+    return false;
+  }
 };
 
 const TITLES = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 503: 'Try again' } as const;
@@ -24,24 +42,30 @@ export function notFound(s: Settings): NotFoundHandler<Env> {
 export function errorPage(s: Settings): ErrorHandler {
   return (error, context) => {
     const c = context as unknown as Ctx;
-    if (error instanceof HttpError) return page(s, c, error.status, TITLES[error.status], <p>{error.message}</p>);
+    // What reaches here may come from user code (authorize, guard): every check of it is guarded.
+    if (isA(error, HttpError)) {
+      const http = error as HttpError;
+      return page(s, c, http.status, TITLES[http.status], <p>{http.message}</p>);
+    }
     // The admin API's message quotes the rejected value: name the parameter only.
     if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>Invalid {argumentOf(error)}.</p>);
-    if (error instanceof HTTPException && error.status === 403) {
+    if (isA(error, HTTPException) && (error as HTTPException).status === 403) {
       // Hono's csrf(): a form posted from another origin.
       return page(s, c, 403, 'Cross-site request refused', <p>This form did not come from this dashboard's own pages. Nothing was changed.</p>);
     }
-    if (error instanceof HTTPException) return error.getResponse();
+    if (isA(error, HTTPException)) return (error as HTTPException).getResponse();
     // The details (a Redis URL, a host, a key of a hidden resource) go to the log only; the page
     // shows a reference to find them there, and the error's class name.
     const reference = randomBytes(6).toString('hex');
     try {
-      s.onError(error, c.req.raw, { reference });
+      const reported: unknown = s.onError(error, c.req.raw, { reference });
+      void Promise.resolve(reported).catch(() => {}); // an async onError that rejects changes nothing
     } catch {
       // A failing logger must not turn the error page into Hono's bare 500.
     }
     if (!c.get('principal')) return bare(c, s.base, 500, 'Error', `Something went wrong (reference ${reference}).`);
-    const name = error instanceof Error && /^[A-Za-z][\w]{0,63}$/.test(error.name) ? error.name : 'Error';
+    const type = isA(error, Error) ? safeGet(error, 'name') : undefined;
+    const name = typeof type === 'string' && /^[A-Za-z][\w]{0,63}$/.test(type) ? type : 'Error';
     return page(s, c, 500, 'Something went wrong', <p>The request failed ({name}, reference <code>{reference}</code>). The details are in the server's log.</p>);
   };
 }

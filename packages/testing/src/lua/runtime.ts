@@ -159,11 +159,11 @@ export class LuaRuntime implements ScriptRunner {
     lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, fn.ref);
     this.setArray('KEYS', keys);
     this.setArray('ARGV', args);
-    const started = Date.now();
+    const started = performance.now();
     lua.lua_sethook(
       L,
       (state) => {
-        if (Date.now() - started > this.options.timeLimitMs) {
+        if (performance.now() - started > this.options.timeLimitMs) {
           lua.lua_pushstring(state, toLuaBytes(`Script killed: it ran longer than the fake server's limit of ${this.options.timeLimitMs} ms`));
           lua.lua_error(state);
         }

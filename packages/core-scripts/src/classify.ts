@@ -1,0 +1,167 @@
+import { describeError, exceptionType, isError, safeGet } from './describe.js';
+import {
+  RespireKeyTypeError,
+  RespirePermissionError,
+  RespireServerError,
+  RespireTooManyFieldsError,
+  RespireTransportError,
+  RespireUnsupportedServerError,
+  isRespireError,
+  type RespireError,
+} from './errors.js';
+
+/**
+ * What a failure means, decided in one place: which server reply it carries, whether that reply
+ * proves the command did not run (transient), whether it is a dropped connection, and which
+ * Respire error it becomes. Every function here answers for any value and never throws.
+ */
+
+/**
+ * Server replies that prove the command did not run and that the same command may succeed later:
+ * `BUSY` (a script or function is running past busy-reply-threshold), `LOADING` (the dataset is
+ * loading), `TRYAGAIN` (a multi-key command during a slot migration), `MASTERDOWN` (a replica
+ * lost its master link) and `CLUSTERDOWN` (the Cluster is down or a slot is unserved).
+ */
+export const TRANSIENT_REPLY_CODES: ReadonlySet<string> = new Set(['BUSY', 'LOADING', 'TRYAGAIN', 'MASTERDOWN', 'CLUSTERDOWN']);
+
+/** True for a server error reply (node-redis `ErrorReply` and subclasses, from any installed copy). */
+export function isErrorReply(error: unknown): error is Error {
+  if (!isError(error)) return false;
+  try {
+    for (let proto = Object.getPrototypeOf(error) as unknown, depth = 0; proto && depth < 32; proto = Object.getPrototypeOf(proto), depth++) {
+      if (safeGet(safeGet(proto, 'constructor'), 'name') === 'ErrorReply') return true;
+    }
+  } catch {
+    // a Proxy in the prototype chain: not a reply
+  }
+  return false;
+}
+
+/** `error` and its causes (as Respire errors keep them), at most four deep. */
+function* causeChain(error: unknown): Generator<unknown> {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = safeGet(e, 'cause'), depth++) yield e;
+}
+
+/** The server error reply `error` is or wraps (through `cause`), if any. */
+function errorReplyIn(error: unknown): Error | undefined {
+  for (const e of causeChain(error)) if (isErrorReply(e)) return e;
+  return undefined;
+}
+
+const messageOf = (error: unknown): string => {
+  const message = safeGet(error, 'message');
+  return typeof message === 'string' ? message : '';
+};
+
+/**
+ * The code of the server error reply that `error` is or wraps: the reply's first word (`NOGROUP`,
+ * `BUSYGROUP`, `LOADING`, `ERR`, ...), `''` for a reply without one; `undefined` when no server
+ * reply is involved.
+ */
+export function replyCode(error: unknown): string | undefined {
+  const reply = errorReplyIn(error);
+  return reply === undefined ? undefined : (/^([A-Z]+)/.exec(messageOf(reply))?.[1] ?? '');
+}
+
+/** The code of a transient reply (see {@link TRANSIENT_REPLY_CODES}) that `error` is or wraps, else `undefined`. */
+export function transientReplyCode(error: unknown): string | undefined {
+  const code = replyCode(error);
+  return code !== undefined && TRANSIENT_REPLY_CODES.has(code) ? code : undefined;
+}
+
+/**
+ * True when repeating the command is safe and may succeed: a Respire error marked `retryable`, or
+ * a transient server reply (see {@link TRANSIENT_REPLY_CODES}).
+ */
+export function isTransient(error: unknown): boolean {
+  return (isRespireError(error) && safeGet(error, 'retryable') === true) || transientReplyCode(error) !== undefined;
+}
+
+/** node-redis errors that mean the connection is gone, closed or unanswered (not a server reply). */
+const CONNECTION_FAILURES = new Set([
+  'SocketClosedUnexpectedlyError',
+  'ConnectionTimeoutError',
+  'SocketTimeoutError',
+  'SocketTimeoutDuringMaintenanceError',
+  'DisconnectsClientError',
+  'ClientClosedError',
+  'ClientOfflineError',
+  'ReconnectStrategyError',
+  'TimeoutError',
+  'CommandTimeoutDuringMaintenanceError',
+  'ReplyDeadlineError', // the transport's own deadline for a written command
+]);
+
+/**
+ * True when `error` (or its cause) says the connection failed rather than the command: node-redis'
+ * socket, timeout and closed-client errors, an operating-system socket error (`ECONNRESET`,
+ * `ECONNREFUSED`, `EPIPE`, ...), or no reply within the transport's deadline. A server reply, a
+ * bad argument or anything else is not.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  for (const e of causeChain(error)) {
+    if (isErrorReply(e)) return false;
+    if (CONNECTION_FAILURES.has(exceptionType(e))) return true;
+    const code = safeGet(e, 'code');
+    if (typeof code === 'string' && /^E[A-Z0-9_]+$/.test(code) && typeof safeGet(e, 'syscall') === 'string') return true;
+  }
+  return false;
+}
+
+/** node-redis errors that prove the command was never written, and why. */
+const NOT_SENT: Readonly<Record<string, string>> = {
+  ClientClosedError: 'the client is closed; connect it first',
+  ClientOfflineError: 'the client is offline (reconnecting, with its offline queue disabled)',
+  TimeoutError: 'its timeout expired before it was written (the client was not connected)',
+  CommandTimeoutDuringMaintenanceError: 'its timeout expired before it was written (the server was under maintenance)',
+  AbortError: 'it was aborted before it was written',
+};
+
+/**
+ * Turns what a command rejected with into a Respire error: script codes (`RESPIRE_WRONGTYPE`,
+ * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`, `RESPIRE_TOO_MANY_FIELDS`) and plain server replies
+ * (`WRONGTYPE`, `NOPERM`) to their classes, other replies to {@link RespireServerError} (with
+ * `retryable` for a transient reply), node-redis errors that prove the command was never written
+ * to a {@link RespireTransportError} with `outcomeUnknown: false`, and everything else (a dropped
+ * connection after the write, anything unknown) to one with `outcomeUnknown: true`. Respire errors
+ * pass through unchanged. Never throws, whatever it is handed.
+ */
+export function toRespireError(error: unknown, operation: string): RespireError {
+  if (isRespireError(error)) return error;
+  if (isErrorReply(error)) return fromReply(error, operation);
+  const type = exceptionType(error);
+  const notSent = Object.hasOwn(NOT_SENT, type) ? NOT_SENT[type] : undefined;
+  if (notSent !== undefined) {
+    return new RespireTransportError(`${operation}: not sent: ${notSent}; nothing happened`, { cause: error, outcomeUnknown: false });
+  }
+  if (type === 'DisconnectsClientError') {
+    return new RespireTransportError(`${operation}: the client was closed (close() or destroy()) while the command was pending; the outcome is unknown`, { cause: error });
+  }
+  return new RespireTransportError(`${operation}: the outcome is unknown (${describeError(error)})`, { cause: error });
+}
+
+function fromReply(error: Error, operation: string): RespireError {
+  const message = messageOf(error);
+  // A script command refused by ACL: "ERR The user executing the script can't run this command
+  // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
+  const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
+  // Our scripts' codes may come wrapped (Redis 6.2: "ERR Error running script ...: RESPIRE_X ...").
+  const ours = /RESPIRE_([A-Z_]+?) (.*?)(?: script: .*)?$/s.exec(message);
+  const code = aclRefusal ? 'NOPERM' : (ours?.[1] ?? /^(?:ERR )?([A-Z]+)/.exec(message)?.[1]);
+  const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
+  const options = { cause: error };
+  switch (code) {
+    case 'WRONGTYPE':
+      return new RespireKeyTypeError(`${operation}: ${text}`, options);
+    case 'NOPERM':
+      return new RespirePermissionError(`${operation}: ${text}`, options);
+    case 'UNSUPPORTED':
+      return new RespireUnsupportedServerError(`${operation}: ${text}`, options);
+    case 'TOO_MANY_FIELDS':
+      return new RespireTooManyFieldsError(`${operation}: ${text}`, options);
+    default: {
+      const transient = TRANSIENT_REPLY_CODES.has(/^([A-Z]+)/.exec(message)?.[1] ?? '');
+      return new RespireServerError(`${operation}: ${message}`, { ...options, retryable: transient });
+    }
+  }
+}

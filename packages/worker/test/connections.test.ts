@@ -1,0 +1,382 @@
+import { randomBytes } from 'node:crypto';
+import { createCluster } from 'redis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
+import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
+import { clientList, connectClient, parkedReaders, recordingLogger, sleep, tcpSockets, waitFor, type TestClient } from './fault-support.js';
+
+/**
+ * Issue 11, kind 1: every connection Respire opens is closed, on every path. Connections are
+ * counted on the server (CLIENT LIST of a private server nothing else uses) and in this process
+ * (open TCP sockets), around kills, resets, reconnects and stops. A leaked connection appears
+ * within milliseconds of the event that causes it (node-redis reconnects at once), so a short
+ * settle time before each count is enough to see it.
+ */
+const SETTLE_MS = 400;
+
+/** A private server per test, so a connection leaked by one test is never counted by another. */
+let server: RedisServerHandle;
+let admin: TestClient;
+beforeEach(async () => {
+  server = await startRedisServer();
+  admin = await connectClient(server.url);
+});
+afterEach(async () => {
+  admin.destroy();
+  await server.close(); // also ends whatever a failed test left connected
+});
+
+const stream = () => `{conn-${randomBytes(5).toString('hex')}}:events`;
+/** Connections on the private server, other than the admin connection. */
+const serverConnections = async () => (await clientList(admin)).length;
+
+/** Everything a test started, stopped and closed in its `finally` whatever happened. */
+function cleanup() {
+  const tasks: (() => unknown)[] = [];
+  return {
+    add<T>(value: T, close: (value: T) => unknown): T {
+      tasks.push(() => close(value));
+      return value;
+    },
+    async run() {
+      for (const task of tasks.splice(0).reverse()) {
+        try {
+          await task();
+        } catch {
+          // best effort
+        }
+      }
+    },
+  };
+}
+
+function parkedWorker(client: unknown, key: string, handled: string[] = [], consumerCount = 1): StreamWorker {
+  return new StreamWorker({
+    client: client as never,
+    stream: key,
+    group: 'g',
+    consumerCount,
+    readWaitMs: 5000,
+    recoveryPollIntervalMs: 60_000,
+    logger: recordingLogger(),
+    handler: (entry: StreamEntry) => (handled.push(entry.id), 'ack'),
+  });
+}
+
+/** Kills the parked reader `id` and waits until another connection is parked in its place. */
+async function killAndAwaitReplacement(id: string): Promise<string> {
+  await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+  return waitFor(async () => (await parkedReaders(admin)).find((other) => other !== id), 8000, 'a replacement reader parked');
+}
+
+describe('kind 1: a replaced reader connection is closed', () => {
+  it.each([6, 5] as const)(
+    'five CLIENT KILLs of a parked reader (node-redis %i): the server stays at baseline after each replacement, and nothing survives stop() and destroy()',
+    async (version) => {
+      const done = cleanup();
+      try {
+        const socketsBefore = tcpSockets();
+        const caller = done.add(await connectClient(server.url, version), (c) => c.destroy());
+        const key = stream();
+        const handled: string[] = [];
+        const worker = done.add(parkedWorker(caller, key, handled), (w) => w.stop(1000));
+        await worker.start();
+        let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+        expect(await serverConnections()).toBe(2); // the caller's client and the reader's connection
+        const counts: number[] = [];
+        for (let round = 0; round < 5; round++) {
+          await sleep(500);
+          parked = await killAndAwaitReplacement(parked);
+          await sleep(SETTLE_MS);
+          counts.push(await serverConnections());
+        }
+        expect(counts).toEqual([2, 2, 2, 2, 2]);
+        expect(tcpSockets() - socketsBefore).toBe(2);
+        // The reader still works after five replacements.
+        const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
+        await waitFor(() => handled.includes(id), 5000, 'entry handled');
+        await worker.stop(1000);
+        await sleep(SETTLE_MS);
+        expect(await serverConnections()).toBe(1); // only the caller's client: nothing of the worker's
+        caller.destroy();
+        await sleep(SETTLE_MS);
+        expect(await serverConnections()).toBe(0);
+        expect(tcpSockets()).toBe(socketsBefore);
+      } finally {
+        await done.run();
+      }
+    },
+    40_000,
+  );
+
+  it('the process can exit by itself after five CLIENT KILLs of a parked reader, stop() and client.destroy() (the reported input)', async () => {
+    const child = spawnTypeScriptChild(
+      `
+      import { createClient } from 'redis';
+      import { StreamWorker } from '@respire/worker';
+      const client = createClient({ url: process.env.REDIS_URL });
+      client.on('error', () => {});
+      await client.connect();
+      const worker = new StreamWorker({
+        client, stream: process.env.STREAM, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60000,
+        logger: { warn() {}, error() {} }, handler: () => 'ack',
+      });
+      await worker.start();
+      const parked = async () => String(await client.sendCommand(['CLIENT', 'LIST'])).split('\\n')
+        .filter((line) => line.includes('cmd=xreadgroup') && / flags=\\S*b/.test(line)).map((line) => /id=(\\d+)/.exec(line)[1]);
+      const wait = async (check) => {
+        for (let i = 0; i < 400; i++) { const value = await check(); if (value) return value; await new Promise((r) => setTimeout(r, 25)); }
+        throw new Error('timed out');
+      };
+      let id = await wait(async () => (await parked())[0]);
+      for (let round = 0; round < 5; round++) {
+        await new Promise((r) => setTimeout(r, 500));
+        await client.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+        const old = id;
+        id = await wait(async () => (await parked()).find((other) => other !== old));
+      }
+      await worker.stop(1000);
+      client.destroy();
+      console.log('DESTROYED');
+      // Only printed when something still holds the event loop 3 s later (the timer itself does not).
+      setTimeout(() => console.log('STILL ALIVE:', process.getActiveResourcesInfo().join(', ')), 3000).unref();
+      `,
+      { cwd: new URL('..', import.meta.url).pathname, env: { REDIS_URL: server.url, STREAM: stream() } },
+    );
+    await child.waitForOutput('DESTROYED', 40_000);
+    const exit = await child.exit(5000);
+    expect(exit.exitedByItself, `the process did not exit within 5 s after stop() and destroy(); output:\n${exit.output}`).toBe(true);
+    expect(exit.code, exit.output).toBe(0);
+  }, 60_000);
+
+  it('a CLIENT KILL of every client (the caller too) reconnects both, and leaves the server at baseline', async () => {
+    const done = cleanup();
+    try {
+      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+      await worker.start();
+      let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      expect(await serverConnections()).toBe(2);
+      const counts: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+        const old = parked;
+        parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
+        await waitFor(async () => String(await caller.sendCommand(['PING'])) === 'PONG', 5000, 'caller reconnected');
+        await sleep(SETTLE_MS);
+        counts.push(await serverConnections());
+      }
+      expect(counts).toEqual([2, 2, 2]);
+      expect(worker.state).toBe('running');
+      await worker.stop(1000);
+      caller.destroy();
+      await sleep(SETTLE_MS);
+      expect(await serverConnections()).toBe(0);
+    } finally {
+      await done.run();
+    }
+  }, 30_000);
+
+  it('load-balancer resets (RST) of the reader connection, three times: the server and the proxy stay at baseline', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy()); // the first connection through the proxy
+      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+      await worker.start();
+      let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      expect(await serverConnections()).toBe(2);
+      const counts: { reset: number; server: number; proxy: number }[] = [];
+      for (let round = 0; round < 3; round++) {
+        await sleep(300);
+        const reset = proxy.reset(1); // every connection but the caller's
+        const old = parked;
+        parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
+        await sleep(SETTLE_MS);
+        counts.push({ reset, server: await serverConnections(), proxy: proxy.connections });
+      }
+      // Each round resets exactly the one reader connection, and its replacement is the only one left.
+      expect(counts).toEqual([
+        { reset: 1, server: 2, proxy: 2 },
+        { reset: 1, server: 2, proxy: 2 },
+        { reset: 1, server: 2, proxy: 2 },
+      ]);
+      expect(worker.state).toBe('running');
+      await worker.stop(1000);
+      await sleep(SETTLE_MS);
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
+    } finally {
+      await done.run();
+    }
+  }, 30_000);
+
+  it('a read that never returns is abandoned at its deadline: the abandoned connection is closed on the server', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+      const worker = done.add(
+        new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
+      expect(await serverConnections()).toBe(2);
+      proxy.freeze(1); // the reader's read never returns
+      await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection'); // BLOCK 300 ms + 2 s margin
+      await sleep(SETTLE_MS + 300);
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 2, proxy: 2 });
+      expect(worker.state).toBe('running');
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+});
+
+describe('kind 1: stop() on every path closes what the worker opened', () => {
+  it('stop() while a reader is reconnecting: the replacement connection is closed once its connect finishes', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+      const worker = done.add(
+        new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
+      proxy.delayNewConnections(1500); // the replacement's handshake hangs for 1.5 s
+      proxy.freeze(1);
+      await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection started');
+      await worker.stop(100);
+      await sleep(1500 + SETTLE_MS + 300); // the slow connect finishes after stop() returned
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+
+  it('stop() while a killed reader is being reconnected: nothing of the worker survives', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+      await worker.start();
+      const parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      proxy.delayNewConnections(1000);
+      await admin.sendCommand(['CLIENT', 'KILL', 'ID', parked]);
+      await waitFor(() => proxy.accepted >= 3, 5000, 'a reconnect started');
+      await worker.stop(100);
+      await sleep(1000 + SETTLE_MS + 300);
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+
+  it("stop() during start() (three readers, slow connects): only the caller's client remains, here and on the server", async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+      const socketsBefore = tcpSockets();
+      proxy.delayNewConnections(500);
+      const worker = done.add(parkedWorker(caller, stream(), [], 3), (w) => w.stop(1000));
+      const starting = worker.start();
+      await sleep(100);
+      await Promise.allSettled([starting, worker.stop(100)]);
+      await sleep(500 + SETTLE_MS + 300);
+      expect({ server: await serverConnections(), proxy: proxy.connections, sockets: tcpSockets() - socketsBefore }).toEqual({ server: 1, proxy: 1, sockets: 0 });
+      expect(worker.state).toBe('stopped');
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+
+  it("a host stopping two workers of two readers each leaves only the caller's client, and no extra socket in this process", async () => {
+    const done = cleanup();
+    try {
+      const socketsBefore = tcpSockets();
+      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+      const host = done.add(new StreamWorkerHost({ handleSignals: false, logger: recordingLogger() }), (h) => h.stop());
+      for (const name of ['a', 'b']) {
+        host.add({ client: caller, stream: stream(), group: 'g', consumerCount: 2, readWaitMs: 5000, telemetryName: name, logger: recordingLogger(), handler: () => 'ack' });
+      }
+      await host.start();
+      await waitFor(async () => (await parkedReaders(admin)).length === 4, 5000, 'four readers parked');
+      expect(await serverConnections()).toBe(5);
+      await host.stop();
+      await sleep(SETTLE_MS);
+      expect(await serverConnections()).toBe(1);
+      caller.destroy();
+      await sleep(SETTLE_MS);
+      expect(tcpSockets()).toBe(socketsBefore);
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+});
+
+describe('kind 1: Cluster readers', () => {
+  let cluster: RedisClusterHandle;
+  let nodeAdmins: TestClient[];
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(process.env.REDIS_SERVER?.trim() || undefined);
+    nodeAdmins = await Promise.all(cluster.nodes.map((node) => connectClient(node.url)));
+  }, 60_000);
+  afterAll(async () => {
+    for (const client of nodeAdmins ?? []) client.destroy();
+    await cluster?.close();
+  });
+
+  const clusterConnections = async () => (await Promise.all(nodeAdmins.map((a) => clientList(a)))).reduce((sum, list) => sum + list.length, 0);
+  const clusterParked = async () => (await Promise.all(nodeAdmins.map(async (a, node) => (await parkedReaders(a)).map((id) => ({ node, id }))))).flat();
+
+  it('CLIENT KILLs of a parked Cluster reader, three times: every node stays at baseline; stop() and destroy() leave nothing', async () => {
+    const done = cleanup();
+    try {
+      const caller = done.add(createCluster({ rootNodes: cluster.rootNodes }), (c) => c.destroy());
+      caller.on('error', () => {});
+      await caller.connect();
+      await sleep(SETTLE_MS);
+      const callerOnly = await clusterConnections();
+      const handled: string[] = [];
+      const key = stream();
+      const worker = done.add(parkedWorker(caller, key, handled, 2), (w) => w.stop(1000));
+      await worker.start();
+      let parked = await waitFor(async () => ((await clusterParked()).length === 2 ? await clusterParked() : undefined), 8000, 'two readers parked');
+      await sleep(SETTLE_MS);
+      const baseline = await clusterConnections();
+      const counts: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        const victim = parked[0]!;
+        await nodeAdmins[victim.node]!.sendCommand(['CLIENT', 'KILL', 'ID', victim.id]);
+        parked = await waitFor(
+          async () => {
+            const now = await clusterParked();
+            return now.length === 2 && !now.some((p) => p.node === victim.node && p.id === victim.id) ? now : undefined;
+          },
+          8000,
+          'replacement parked',
+        );
+        await sleep(SETTLE_MS);
+        counts.push(await clusterConnections());
+      }
+      expect(counts).toEqual([baseline, baseline, baseline]);
+      const id = String(await caller.sendCommand(key, false, ['XADD', key, '*', 'k', 'v']));
+      await waitFor(() => handled.includes(id), 5000, 'entry handled');
+      await worker.stop(1000);
+      await sleep(SETTLE_MS);
+      expect(await clusterConnections()).toBe(callerOnly);
+      caller.destroy();
+      await sleep(SETTLE_MS);
+      expect(await clusterConnections()).toBe(0);
+    } finally {
+      await done.run();
+      // Whatever leaked is ended here, so it cannot reach the next test.
+      await Promise.all(nodeAdmins.map((a) => a.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']).catch(() => {})));
+    }
+  }, 40_000);
+});
