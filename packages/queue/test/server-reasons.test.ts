@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import { describe, expect, it } from 'vitest';
-import { errorSummary, startRedisServer, startTcpProxy } from '@respire/harness';
+import { errorSummary, eventually, startRedisServer, startTcpProxy } from '@respire/harness';
 import { ReliableQueue, utf8Codec, type RedisClientLike } from '@respire/queue';
 
 /**
@@ -16,11 +16,13 @@ const name = () => `reasons-${randomBytes(5).toString('hex')}`;
 /** A receipt of the right shape (nothing is sent for a malformed one). */
 const someReceipt = { id: '1-1', receipt: '1.AAAAAAAAAAAAAAAA.1' };
 
-async function connect(url: string, version: 6 | 5): Promise<RedisClientLike & { destroy(): void }> {
+type TestClient = RedisClientLike & { destroy(): void; readonly isReady: boolean };
+
+async function connect(url: string, version: 6 | 5): Promise<TestClient> {
   const client = version === 6 ? createClient({ url }) : createClientV5({ url });
   client.on('error', () => {});
   await client.connect();
-  return client as unknown as RedisClientLike & { destroy(): void };
+  return client as unknown as TestClient;
 }
 
 const calls: [string, (q: ReliableQueue<string>) => Promise<unknown>][] = [
@@ -36,7 +38,11 @@ describe('kind 2: queue calls that were never sent', () => {
     const server = await startRedisServer();
     const client = await connect(server.url, version);
     try {
-      await server.close(); // the client reconnects; commands wait in its offline queue
+      await server.close();
+      // Wait until the client has noticed (it is reconnecting, and commands wait in its offline
+      // queue). Before that, a command may still be written to the closing socket, and then "the
+      // outcome is unknown" is the right answer, not the one this test is about.
+      await eventually(() => !client.isReady, 5000);
       const queue = new ReliableQueue(client, name(), { codec: utf8Codec, commandTimeoutMs: 300 });
       const results: Record<string, unknown> = {};
       for (const [label, call] of calls) {

@@ -231,6 +231,9 @@ describe('kind 2: commands that were never sent are not "outcome unknown"', () =
     const caller = await connectClient(server.url, 6, { commandOptions: { timeout: 300 } });
     try {
       await server.close();
+      // The caller has noticed (before that, add() may be written to the closing socket, and then
+      // its outcome is unknown): its commands wait in the offline queue until they time out.
+      await waitFor(() => !(caller as unknown as { isReady: boolean }).isReady, 5000, 'the caller reconnecting');
       const producer = new StreamProducer<string>({ client: caller, stream: stream(), serialize: (v) => ({ v }) });
       const outcome = await within(producer.add('x'), 10_000);
       expect(outcome.settled && 'error' in outcome, 'add() did not reject within 10 s').toBe(true);
