@@ -41,11 +41,13 @@ process.once('exit', () => {
  * cannot observe about itself: whether the event loop empties so the process can exit, or
  * unhandled rejections that a test runner would intercept.
  */
-export function spawnTypeScriptChild(script: string, options: { cwd: string; env?: NodeJS.ProcessEnv }): TypeScriptChild {
+export function spawnTypeScriptChild(script: string, options: { cwd: string; env?: NodeJS.ProcessEnv; detached?: boolean }): TypeScriptChild {
   const child = spawn(process.execPath, ['--conditions=@respire/source', '--import', REGISTER, '--input-type=module', '--eval', script], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group (`process.kill(-pid, signal)` signals the group, as a terminal's Ctrl-C does).
+    detached: options.detached ?? false,
   });
   children.add(child);
   let output = '';

@@ -15,6 +15,8 @@ export interface RedisServerHandle {
   readonly version: string;
   /** `valkey` when the binary reports `Valkey server v=...`: its version numbers are Valkey's, not Redis's. */
   readonly flavour: 'redis' | 'valkey';
+  /** The server's process ID. */
+  readonly pid: number;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes its directory. */
   close(): Promise<void>;
   /** Kills the process at once with SIGKILL, as a crash would. */
@@ -40,10 +42,57 @@ export function binaryVersion(binary: string): { flavour: 'redis' | 'valkey'; ve
   return { flavour: /valkey/i.test(out) ? 'valkey' : 'redis', version };
 }
 
-const children = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
+/**
+ * The servers this process started and has not stopped, with their directories.
+ *
+ * Each server runs in its own process group (`detached`), so the Ctrl-C that a terminal sends to
+ * its foreground group reaches this process only: a program that handles SIGINT (the dashboard
+ * demo) shuts down against a live server and then stops it. In exchange this process must stop
+ * its servers on every way out, since nothing else will:
+ * - `process.exit()`, an emptied event loop, an uncaught exception: the synchronous 'exit' hook
+ *   below kills them with SIGKILL and removes their directories (an 'exit' listener cannot wait
+ *   for anything asynchronous, such as a child's 'exit' event);
+ * - SIGINT, SIGTERM or SIGHUP that nothing else in the process handles (Node would die of it
+ *   without running any JavaScript): the same, then the signal is raised again so the process
+ *   ends as it would have without this hook. When the program has its own listener the signal is
+ *   left to it, and it exits through one of the paths above.
+ * Only SIGKILL of this process leaves a server behind.
+ */
+const owned = new Map<ChildProcess, string>();
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function killOwnedNow(): void {
+  for (const [child, dir] of owned) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    // Once the directory is gone the server cannot create a file in it (its working directory
+    // no longer exists); the retries cover a file it writes while the directory is removed.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+  }
+  owned.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return; // the program handles it, and will exit
+  killOwnedNow();
+  for (const name of STOP_SIGNALS) process.removeListener(name, onStopSignal);
+  process.kill(process.pid, signal);
+}
+
+function own(child: ChildProcess, dir: string): void {
+  if (owned.size === 0) for (const name of STOP_SIGNALS) process.on(name, onStopSignal);
+  owned.set(child, dir);
+}
+
+function disown(child: ChildProcess): void {
+  if (!owned.delete(child)) return;
+  if (owned.size === 0) for (const name of STOP_SIGNALS) process.removeListener(name, onStopSignal);
+}
+
+process.once('exit', killOwnedNow);
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -99,12 +148,13 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
     '--cluster-config-file', `nodes-${port}.conf`,
     ...extraArgs,
   ];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
+  // Its own process group: see `owned`.
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  own(child, dir);
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const remove = () => {
-    children.delete(child);
+    disown(child);
     rmSync(dir, { recursive: true, force: true });
   };
   const stop = async (signal: NodeJS.Signals) => {
@@ -118,7 +168,7 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
   };
   const { version, flavour } = binaryVersion(binary);
   const handle: RedisServerHandle = {
-    host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, binary, version, flavour,
+    host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, binary, version, flavour, pid: child.pid ?? -1,
     close: () => stop('SIGTERM'),
     kill: () => stop('SIGKILL'),
   };
@@ -129,7 +179,10 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('error', reject);
+    child.once('error', (error) => {
+      if (child.pid === undefined) remove(); // it never started: no 'exit' follows
+      reject(error);
+    });
     void exited.then(() => {
       remove();
       reject(new Error(`redis-server on port ${port} exited at startup:\n${output}`));
