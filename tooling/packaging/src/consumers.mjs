@@ -145,6 +145,11 @@ export function runNode(node, dir, args, env = {}) {
   return { problems: result.status === 0 ? [] : [`node ${args.join(' ')} exited with ${result.status}:\n${result.output}`], output: result.output };
 }
 
+/** Runs `node <args>` in the project for `ms` milliseconds (then SIGTERM) and returns its output. */
+export function runNodeFor(node, dir, args, env, ms) {
+  return run(node, args, { cwd: dir, env: { ...process.env, ...env }, timeout: ms, killSignal: 'SIGTERM' }).output;
+}
+
 /**
  * The README's Quick start: every fenced block whose first line is `// <file>.mjs` or
  * `// <file>.cjs`, written to the project as that file.
@@ -161,7 +166,8 @@ export function writeReadmeExamples(dir) {
   return files;
 }
 
-async function freePort() {
+/** A loopback port nothing listens on (a moment ago). */
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();

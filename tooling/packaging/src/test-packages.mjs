@@ -6,7 +6,8 @@
 //   3. the packed-consumer test: a fresh npm project with the tarballs and `redis` from the
 //      registry; every entry point loaded by require() and import(); an ESM, a CommonJS and a
 //      NestJS-style TypeScript consumer, type-checked (strict, skipLibCheck: false) and run
-//      against a private redis-server; the README's Quick start run as written;
+//      against a private redis-server; the README's Quick start run as written, and once with no
+//      Redis at REDIS_URL (its 'error' listener reports the refusal);
 //   4. a queue+otel-only consumer: a second project with only core-scripts, queue and otel (no
 //      @respire/worker, an optional peer of otel), type-checked in the same three set-ups and run.
 // Prints one line per check and `packed packages: N passed, N failed`; exits 1 on any failure.
@@ -21,8 +22,10 @@ import {
   QUEUE_OTEL_PACKAGES,
   SETUPS,
   createProject,
+  freePort,
   npmInstall,
   runNode,
+  runNodeFor,
   specifiers,
   startRedis,
   typecheck,
@@ -116,6 +119,15 @@ try {
             if (!/^duplicate of \S+: not sent again$/m.test(second.output) || /received/.test(second.output)) return [`unexpected output of a second run:\n${second.output}`];
             return [];
           });
+        }
+        if (index === 0) {
+          const down = `redis://127.0.0.1:${await freePort()}`;
+          for (const file of examples) {
+            await check(`${tag}: README ${file} with no Redis at REDIS_URL: its 'error' listener reports the refusal, no uncaught error`, () => {
+              const output = runNodeFor(node, project, [file], { REDIS_URL: down }, 3000);
+              return /^redis: connect ECONNREFUSED /m.test(output) && !/Unhandled 'error' event|^\s+at /m.test(output) ? [] : [`unexpected output:\n${output}`];
+            });
+          }
         }
         if (examples.length === 0) await check('README Quick start', () => ['no fenced block starting with `// <file>.mjs` in README.md']);
       }
