@@ -43,7 +43,6 @@ function printQueueSummary(s: QueueDemoSummary): void {
   log(`  invariants            ${s.failures.length === 0 ? 'all hold' : `FAILED:\n    - ${s.failures.join('\n    - ')}`}`);
 }
 
-/** Removes this run's keys from a shared server (a private one is discarded anyway). */
 function printWorkerSummary(s: WorkerDemoSummary): void {
   const dead = Object.values(s.deadLettered).reduce((a, b) => a + b, 0);
   log('');
@@ -58,6 +57,7 @@ function printWorkerSummary(s: WorkerDemoSummary): void {
   log(`  invariants            ${s.failures.length === 0 ? 'all hold' : `FAILED:\n    - ${s.failures.join('\n    - ')}`}`);
 }
 
+/** Removes this run's keys from a shared server (a private one is discarded anyway). */
 async function deleteKeysTagged(client: { sendCommand(args: string[]): Promise<unknown> }, tag: string): Promise<void> {
   let cursor = '0';
   do {
