@@ -71,6 +71,11 @@ export interface QueueStatus {
   readonly due: number;
   /** Dead-letter stream length. */
   readonly deadLetters: number;
+  /**
+   * False when the queue has no data under this name and key prefix: its stream does not exist and
+   * nothing is in flight or dead-lettered (a mistyped name or prefix, or a queue never sent to).
+   */
+  readonly exists: boolean;
 }
 
 export interface GroupStatus {

@@ -46,13 +46,22 @@ export async function queueStatus(ctx: AdminContext, q: QueueResource): Promise<
     redis.send(stream, ['XLEN', deadLetter], op),
   ]);
   let ready: number | null = Number(length);
-  if (Array.isArray(groups)) {
+  const streamExists = Array.isArray(groups);
+  if (streamExists) {
     const group = groups.find((g) => text(infoField(g, 'name')) === QUEUE_GROUP);
     if (group !== undefined) ready = numberOrNull(infoField(group, 'lag'));
   } else {
     missingOrThrow(groups, null, op);
   }
-  return { resource: q, length: Number(length), ready, inFlight: Number(inFlight), due: Number(due), deadLetters: Number(dead) };
+  return {
+    resource: q,
+    length: Number(length),
+    ready,
+    inFlight: Number(inFlight),
+    due: Number(due),
+    deadLetters: Number(dead),
+    exists: streamExists || Number(inFlight) > 0 || Number(dead) > 0,
+  };
 }
 
 /** A worker stream's length, its groups (XINFO GROUPS) and its dead-letter stream's length. */

@@ -7,7 +7,7 @@ import { createCluster } from 'redis';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { addWorkerRecord, pendingRows, range, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import { addWorkerRecord, pendingRows, range, sleep, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = join(here, '..');
@@ -101,6 +101,53 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const deleted = await respire(['dead-letters', 'delete', other, ...address, '--yes']);
     expect(deleted.code).toBe(0);
     expect(await range(conn, dead)).toHaveLength(0);
+  });
+
+  it('dead-letters list of a queue with no keys under the key prefix: (none) and exit 0, with a hint on stderr (a field with --json)', async () => {
+    const missing = uniqueQueue('nope');
+    const human = await respire(['dead-letters', 'list', '--queue', missing]);
+    expect(human).toMatchObject({ code: 0, stdout: '(none)\n' });
+    expect(human.stderr).toBe(`respire: no queue named '${missing}' was found under this key prefix (none): none of its keys exist; check --queue and --key-prefix\n`);
+    const json = await respire(['dead-letters', 'list', '--queue', missing, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ items: [], next: null, queueExists: false, hint: expect.stringContaining(`no queue named '${missing}' was found under this key prefix`) });
+
+    // A queue that exists (sent to, then drained) has no hint; under another key prefix it is not found.
+    const name = uniqueQueue('cli');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    await queue.send('a');
+    for (const m of await queue.receive(60_000)) await queue.ack(m);
+    const found = await respire(['dead-letters', 'list', '--queue', name]);
+    expect(found).toMatchObject({ code: 0, stdout: '(none)\n', stderr: '' });
+    expect(JSON.parse((await respire(['dead-letters', 'list', '--queue', name, '--json'])).stdout)).toEqual({ items: [], next: null, queueExists: true });
+    const prefixed = await respire(['dead-letters', 'list', '--queue', name, '--key-prefix', 'other:']);
+    expect(prefixed.stderr).toContain(`no queue named '${name}' was found under this key prefix (--key-prefix 'other:')`);
+  });
+
+  it("a queue dead letter's reason is 'delivery limit' (as in the dashboard): it is always a move at the delivery limit", async () => {
+    const name = uniqueQueue('cli');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+    await queue.send('poison');
+    await queue.receive(1, { max: 1 });
+    await sleep(20);
+    expect(await queue.receive(60_000)).toEqual([]); // the expired lease is at the limit: moved to the dead-letter stream
+    const list = await respire(['dead-letters', 'list', '--queue', name]);
+    expect(list.code).toBe(0);
+    const [header, row] = list.stdout.trim().split('\n');
+    const column = header!.indexOf('REASON');
+    expect(row!.slice(column, header!.indexOf('CONTENT')).trim()).toBe('delivery limit');
+    const id = row!.split(' ')[0]!;
+    expect((await respire(['dead-letters', 'show', id, '--queue', name])).stdout).toContain('\nreason: delivery limit\n');
+  });
+
+  it('status without --stream says that worker streams are named with --stream (they are configured, not discovered)', async () => {
+    const run = await respire(['status', '--no-discover']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('STREAMS\n(none named: worker streams are configured, not discovered; name them with --stream KEY [--dead-letter-stream KEY])');
+    const { stream } = uniqueKeys('cli');
+    const named = await respire(['status', '--no-discover', '--stream', stream]);
+    expect(named.stdout).not.toContain('none named');
+    expect(named.stdout).toMatch(/STREAMS\nSTREAM +LENGTH/);
   });
 
   it('dead-letters retry --all and purge of a queue: progress on stderr, audit stream, confirmation', async () => {

@@ -38,6 +38,24 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(JSON.stringify(deliveries)).not.toContain(a!.receipt);
   });
 
+  it('exists: false for a queue with no keys under its name and key prefix; true once sent to (also when drained) and with dead letters alone', async () => {
+    const name = uniqueQueue();
+    const id = `{respire-queue:${name}}:stream`;
+    const admin = new RespireAdmin(conn.client, { queues: [{ name }, { name, keyPrefix: 'elsewhere:' }] });
+    expect(await admin.queueStatus(id)).toMatchObject({ exists: false, length: 0, inFlight: 0, deadLetters: 0 });
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    await queue.send('a');
+    expect(await admin.queueStatus(id)).toMatchObject({ exists: true, length: 1 });
+    for (const m of await queue.receive(60_000)) expect(await queue.ack(m)).toBe(true);
+    expect(await admin.queueStatus(id)).toMatchObject({ exists: true, length: 0, inFlight: 0, deadLetters: 0 });
+    expect(await admin.queueStatus(`elsewhere:${id}`)).toMatchObject({ exists: false });
+
+    const dead = uniqueQueue();
+    await addQueueRecord(conn, `{respire-queue:${dead}}:dead-letter`, 'x');
+    const onlyDead = new RespireAdmin(conn.client, { queues: [{ name: dead }] });
+    expect(await onlyDead.queueStatus(`{respire-queue:${dead}}:stream`)).toMatchObject({ exists: true, length: 0, deadLetters: 1 });
+  });
+
   it('ready and group lag are null (unknown), never 0, when the server cannot tell', async () => {
     const name = uniqueQueue();
     const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });

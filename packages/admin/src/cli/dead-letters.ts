@@ -11,13 +11,18 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
     .option('--count <n>', 'records per page (1..1000)', (v) => parseWhole(v, '--count'), 20)
     .option('--cursor <id>', 'the next cursor printed by the previous page')
     .option('--oldest', 'oldest first')
-    .action(async (o: { count: number; cursor?: string; oldest?: boolean }, cmd: Command) => {
+    .action(async (o: { count: number; cursor?: string; oldest?: boolean; queue?: string }, cmd: Command) => {
       const { options, id } = cli.addressed(cmd, true);
       const { admin, g } = await cli.connect(cmd, options);
       const page = await admin.deadLetters(id, { count: o.count, order: o.oldest ? 'oldest' : 'newest', ...(o.cursor ? { cursor: o.cursor } : {}) });
-      cli.print(g, { items: page.items.map((r) => recordJson(r, false)), next: page.next ?? null }, () =>
-        pageText(table(['ID', 'KIND', 'SOURCE ID', 'ATTEMPTS', 'REASON', 'CONTENT'], page.items.map(recordRow)), page.next),
-      );
+      // An empty page of a queue with no keys at all: most likely a mistyped name or key prefix.
+      const missing = o.queue !== undefined && page.items.length === 0 && !(await admin.queueStatus(id)).exists;
+      const hint = missing
+        ? `no queue named '${o.queue}' was found under this key prefix (${g.keyPrefix ? `--key-prefix '${g.keyPrefix}'` : 'none'}): none of its keys exist; check --queue and --key-prefix`
+        : undefined;
+      const doc = { items: page.items.map((r) => recordJson(r, false)), next: page.next ?? null, ...(o.queue !== undefined ? { queueExists: !missing } : {}), ...(hint ? { hint } : {}) };
+      cli.print(g, doc, () => pageText(table(['ID', 'KIND', 'SOURCE ID', 'ATTEMPTS', 'REASON', 'CONTENT'], page.items.map(recordRow)), page.next));
+      if (hint && !g.json) cli.err(`respire: ${hint}`);
     });
   cli
     .withResource(dl.command('show').description('one dead letter in full').argument('<id>', 'record ID'))

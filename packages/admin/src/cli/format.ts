@@ -53,7 +53,8 @@ export function pageText(body: string, next: string | undefined): string {
   return body + (next ? `\nnext page: --cursor ${next}` : '');
 }
 
-export function renderOverview(o: Overview): string {
+/** `status` in a terminal; `streamsNamed`: whether --stream named any worker stream. */
+export function renderOverview(o: Overview, streamsNamed = true): string {
   const parts: string[] = [];
   parts.push(
     'QUEUES\n' +
@@ -68,7 +69,12 @@ export function renderOverview(o: Overview): string {
     if (s.groups.length === 0) rows.push([label(s.resource), String(s.length), s.exists ? '-' : '(no stream)', '-', '-', '-', dead]);
     for (const g of s.groups) rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
   }
-  parts.push('STREAMS\n' + table(['STREAM', 'LENGTH', 'GROUP', 'LAG', 'PENDING', 'CONSUMERS', 'DEAD LETTERS'], rows));
+  parts.push(
+    'STREAMS\n' +
+      (streamsNamed || rows.length > 0
+        ? table(['STREAM', 'LENGTH', 'GROUP', 'LAG', 'PENDING', 'CONSUMERS', 'DEAD LETTERS'], rows)
+        : '(none named: worker streams are configured, not discovered; name them with --stream KEY [--dead-letter-stream KEY])'),
+  );
   if (o.unavailable.length > 0) {
     parts.push('UNAVAILABLE (the server refused their status)\n' + table(['RESOURCE', 'ERROR', 'MESSAGE'], o.unavailable.map((u) => [label(u.resource), u.code, u.message])));
   }
@@ -89,9 +95,13 @@ function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
+/** The reason of every queue dead letter (its record has no reason field). */
+const QUEUE_REASON = 'delivery limit';
+
 export function recordRow(r: DeadLetterRecord): string[] {
   if (r.kind === 'worker') return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
-  if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), '-', preview([[Buffer.from('payload'), r.payload]])];
+  // A queue dead letter is always a move at the delivery limit (seed 000): the dashboard's wording.
+  if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), QUEUE_REASON, preview([[Buffer.from('payload'), r.payload]])];
   return [r.id, 'foreign', '-', '-', '-', preview(r.fields)];
 }
 
@@ -115,7 +125,7 @@ export function renderRecord(r: DeadLetterRecord, maxBytes: number): string {
     const v = describeBytes(b, { maxBytes });
     return `[${v.kind}, ${v.totalBytes} bytes${v.truncated ? `, first ${maxBytes} shown` : ''}]\n${v.text.split('\n').map((l) => `    ${safe(l)}`).join('\n')}`;
   };
-  if (r.kind === 'queue') lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `payload: ${value(r.payload)}`);
+  if (r.kind === 'queue') lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `reason: ${QUEUE_REASON}`, `payload: ${value(r.payload)}`);
   else {
     if (r.kind === 'worker') lines.push(`source id: ${safe(r.sourceId)}`, `group: ${safe(r.group)}`, `attempt: ${r.attempt}`, `reason: ${safe(r.reason)}`, `exception type: ${safe(r.exceptionType) || '-'}`);
     lines.push('fields:');

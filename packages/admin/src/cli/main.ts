@@ -151,7 +151,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         discoverQueues: o.discover,
       });
       const overview = await admin.overview();
-      cli.print(g, overview, () => renderOverview(overview));
+      cli.print(g, overview, () => renderOverview(overview, (o.stream ?? []).length > 0));
       if (overview.unavailable.length > 0) cli.fail();
     });
   deadLetterCommands(program, cli);
