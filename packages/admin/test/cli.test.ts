@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { standalone } from '@respire/harness';
+import { standalone, startRedisServer } from '@respire/harness';
 import { createCluster } from 'redis';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
@@ -243,10 +243,21 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect((await respire(['--help'])).code).toBe(0);
     const down = await respire(['status', '--url', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^respire: /);
+    expect(down.stderr).toMatch(/^respire: could not connect to Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+    // A refused connection has the Respire error code of any other transport failure.
     const json = await respire(['dead-letters', 'show', '1-1', '--queue', 'q', '--json', '--url', 'redis://127.0.0.1:1']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'FAILED', message: expect.any(String) } });
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'TRANSPORT_FAILED', message: expect.stringMatching(/^could not connect to Redis at redis:\/\/127\.0\.0\.1:1: /) } });
+    // A server that refuses the handshake: its reply, as a server error.
+    const locked = await startRedisServer({ args: ['--requirepass', 'right-password'] });
+    try {
+      const url = locked.url.replace('redis://', 'redis://:wrong-password@');
+      const wrongpass = await respire(['status', '--json', '--url', url]);
+      expect(wrongpass.code).toBe(1);
+      expect(JSON.parse(wrongpass.stdout).error).toEqual({ code: 'SERVER_ERROR', message: expect.stringMatching(/^connecting to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: WRONGPASS /) });
+    } finally {
+      await locked.close();
+    }
     const usage = await respire(['dead-letters', 'show', 'x', '--queue', 'q', '--json']);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout).error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/recordId/) });

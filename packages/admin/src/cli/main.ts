@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { createClient, createCluster } from 'redis';
 import { RespireAdmin, type StreamConfig } from '../admin.js';
-import { RespireTransportError, isRespireError } from '../redis.js';
+import { RespireTransportError, isRespireError, toRespireError } from '../redis.js';
 import { deadLetterCommands } from './dead-letters.js';
 import { ActionFailed, EXIT, UsageError, checkRedisUrl, defaultActorName, parseWhole, redactUrl, type Cli, type GlobalOptions } from './context.js';
 import { jsonText, renderOverview, terminalText } from './format.js';
@@ -82,6 +82,8 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       });
       try {
         await Promise.race([client.connect(), silent]);
+      } catch (error) {
+        throw connectError(error, url);
       } finally {
         clearTimeout(timer);
       }
@@ -177,6 +179,19 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     for (const c of clients) c.destroy();
   }
   return exitCode;
+}
+
+/**
+ * A failed connect as a Respire error, so `--json` reports its code like any other: the server's
+ * refusal (`WRONGPASS`, `NOAUTH`, ...) as the server error it is; anything else (refused,
+ * unreachable, reset) as TRANSPORT_FAILED with nothing sent.
+ */
+function connectError(error: unknown, url: string): unknown {
+  if (isRespireError(error)) return error; // the --timeout above
+  const converted = toRespireError(error, `connecting to Redis at ${redactUrl(url)}`);
+  if (converted.code !== 'TRANSPORT_FAILED') return converted;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new RespireTransportError(`could not connect to Redis at ${redactUrl(url)}: ${reason}`, { cause: error, outcomeUnknown: false });
 }
 
 /** A whole number of milliseconds from 1 to 2^31-1. @throws {UsageError} */
