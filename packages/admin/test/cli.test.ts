@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,6 +149,12 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const named = await respire(['status', '--no-discover', '--stream', stream]);
     expect(named.stdout).not.toContain('none named');
     expect(named.stdout).toMatch(/STREAMS\nSTREAM +LENGTH/);
+  });
+
+  it('--version prints the version of the package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await respire(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
   it('dead-letters retry --all and purge of a queue: progress on stderr, audit stream, confirmation', async () => {

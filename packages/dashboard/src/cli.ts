@@ -20,12 +20,15 @@ interface ConfigFile {
   auditStream?: string;
 }
 
+/** This package's version, from its package.json: one level above src/cli.ts and dist/cli.js alike. */
 const version = (() => {
   try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+    if (pkg.name === '@respire/dashboard' && typeof pkg.version === 'string') return pkg.version;
   } catch {
-    return '0.0.0';
+    // not there
   }
+  return 'unknown';
 })();
 
 /**

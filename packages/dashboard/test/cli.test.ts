@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -65,6 +65,12 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ url?: 
 const resourceArgs = () => ['--queue', world.queue.name, '--stream', world.stream.key, '--dead-letter-stream', world.stream.dead];
 
 describe('respire-dashboard', () => {
+  it('--version prints the version of the package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await run(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
   it('refuses to start without a credential (exit 2, with the way to give one) and with a short token', async () => {
     const none = await run(['--url', inject('redisUrl'), '--port', '0', ...resourceArgs()]);
     expect(none.code).toBe(2);

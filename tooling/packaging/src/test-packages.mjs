@@ -4,9 +4,9 @@
 //      LICENSE, README, metadata, maps whose sources are shipped), publint (strict) and
 //      arethetypeswrong (node10, node16 from CJS and from ESM, bundler);
 //   3. the packed-consumer test: a fresh npm project with the tarballs and `redis` from the
-//      registry; every entry point loaded by require() and import(); an ESM, a CommonJS and a
-//      NestJS-style TypeScript consumer, type-checked (strict, skipLibCheck: false) and run
-//      against a private redis-server; the README's Quick start run as written, and once with no
+//      registry; each package command's --version; every entry point loaded by require() and
+//      import(); an ESM, a CommonJS and a NestJS-style TypeScript consumer, type-checked (strict,
+//      skipLibCheck: false) and run against a private redis-server; the README's Quick start run as written, and once with no
 //      Redis at REDIS_URL (its 'error' listener reports the refusal);
 //   4. a queue+otel-only consumer: a second project with only core-scripts, queue and otel (no
 //      @respire/worker, an optional peer of otel), type-checked in the same three set-ups and run.
@@ -81,6 +81,16 @@ try {
     project = createProject(packs);
     const installed = await check(`consumer project: npm install of ${packs.length} tarballs and redis from the registry`, () => npmInstall(project));
     if (installed) {
+      // Each command of a package, as npm installed it: `--version` prints the tarball's version.
+      for (const pack of packs) {
+        const bin = readJson(join(pack.dir, 'package.json')).bin ?? {};
+        for (const command of typeof bin === 'string' ? [pack.name.replace(/^@[^/]+\//, '')] : Object.keys(bin)) {
+          await check(`${pack.name}: ${command} --version prints ${pack.version}`, () => {
+            const run = runNode(process.execPath, project, [join('node_modules', '.bin', command), '--version']);
+            return run.problems.length > 0 ? run.problems : run.output === pack.version ? [] : [`printed '${run.output}'`];
+          });
+        }
+      }
       const entries = specifiers(packs);
       writeSetups(project, entries);
       const examples = writeReadmeExamples(project);

@@ -22,12 +22,20 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
 }
 
+/**
+ * This package's version, from its package.json: one level above the built bin (dist/cli.js,
+ * one bundle) and two above this module's source (src/cli/main.ts) or its tsc output.
+ */
 const version = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === '@respire/admin' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // not at this path
+    }
   }
+  return 'unknown';
 })();
 
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
