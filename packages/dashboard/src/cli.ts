@@ -154,7 +154,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     });
     const who = users.map((u) => `${u.name} (${u.role})`).join(', ');
     console.log(`Respire dashboard listening on ${dashboard.url}`);
-    console.log(`  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${allQueues.length} queues, ${allStreams.length} streams configured${o.discoverQueues ? ', discovering queues' : ''}`);
+    const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+    console.log(
+      `  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${counted(allQueues.length, 'queue')}, ${counted(allStreams.length, 'stream')} configured${o.discoverQueues ? ', discovering queues' : ''}`,
+    );
     console.log(`  sign in as ${who}`);
     if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(o.host)) {
       console.error(

@@ -89,6 +89,7 @@ describe('respire-dashboard', () => {
     const started = await run(['--url', inject('redisUrl'), '--port', '0', ...resourceArgs()], { RESPIRE_DASHBOARD_TOKEN: TOKEN, RESPIRE_DASHBOARD_VIEWER_TOKEN: VIEWER });
     expect(started.url, started.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     await eventually(() => started.output().includes('sign in as operator (operator), viewer (viewer)'));
+    expect(started.output()).toContain('; 1 queue, 1 stream configured\n');
     const url = started.url!;
     const origin = url.replace(/\/$/, '');
 
@@ -158,6 +159,7 @@ describe('respire-dashboard', () => {
   it('listens on another interface only when --host says so', async () => {
     const started = await run(['--url', inject('redisUrl'), '--port', '0', '--host', '127.0.0.2'], { RESPIRE_DASHBOARD_TOKEN: TOKEN });
     expect(started.url, started.stderr).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/$/);
+    await eventually(() => started.output().includes('; 0 queues, 0 streams configured\n'));
     expect((await fetch(started.url!, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
 
