@@ -145,9 +145,11 @@ export function runNode(node, dir, args, env = {}) {
   return { problems: result.status === 0 ? [] : [`node ${args.join(' ')} exited with ${result.status}:\n${result.output}`], output: result.output };
 }
 
-/** Runs `node <args>` in the project for `ms` milliseconds (then SIGTERM) and returns its output. */
+/** Runs `node <args>` in the project for at most `ms` milliseconds (then SIGTERM) and returns its output. */
 export function runNodeFor(node, dir, args, env, ms) {
-  return run(node, args, { cwd: dir, env: { ...process.env, ...env }, timeout: ms, killSignal: 'SIGTERM' }).output;
+  const result = spawnSync(node, args, { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8', timeout: ms, killSignal: 'SIGTERM' });
+  if (result.error && result.error.code !== 'ETIMEDOUT') throw result.error;
+  return `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
 }
 
 /**
