@@ -219,6 +219,33 @@ export function workerAppend(target: CommandTarget, args: WorkerAppendArgs, opti
   return runScript(target, scripts.workerAppend, [args.stream], [args.producerId, args.idempotencyId, args.retry, ...args.fields], options);
 }
 
+/** KEYS and ARGV of `worker-complete`, named as in its header. */
+export interface WorkerCompleteArgs {
+  /** KEYS[1] source stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] dead-letter stream (stream, same slot, different key; the source */
+  readonly deadLetter: string;
+  /** ARGV[1] consumer group (<= 256 bytes with dead letters) */
+  readonly group: ScriptArg;
+  /** ARGV[2] consumer name (the reader that received every delivery) */
+  readonly consumer: ScriptArg;
+  /** ARGV[3] delete acknowledged entries ('1' or '0') */
+  readonly deleteAcknowledged: ScriptArg;
+  /** ARGV[4] minimum idle time before a release (ms, 1..2^31-1) */
+  readonly minimumIdleTimeMs: ScriptArg;
+  /** ARGV[5] the lowest entry ID of the batch */
+  readonly first: ScriptArg;
+  /** ARGV[6] the highest entry ID of the batch (an ID outside first..last is reported stale) */
+  readonly last: ScriptArg;
+  /** ARGV[7..] per delivery: entry ID, delivery count (from Redis, >= 1), action */
+  readonly completions: readonly ScriptArg[];
+}
+
+/** Runs `worker-complete` (fenced completion of a batch of deliveries to one consumer) through {@link runScript}. */
+export function workerComplete(target: CommandTarget, args: WorkerCompleteArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.workerComplete, [args.stream, args.deadLetter], [args.group, args.consumer, args.deleteAcknowledged, args.minimumIdleTimeMs, args.first, args.last, ...args.completions], options);
+}
+
 /** KEYS and ARGV of `worker-dead-letter`, named as in its header. */
 export interface WorkerDeadLetterArgs {
   /** KEYS[1] source stream (stream) */
