@@ -15,6 +15,11 @@ interface DuplicateClient {
  */
 export class OwnedConnection {
   readonly target: CommandTarget;
+  /**
+   * The server's CLIENT ID of this connection once a read asked for it (CLIENT UNBLOCK needs it);
+   * forgotten whenever node-redis (re)connects the socket, which gives it a new ID.
+   */
+  clientId: string | undefined;
   readonly #client: DuplicateClient;
   readonly #onClose: (connection: OwnedConnection) => void;
   #closed = false;
@@ -23,6 +28,7 @@ export class OwnedConnection {
     this.#client = client;
     this.#onClose = onClose;
     this.target = commandTarget(client);
+    client.on?.('connect', () => void (this.clientId = undefined));
   }
 
   get closed(): boolean {

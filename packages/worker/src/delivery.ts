@@ -1,141 +1,228 @@
 import { RespireScopeError, RespireTooManyFieldsError } from '@respire/core-scripts';
 import type { RawEntry } from '@respire/core-scripts/internal';
-import { acknowledge, deadLetter, fail, type Delivery } from './completion.js';
+import type { Completions } from './completion.js';
 import type { RunContext } from './context.js';
 import { allValues, toEntry, type StreamEntry } from './entry.js';
-import { safeHook, type DeliveryOutcome, type DeliveryScope } from './instrumentation.js';
+import { safeHook, type DeadLetterReason, type DeliveryOutcome, type DeliveryScope } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
-import { MAX_DEAD_LETTER_FIELD_PAIRS, type StreamHandler, type StreamWorkerScope } from './options.js';
+import { MAX_DEAD_LETTER_FIELD_PAIRS, type ResolvedOptions, type StreamHandler, type StreamWorkerScope } from './options.js';
 
 /**
  * The delivery pipeline (seed 002 "Results"): one delivery runs its handler inside its scope, is
- * completed by its result (completion.ts), has its scope disposed, and reports telemetry.
+ * completed by its result (completion.ts), has its scope disposed after that, and reports telemetry.
+ * The handler part and the completion part are separate, so the reader can start the next handler
+ * while this one completes: {@link deliver} returns once the handler has returned, and the delivery
+ * reports its end to `onFinished`. The path of a handler that returns its result directly allocates
+ * no promise: completions reach a delivery by callback (the batch's reply), not by a promise each.
  */
+
+/** Told once when a delivery has finished: completed (or not), scope disposed, telemetry ended. */
+export interface FinishedListener {
+  finished(): void;
+}
+
+/** Counts a read's deliveries still finishing; {@link Countdown.close} gives the promise of the last one. */
+export class Countdown implements FinishedListener {
+  #left = 0;
+  #closed = false;
+  #resolve: (() => void) | undefined;
+
+  add(): void {
+    this.#left++;
+  }
+
+  finished(): void {
+    if (--this.#left === 0 && this.#closed) this.#resolve?.();
+  }
+
+  /** No delivery is added after this; resolves once every added delivery has finished. */
+  close(): Promise<void> {
+    this.#closed = true;
+    if (this.#left === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.#resolve = resolve));
+  }
+}
 
 /**
- * Runs one delivery. `handled` is called as soon as the handler has returned (or when no handler
- * will run), so the reader can start the next handler while this completion is in flight.
- * @throws {RespireError} a fault: too many fields, a scope failure, or a completion failure.
+ * Runs one delivery up to its handler's return (or to the point where no handler will run). Returns
+ * a promise only when it had to wait (a scope being created, a handler that returned a promise).
+ * Never throws: a fault (too many fields, a scope failure, a completion failure) faults the run, and
+ * the entry stays pending unless its completion committed.
+ * @param signal - the handler's AbortSignal, aborted when the shutdown timeout expires.
  */
-export async function deliver(ctx: RunContext, consumer: string, raw: RawEntry, handled: () => void): Promise<void> {
+export function deliver(
+  ctx: RunContext,
+  completions: Completions,
+  raw: RawEntry,
+  signal: AbortSignal,
+  onFinished: FinishedListener,
+): void | Promise<void> {
   const o = ctx.options;
-  const entry = toEntry(raw.id, raw.fields, raw.deliveryCount);
-  if (o.deadLetterStream !== undefined && entry.fields.length > MAX_DEAD_LETTER_FIELD_PAIRS) {
+  if (o.deadLetterStream !== undefined && raw.fields.length > 2 * MAX_DEAD_LETTER_FIELD_PAIRS) {
     // Seed 002 "1,024-field limit": fault before the handler; the entry stays pending.
-    throw new RespireTooManyFieldsError(
-      `StreamWorker: entry ${entry.id} has ${entry.fields.length} field/value pairs; with deadLetterStream at most ${MAX_DEAD_LETTER_FIELD_PAIRS} are allowed. Resolve it manually.`,
+    ctx.newest.release(raw.id);
+    onFinished.finished();
+    ctx.fault(
+      new RespireTooManyFieldsError(
+        `StreamWorker: entry ${raw.id} has ${raw.fields.length >> 1} field/value pairs; with deadLetterStream at most ${MAX_DEAD_LETTER_FIELD_PAIRS} are allowed. Resolve it manually.`,
+      ),
     );
+    return;
   }
-  const d: Delivery = { options: o, consumer, entry };
-  const scope = startTelemetry(d);
-  let outcome: DeliveryOutcome = 'error';
-  try {
-    if (o.deliveryLimit !== undefined && entry.deliveryCount > o.deliveryLimit) {
-      // An abandoned final attempt: dead-letter without calling the handler again.
-      outcome = await deadLetter(d, 'delivery-limit', '');
+  const d = new Delivery(ctx, completions, toEntry(raw.id, raw.fields, raw.deliveryCount), onFinished);
+  if (o.deliveryLimit !== undefined && raw.deliveryCount > o.deliveryLimit) {
+    // An abandoned final attempt: dead-letter without calling the handler again.
+    completions.deadLetter(d, 'delivery-limit', '');
+    return;
+  }
+  if (o.createScope) return d.runInScope(signal);
+  return d.run(o.handler!, signal);
+}
+
+/** One delivery attempt of one entry to one reader. */
+export class Delivery {
+  readonly options: ResolvedOptions;
+  readonly completions: Completions;
+  readonly entry: StreamEntry;
+  readonly #ctx: RunContext;
+  readonly #onFinished: FinishedListener;
+  readonly #telemetry: DeliveryScope | undefined;
+  #scope: StreamWorkerScope<unknown> | undefined;
+
+  constructor(ctx: RunContext, completions: Completions, entry: StreamEntry, onFinished: FinishedListener) {
+    this.#ctx = ctx;
+    this.options = ctx.options;
+    this.completions = completions;
+    this.entry = entry;
+    this.#onFinished = onFinished;
+    this.#telemetry = this.options.instrumentation?.startDelivery ? startTelemetry(this) : undefined;
+  }
+
+  /** Creates the delivery's scope, then runs the handler it resolves. */
+  async runInScope(signal: AbortSignal): Promise<void> {
+    try {
+      this.#scope = await createScope(this);
+    } catch (error) {
+      this.failed(error);
       return;
     }
-    outcome = await handleInScope(ctx, d, handled);
-  } finally {
-    handled();
-    safeHook(() => scope?.end(outcome));
+    await this.run(this.#scope.handler, signal);
+  }
+
+  /** Calls the handler (after the deserializer) and asks for the completion its result calls for. */
+  run(handler: StreamHandler<unknown>, signal: AbortSignal): void | Promise<void> {
+    // A delivery whose scope was still being created when the shutdown timeout expired never starts.
+    if (this.#ctx.hardAborted) return this.settled('canceled');
+    let value: unknown;
+    try {
+      value = handler(this.options.deserialize ? this.options.deserialize(this.entry) : this.entry, signal);
+    } catch (error) {
+      return this.#complete(signal, true, error);
+    }
+    if (!isThenable(value)) return this.#complete(signal, false, value);
+    return Promise.resolve(value).then(
+      (result) => this.#complete(signal, false, result),
+      (error: unknown) => this.#complete(signal, true, error),
+    );
+  }
+
+  /** The handler's result, as seed 002 "Results" completes it. */
+  #complete(signal: AbortSignal, threw: boolean, result: unknown): void {
+    const o = this.options;
+    const c = this.completions;
+    if (signal.aborted || this.#ctx.hardAborted) {
+      // Seed 002 "Shutdown": after the timeout a handler's result is not acknowledged; the entry stays pending.
+      safeLog(o.logger, 'warn', 'handler finished after the shutdown timeout; its result is not acknowledged', this.#log());
+      return this.settled('canceled');
+    }
+    if (threw) {
+      const type = exceptionType(result);
+      safeLog(o.logger, 'warn', 'stream handler failed; the entry stays pending', { ...this.#log(), exceptionType: type });
+      return c.fail(this, 'processing-failed', type);
+    }
+    switch (result) {
+      case 'ack':
+        return c.acknowledge(this);
+      case 'nack':
+        return c.fail(this, 'nack', '');
+      case 'dead-letter':
+        if (o.deadLetterStream !== undefined) return c.deadLetter(this, 'explicit', '');
+        safeLog(o.logger, 'warn', 'handler returned dead-letter but no deadLetterStream is set; counted as a handler failure', this.#log());
+        return c.fail(this, 'processing-failed', '');
+      default:
+        safeLog(o.logger, 'warn', 'handler returned an unknown result; counted as a handler failure', this.#log());
+        return c.fail(this, 'processing-failed', '');
+    }
+  }
+
+  /** The completion's outcome arrived (or none was needed): dispose the scope after it, then finish. */
+  settled(outcome: DeliveryOutcome, reason?: DeadLetterReason): void {
+    if (outcome === 'dead-letter') {
+      const o = this.options;
+      safeHook(() => o.instrumentation?.deadLettered?.({ telemetryName: o.telemetryName, reason: reason! }));
+    }
+    if (this.#scope?.dispose) void this.#disposeThenFinish(outcome, undefined);
+    else this.#finish(outcome, undefined);
+  }
+
+  /** The completion failed (its outcome may be unknown), or the scope could not be created: a fault. */
+  failed(error: unknown): void {
+    if (this.#scope?.dispose) void this.#disposeThenFinish('error', error);
+    else this.#finish('error', error);
+  }
+
+  /**
+   * Seed 002: the scope is disposed after handling and acknowledgement. A disposal failure is the
+   * fault unless a completion fault is already in flight.
+   */
+  async #disposeThenFinish(outcome: DeliveryOutcome, fault: unknown): Promise<void> {
+    try {
+      await this.#scope!.dispose!();
+    } catch (error) {
+      if (fault === undefined) fault = new RespireScopeError(`StreamWorker: scope disposal failed (${exceptionType(error)})`, { cause: error });
+    }
+    this.#finish(outcome, fault);
+  }
+
+  #finish(outcome: DeliveryOutcome, fault: unknown): void {
+    this.#ctx.newest.release(this.entry.id);
+    const telemetry = this.#telemetry;
+    if (telemetry) safeHook(() => telemetry.end(fault === undefined ? outcome : 'error'));
+    if (fault !== undefined) this.#ctx.fault(fault);
+    this.#onFinished.finished();
+  }
+
+  #log(): Record<string, unknown> {
+    return { entryId: this.entry.id, consumer: this.completions.consumer };
   }
 }
 
-/** Creates the delivery's scope (if any), handles it, disposes the scope after completion. */
-async function handleInScope(ctx: RunContext, d: Delivery, handled: () => void): Promise<DeliveryOutcome> {
-  const o = d.options;
+/** Creates the delivery's scope; one that comes back without a handler is disposed and faults. */
+async function createScope(d: Delivery): Promise<StreamWorkerScope<unknown>> {
   let scope: StreamWorkerScope<unknown> | undefined;
-  let handler: StreamHandler<unknown>;
-  if (o.createScope) {
-    let failure: string | undefined;
-    try {
-      scope = await o.createScope(d.entry);
-      if (!scope || typeof scope.handler !== 'function') failure = 'createScope must resolve to { handler }';
-    } catch (error) {
-      throw new RespireScopeError(`StreamWorker: scope creation failed (${exceptionType(error)})`, { cause: error });
-    }
-    if (failure !== undefined) {
-      // A scope that came back without a handler is still the caller's to release.
-      try {
-        await scope?.dispose?.();
-      } catch {
-        // The creation failure is the fault that matters.
-      }
-      throw new RespireScopeError(`StreamWorker: scope creation failed (${failure})`);
-    }
-    handler = scope!.handler;
-  } else {
-    handler = o.handler!;
-  }
-  let settled: { outcome: DeliveryOutcome } | { error: unknown };
   try {
-    settled = { outcome: await invoke(ctx, d, handler, handled) };
+    scope = await d.options.createScope!(d.entry);
   } catch (error) {
-    settled = { error };
+    throw new RespireScopeError(`StreamWorker: scope creation failed (${exceptionType(error)})`, { cause: error });
   }
-  if (scope?.dispose) {
-    try {
-      await scope.dispose();
-    } catch (error) {
-      // A completion fault already in flight wins; otherwise the disposal failure is the fault.
-      if ('outcome' in settled) throw new RespireScopeError(`StreamWorker: scope disposal failed (${exceptionType(error)})`, { cause: error });
-    }
+  if (scope && typeof scope.handler === 'function') return scope;
+  // A scope that came back without a handler is still the caller's to release.
+  try {
+    await scope?.dispose?.();
+  } catch {
+    // The creation failure is the fault that matters.
   }
-  if ('error' in settled) throw settled.error;
-  return settled.outcome;
+  throw new RespireScopeError('StreamWorker: scope creation failed (createScope must resolve to { handler })');
 }
 
-type Attempt = { kind: 'result'; value: unknown } | { kind: 'threw'; error: unknown };
-
-/** Calls the handler (after the deserializer) and completes the delivery by what it returned. */
-async function invoke(ctx: RunContext, d: Delivery, handler: StreamHandler<unknown>, handled: () => void): Promise<DeliveryOutcome> {
-  const o = d.options;
-  const log = { entryId: d.entry.id, consumer: d.consumer };
-  // A delivery whose scope was still being created when the shutdown timeout expired never starts.
-  if (ctx.hardAborted) return 'canceled';
-  const controller = new AbortController();
-  ctx.inflight.add(controller);
-  let attempt: Attempt;
-  try {
-    const message = o.deserialize ? o.deserialize(d.entry) : d.entry;
-    attempt = { kind: 'result', value: await handler(message, controller.signal) };
-  } catch (error) {
-    attempt = { kind: 'threw', error };
-  } finally {
-    ctx.inflight.delete(controller);
-    handled();
-  }
-  if (controller.signal.aborted || ctx.hardAborted) {
-    // Seed 002 "Shutdown": after the timeout a handler's result is not acknowledged; the entry stays pending.
-    safeLog(o.logger, 'warn', 'handler finished after the shutdown timeout; its result is not acknowledged', log);
-    return 'canceled';
-  }
-  if (attempt.kind === 'threw') {
-    const type = exceptionType(attempt.error);
-    safeLog(o.logger, 'warn', 'stream handler failed; the entry stays pending', { ...log, exceptionType: type });
-    return fail(d, 'processing-failed', type);
-  }
-  switch (attempt.value) {
-    case 'ack':
-      return acknowledge(d);
-    case 'nack':
-      return fail(d, 'nack', '');
-    case 'dead-letter':
-      if (o.deadLetterStream !== undefined) return deadLetter(d, 'explicit', '');
-      safeLog(o.logger, 'warn', 'handler returned dead-letter but no deadLetterStream is set; counted as a handler failure', log);
-      return fail(d, 'processing-failed', '');
-    default:
-      safeLog(o.logger, 'warn', 'handler returned an unknown result; counted as a handler failure', log);
-      return fail(d, 'processing-failed', '');
-  }
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Starts the instrumentation's view of this attempt, with the entry's trace context when it has one. */
 function startTelemetry(d: Delivery): DeliveryScope | undefined {
   const o = d.options;
-  const hooks = o.instrumentation;
-  if (!hooks?.startDelivery) return undefined;
+  const hooks = o.instrumentation!;
   // Seed 002 "Trace context": a field written more than once is not trusted.
   const single = (entry: StreamEntry, field: string | undefined): string | undefined => {
     if (field === undefined) return undefined;

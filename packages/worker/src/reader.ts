@@ -1,8 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS, RespireTransportError } from '@respire/core-scripts';
 import { parseReadReply, replyCode, replyString, scriptCalls, parseEntries, type RawEntry } from '@respire/core-scripts/internal';
+import { Completions } from './completion.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
-import { deliver } from './delivery.js';
+import { Countdown, deliver } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
 import { exceptionType, safeLog } from './logger.js';
 
@@ -30,8 +32,10 @@ export class Reader {
   readonly consumer: string;
   readonly #ctx: RunContext;
   readonly #replay: boolean;
+  readonly #completions: Completions;
+  /** The deliveries of the last batch, settled once their completions are (see {@link Reader.#handleAll}). */
+  #previous: Promise<void> = Promise.resolve();
   #connection: OwnedConnection | undefined;
-  #clientId: string | undefined;
   #parked: Promise<unknown> | undefined;
   #cursor = '0-0';
   #nextRecovery = 0;
@@ -40,6 +44,10 @@ export class Reader {
     this.#ctx = ctx;
     this.consumer = consumer;
     this.#replay = replay;
+    // Completions go on this reader's connection while it has one (see completion.ts).
+    this.#completions = new Completions(ctx.options, consumer, () =>
+      this.#connection && !this.#connection.closed ? this.#connection.target : ctx.options.target,
+    );
   }
 
   async connect(): Promise<void> {
@@ -51,7 +59,6 @@ export class Reader {
   closeConnection(): void {
     this.#connection?.close();
     this.#connection = undefined;
-    this.#clientId = undefined;
   }
 
   /** The loop; a failure faults the run. Resolves when the run stops. */
@@ -74,46 +81,59 @@ export class Reader {
     } catch (error) {
       this.#ctx.fault(error);
     } finally {
+      await this.#previous;
       // A connection replaced while stopping would otherwise outlive stop().
       if (this.#ctx.stopping) this.closeConnection();
     }
   }
 
   /**
-   * Handlers run one after another; the completion of one overlaps the next handler, and the
-   * batch's completions all settle before the next read, so prefetch stays bounded by
-   * consumerCount × batchSize.
+   * Handlers run one after another. Their completions queue up and go to Redis as one batch once
+   * the read is dispatched (completion.ts), written together with the next read; the reader waits
+   * for that batch's deliveries to finish before it handles the next batch, so it holds at most
+   * `batchSize` entries not yet handed to a handler and one batch whose completion is in flight.
    */
   async #handleAll(entries: readonly RawEntry[]): Promise<void> {
-    const newest = this.#ctx.newest;
+    await this.#previous;
+    if (entries.length === 0) return;
+    const ctx = this.#ctx;
+    const newest = ctx.newest;
     for (const raw of entries) newest.hold(raw.id, raw.deliveryCount);
-    const completions: Promise<unknown>[] = [];
+    // One controller for the read's handlers (they run one at a time), aborted at the shutdown
+    // timeout; the listener count that warns of a leak scales with the handlers sharing it.
+    const controller = new AbortController();
+    if (entries.length > 1) setMaxListeners(10 * entries.length, controller.signal);
+    ctx.inflight.add(controller);
+    const finishing = new Countdown();
     let next = 0;
     try {
       for (; next < entries.length; next++) {
         const raw = entries[next]!;
         // Undispatched entries stay pending when the worker stops.
-        if (this.#ctx.stopping) return;
+        if (ctx.stopping) return;
         // A sibling reader recovered this prefetched entry while it waited here: that newer delivery
         // is (or was) handled, so this one would only run the handler twice and fail the fence.
         if (newest.superseded(raw.id, raw.deliveryCount)) {
-          safeLog(this.#ctx.options.logger, 'debug', 'prefetched entry superseded by a newer delivery in this worker; skipped', {
+          safeLog(ctx.options.logger, 'debug', 'prefetched entry superseded by a newer delivery in this worker; skipped', {
             entryId: raw.id,
             consumer: this.consumer,
           });
           newest.release(raw.id);
           continue;
         }
-        let handled!: () => void;
-        const handlerReturned = new Promise<void>((resolve) => (handled = resolve));
-        const delivery = deliver(this.#ctx, this.consumer, raw, handled).finally(() => newest.release(raw.id));
-        const settled = delivery.catch((error: unknown) => this.#ctx.fault(error));
-        completions.push(settled);
-        await Promise.race([handlerReturned, settled]);
+        finishing.add();
+        const handling = deliver(ctx, this.#completions, raw, controller.signal, finishing);
+        if (handling) {
+          this.#completions.flushSoon();
+          await handling;
+        }
       }
     } finally {
-      for (; next < entries.length; next++) if (this.#ctx.stopping) newest.release(entries[next]!.id);
-      await Promise.all(completions);
+      // Every handler dispatched from this read has returned by now.
+      ctx.inflight.delete(controller);
+      for (; next < entries.length; next++) if (ctx.stopping) newest.release(entries[next]!.id);
+      this.#completions.flush();
+      this.#previous = finishing.close();
     }
   }
 
@@ -122,6 +142,7 @@ export class Reader {
     const o = this.#ctx.options;
     let after = '-';
     while (!this.#ctx.stopping) {
+      await this.#previous; // the last page's completions apply before the next page is claimed
       const reply = (await withGroup(o, () =>
         scriptCalls.workerReplay(
           o.target,
@@ -139,6 +160,8 @@ export class Reader {
   /** One recovery page (seed 002: at most one per interval, of up to `batchSize` entries). */
   async #recoverPage(): Promise<void> {
     const o = this.#ctx.options;
+    // A claim must not meet this reader's own completions still in flight: they apply first.
+    await this.#previous;
     const reply = (await withGroup(o, () =>
       scriptCalls.workerRecover(
         o.target,
@@ -167,18 +190,25 @@ export class Reader {
       this.closeConnection();
       return [];
     }
-    const target = this.#connection!.target;
+    const connection = this.#connection!;
+    const target = connection.target;
     const key = o.stream;
-    const idPromise = target.send(key, ['CLIENT', 'ID']).then(
-      (id) => replyString(id),
-      () => undefined,
-    );
+    // CLIENT UNBLOCK needs the connection's ID: asked once per socket, in the same write as the read.
+    const idPromise =
+      connection.clientId === undefined
+        ? target.send(key, ['CLIENT', 'ID']).then(
+            (id) => void (connection.clientId = replyString(id)),
+            () => undefined,
+          )
+        : undefined;
     // Timers take at most 2^31-1 ms (a larger value fires at once): BLOCK is bounded so this fits.
     const deadlineMs = block + READ_DEADLINE_MARGIN_MS;
+    // No node-redis timeout (it would arm a timer per read): the deadline below covers the read
+    // whether or not it was written.
     const read = target.send(
       key,
       ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
-      { binary: true, timeoutMs: deadlineMs, operation: 'StreamWorker read' },
+      { binary: true, timeoutMs: 0, operation: 'StreamWorker read' },
     );
     this.#parked = read;
     read.catch(() => {});
@@ -192,7 +222,7 @@ export class Reader {
       );
     });
     try {
-      this.#clientId = await Promise.race([idPromise, deadline]);
+      if (idPromise) await Promise.race([idPromise, deadline]);
       return parseReadReply(await Promise.race([read, deadline]));
     } catch (error) {
       const code = replyCode(error);
@@ -235,7 +265,7 @@ export class Reader {
     const o = this.#ctx.options;
     for (let attempt = 0; this.#parked && attempt < 40; attempt++) {
       const parked = this.#parked;
-      const id = this.#clientId;
+      const id = this.#connection?.clientId;
       if (id !== undefined) {
         try {
           await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id]);

@@ -17,7 +17,7 @@ export class Run implements RunContext {
   readonly connections: Connections;
   readonly readers: Reader[] = [];
   readonly inflight = new Set<AbortController>();
-  readonly newest = new NewestDeliveries();
+  readonly newest: NewestDeliveries;
   readonly done: Promise<void>;
   readonly info: WorkerInfo;
   onStopping: (() => void) | undefined;
@@ -33,6 +33,7 @@ export class Run implements RunContext {
   constructor(options: ResolvedOptions, consumerBase: string) {
     this.options = options;
     this.connections = new Connections(options.client);
+    this.newest = new NewestDeliveries(options.consumerCount);
     this.done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
