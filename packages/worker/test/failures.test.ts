@@ -286,6 +286,22 @@ describe('failure kinds (private standalone server)', () => {
     }
   });
 
+  it('after SCRIPT FLUSH the completion script is loaded over the caller\'s client, not behind the reader\'s parked read', async () => {
+    const { stream } = uniqueKeys();
+    const w = worker({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: () => 'ack' });
+    await w.start();
+    await add(conn, stream, { k: 'warm' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (await readerClientIds()).length === 1);
+    await conn.raw('x', ['SCRIPT', 'FLUSH']);
+    await add(conn, stream, { k: 'after-flush' });
+    const began = Date.now();
+    // EVALSHA meets NOSCRIPT on the reader's connection, whose next read (BLOCK 10 s) is parked
+    // behind it; the EVAL goes over the caller's client, so the ack does not wait for that read.
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && Number(await conn.raw(stream, ['XLEN', stream])) === 2, 3000);
+    expect(Date.now() - began).toBeLessThan(3000);
+    expect(w.state).toBe('running');
+  });
+
   it('a lost acknowledgement reply faults the worker and is never repeated', async () => {
     const { stream } = uniqueKeys();
     const lossy = losingCompletionReplies();

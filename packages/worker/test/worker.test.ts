@@ -239,6 +239,32 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(await pendingEntries(conn, stream, 'g')).toEqual([{ id: stolen, consumer: 'other', count: 2 }]);
   });
 
+  it('a completion does not wait for a slow handler further down the read: it is sent within about a millisecond', async () => {
+    const { stream } = uniqueKeys();
+    const [fast] = [await add(conn, stream, { k: 'fast' }), await add(conn, stream, { k: 'slow' })];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let slowStarted = false;
+    await start({
+      stream,
+      group: 'g',
+      batchSize: 2,
+      handler: async (e) => {
+        if (e.getString('k') === 'slow') {
+          slowStarted = true;
+          await gate;
+        }
+        return 'ack';
+      },
+    });
+    await eventually(() => slowStarted);
+    // The first entry's acknowledgement went while the second handler still runs.
+    await eventually(async () => (await pendingEntries(conn, stream, 'g')).every((p) => p.id !== fast), 1000);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    release();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+  });
+
   it('a dead-letter result without deadLetterStream counts as a handler failure: the entry stays pending (seed: Delivery limits)', async () => {
     const { stream } = uniqueKeys();
     const logger = recordingLogger();
