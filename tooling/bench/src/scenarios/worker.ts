@@ -28,13 +28,14 @@ export type WorkerResult = ThroughputResult & { readonly ackLatency?: AckLatency
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** Polls XINFO GROUPS (every millisecond) until the group has read and acknowledged every entry. */
 async function waitAcknowledged(client: BenchClient, stream: string, messages: number): Promise<void> {
   for (;;) {
     const groups = (await client.sendCommand(['XINFO', 'GROUPS', stream])) as unknown[];
     const group = groups[0] as Record<string, unknown> | unknown[];
     const get = (name: string) => (Array.isArray(group) ? group[group.indexOf(name) + 1] : group[name]);
     if (Number(get('pending')) === 0 && Number(get('entries-read')) >= messages) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
 
@@ -69,9 +70,16 @@ export async function workerThroughput(url: string, run: WorkerRun): Promise<Wor
   const label = run.label ?? `StreamWorker consumerCount ${run.consumerCount} batchSize ${run.batchSize}`;
   const probe = run.latency ? latencyProbe() : undefined;
   const instrumentation = probe?.instrumentation ?? run.instrumentation;
+  // The handler counts its calls, so the end is polled for only once every entry was handled.
+  let handled = 0;
+  let allHandled!: () => void;
+  const everyEntryHandled = new Promise<void>((resolve) => (allHandled = resolve));
+  const count = () => {
+    if (++handled === run.messages) allHandled();
+  };
   const handler = probe
-    ? (entry: { id: string }) => (probe.returned(entry.id), StreamWorkerResult.Ack)
-    : () => StreamWorkerResult.Ack;
+    ? (entry: { id: string }) => (count(), probe.returned(entry.id), StreamWorkerResult.Ack)
+    : () => (count(), StreamWorkerResult.Ack);
   let worker: { stop(): Promise<void> } | undefined;
   try {
     // Measured: start, then until every entry is acknowledged; stop() is not part of the figure.
@@ -90,6 +98,7 @@ export async function workerThroughput(url: string, run: WorkerRun): Promise<Wor
       });
       worker = started;
       await started.start();
+      await everyEntryHandled;
       await waitAcknowledged(client, stream, run.messages);
     });
     return probe ? { ...row, ackLatency: probe.result() } : row;
