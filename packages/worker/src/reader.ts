@@ -35,6 +35,8 @@ export class Reader {
   readonly #completions: Completions;
   /** The deliveries of the last batch, settled once their completions are (see {@link Reader.#handleAll}). */
   #previous: Promise<void> = Promise.resolve();
+  /** True when the last batch had several entries: the next read need not wait for its completion. */
+  #readAhead = false;
   #connection: OwnedConnection | undefined;
   #parked: Promise<unknown> | undefined;
   #cursor = '0-0';
@@ -76,6 +78,10 @@ export class Reader {
         }
         // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point).
         const block = Math.max(1, Math.min(o.readWaitMs, this.#nextRecovery - now, MAX_DURATION_MS - READ_DEADLINE_MARGIN_MS));
+        // A read of several entries (a backlog) has its completion written together with the next
+        // read. A single entry (batchSize 1, or a stream that has caught up) is completed before the
+        // next read, so its acknowledgement never waits while Redis serves that read.
+        if (!this.#readAhead) await this.#previous;
         await this.#handleAll(await this.#read(block));
       }
     } catch (error) {
@@ -89,9 +95,10 @@ export class Reader {
 
   /**
    * Handlers run one after another. Their completions queue up and go to Redis as one batch once
-   * the read is dispatched (completion.ts), written together with the next read; the reader waits
-   * for that batch's deliveries to finish before it handles the next batch, so it holds at most
-   * `batchSize` entries not yet handed to a handler and one batch whose completion is in flight.
+   * the read is dispatched (completion.ts), written together with the next read when the batch had
+   * several entries; the reader waits for that batch's deliveries to finish before it handles the
+   * next batch, so it holds at most `batchSize` entries not yet handed to a handler and one batch
+   * whose completion is in flight.
    */
   async #handleAll(entries: readonly RawEntry[]): Promise<void> {
     await this.#previous;
@@ -134,6 +141,7 @@ export class Reader {
       for (; next < entries.length; next++) if (ctx.stopping) newest.release(entries[next]!.id);
       this.#completions.flush();
       this.#previous = finishing.close();
+      this.#readAhead = entries.length > 1;
     }
   }
 
