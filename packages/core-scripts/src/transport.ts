@@ -71,10 +71,14 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
     throw new RespireValidationError(argument, 'must be a node-redis (v5 or v6) client from createClient() or createCluster(); other clients such as ioredis are not supported');
   }
   const isCluster = 'masters' in candidate && Array.isArray(candidate.masters);
-  // Option objects built once: most commands pass one of these two (or none).
+  // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
+  // Without a timer too: the worker's reads, whose deadline is their own.
+  const untimed = commandOptions(false, 0);
+  const binaryUntimed = commandOptions(true, 0);
   const optionsFor = (send: SendOptions | undefined) => {
+    if (send?.timeoutMs === 0) return send.binary ? binaryUntimed : untimed;
     if (send?.timeoutMs !== undefined) return commandOptions(send.binary === true, send.timeoutMs);
     return send?.binary ? binaryDefaults : defaults;
   };
