@@ -5,6 +5,7 @@ import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
 import { fakeScriptRate } from './scenarios/fake.js';
+import { fenceCost } from './scenarios/fence-cost.js';
 import { streamCeiling } from './scenarios/stream-ceiling.js';
 import { workerThroughput } from './scenarios/worker.js';
 
@@ -78,6 +79,18 @@ const worker: BenchSection = {
   },
 };
 
+const fencing: BenchSection = {
+  name: 'fencing',
+  title: 'Fencing: Redis CPU of completing reads of 16, one connection, completion written with the next read',
+  async run({ quick, onFreshServer, log }) {
+    const rows = await onFreshServer((url) => fenceCost(url, quick ? 16_000 : 64_000, 16, 100));
+    table(log, rows);
+    const [xack, least, complete] = rows as [ThroughputResult, ThroughputResult, ThroughputResult];
+    log(`\nRedis CPU per entry: fence floor (XPENDING) ${fmt(least.redisCpuUsPerMessage - xack.redisCpuUsPerMessage, 1)} µs, worker-complete beyond it ${fmt(complete.redisCpuUsPerMessage - least.redisCpuUsPerMessage, 1)} µs`);
+    return { rows };
+  },
+};
+
 const telemetry: BenchSection = {
   name: 'telemetry',
   title: 'Telemetry overhead: StreamWorker 4×16 with telemetry off, API without SDK, and with the SDK',
@@ -142,4 +155,4 @@ const fake: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, telemetry, fake];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake];
