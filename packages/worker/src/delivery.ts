@@ -2,7 +2,7 @@ import { RespireScopeError, RespireTooManyFieldsError } from '@respire/core-scri
 import type { RawEntry } from '@respire/core-scripts/internal';
 import type { Completions } from './completion.js';
 import type { RunContext } from './context.js';
-import { allValues, toEntry, type StreamEntry } from './entry.js';
+import { toEntry, type StreamEntry } from './entry.js';
 import { safeHook, type DeadLetterReason, type DeliveryOutcome, type DeliveryScope } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import { MAX_DEAD_LETTER_FIELD_PAIRS, type ResolvedOptions, type StreamHandler, type StreamWorkerScope } from './options.js';
@@ -187,7 +187,13 @@ export class Delivery {
   #finish(outcome: DeliveryOutcome, fault: unknown): void {
     this.#ctx.newest.release(this.entry.id);
     const telemetry = this.#telemetry;
-    if (telemetry) safeHook(() => telemetry.end(fault === undefined ? outcome : 'error'));
+    if (telemetry) {
+      try {
+        telemetry.end(fault === undefined ? outcome : 'error');
+      } catch {
+        // Hooks never affect message handling (no closure per delivery for safeHook).
+      }
+    }
     if (fault !== undefined) this.#ctx.fault(fault);
     this.#onFinished.finished();
   }
@@ -219,19 +225,30 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/** Field names as bytes, compared with the entry's field names without decoding them (a few names per process). */
+const fieldNames = new Map<string, Buffer>();
+
+/** The value of the one field named `name`, as latin1 text; `undefined` when absent or repeated (or `name` is). */
+function single(entry: StreamEntry, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  let bytes = fieldNames.get(name);
+  if (bytes === undefined) fieldNames.set(name, (bytes = Buffer.from(name)));
+  let found: Buffer | undefined;
+  for (const [field, value] of entry.fields) {
+    if (!field.equals(bytes)) continue;
+    // Seed 002 "Trace context": a field written more than once is not trusted.
+    if (found !== undefined) return undefined;
+    found = value;
+  }
+  return found?.toString('latin1');
+}
+
 /** Starts the instrumentation's view of this attempt, with the entry's trace context when it has one. */
 function startTelemetry(d: Delivery): DeliveryScope | undefined {
   const o = d.options;
-  const hooks = o.instrumentation!;
-  // Seed 002 "Trace context": a field written more than once is not trusted.
-  const single = (entry: StreamEntry, field: string | undefined): string | undefined => {
-    if (field === undefined) return undefined;
-    const values = allValues(entry, field);
-    return values.length === 1 ? values[0]!.toString('latin1') : undefined;
-  };
-  return (
-    safeHook(() =>
-      hooks.startDelivery!({
+  try {
+    return (
+      o.instrumentation!.startDelivery!({
         telemetryName: o.telemetryName,
         stream: o.stream,
         destination: o.logicalStream,
@@ -240,7 +257,9 @@ function startTelemetry(d: Delivery): DeliveryScope | undefined {
         deliveryCount: d.entry.deliveryCount,
         traceParent: single(d.entry, o.traceParentField),
         traceState: o.traceParentField === undefined ? undefined : single(d.entry, o.traceStateField),
-      }),
-    ) ?? undefined
-  );
+      }) ?? undefined
+    );
+  } catch {
+    return undefined; // a throwing hook changes nothing
+  }
 }

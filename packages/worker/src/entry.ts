@@ -46,10 +46,3 @@ export function toEntry(id: string, flat: readonly Buffer[], deliveryCount: numb
   for (let i = 0; i + 1 < flat.length; i += 2) fields.push([flat[i]!, flat[i + 1]!] as const);
   return new Entry(id, fields, deliveryCount);
 }
-
-/** @internal The values of every field named `name` (trace context may be written at most once). */
-export function allValues(entry: StreamEntry, name: string): Buffer[] {
-  const found: Buffer[] = [];
-  for (const [field, value] of entry.fields) if (field.toString() === name) found.push(value);
-  return found;
-}
