@@ -51,11 +51,21 @@ const worker: BenchSection = {
     // Warm up the JIT and the client code paths; not reported.
     await onFreshServer((url) => workerThroughput(url, { ...base, messages: Math.min(messages, 5000), consumerCount: 4, batchSize: 16 }));
     await onFreshServer((url) => streamCeiling(url, { ...base, messages: Math.min(messages, 5000), consumerCount: 4, batchSize: 16 }));
-    const ceiling1 = await add((url) => streamCeiling(url, { ...base, consumerCount: 1, batchSize: 100 }));
-    const ceiling4 = await add((url) => streamCeiling(url, { ...base, consumerCount: 4, batchSize: 16 }));
+    // The ratios' three rows run interleaved, each row its median (the machine's load drifts).
+    const rounds = quick ? 1 : 3;
+    const runs: ThroughputResult[][] = [[], [], []];
+    for (let round = 0; round < rounds; round++) {
+      runs[0]!.push(await onFreshServer((url) => streamCeiling(url, { ...base, consumerCount: 1, batchSize: 100 })));
+      runs[1]!.push(await onFreshServer((url) => streamCeiling(url, { ...base, consumerCount: 4, batchSize: 16 })));
+      runs[2]!.push(await onFreshServer((url) => workerThroughput(url, { ...base, consumerCount: 4, batchSize: 16 })));
+    }
+    const median = (list: ThroughputResult[]) => [...list].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[list.length >> 1]!;
+    const [ceiling1, ceiling4, worker416] = runs.map(median) as [ThroughputResult, ThroughputResult, ThroughputResult];
+    for (const row of [ceiling1, ceiling4]) rows.push(row);
+    log(`  ${rounds} interleaved rounds: ${runs.map((r) => `${r[0]!.scenario} ${r.map((x) => fmt(x.messagesPerSecond)).join(' / ')}`).join('; ')}`);
     const worker11 = await add((url) => workerThroughput(url, { ...base, consumerCount: 1, batchSize: 1, latency: true }));
     for (const [consumerCount, batchSize] of [[1, 16], [4, 1]] as const) await add((url) => workerThroughput(url, { ...base, consumerCount, batchSize }));
-    const worker416 = await add((url) => workerThroughput(url, { ...base, consumerCount: 4, batchSize: 16 }));
+    rows.push(worker416);
     const bull = await add((url) => bullmqThroughput(url, { messages: quick ? Math.min(messages, 5000) : messages, payloadBytes: 100, concurrency: 50, mode: 'processing' }));
     log('');
     table(log, rows);
@@ -69,13 +79,16 @@ const worker: BenchSection = {
     const latency = worker11.ackLatency!;
     log('\n| StreamWorker 4 × 16 | value | goal |');
     log('| --- | ---: | --- |');
-    log(`| ÷ the raw ceiling (the higher of the two) | ${fmt(ratios.workerOfCeiling, 2)} (÷ 1 × 100: ${fmt(ratios.workerOfCeiling1x100, 2)}; ÷ 4 × 16: ${fmt(ratios.workerOfCeiling4x16, 2)}) | ≥ 0.5, ${met(ratios.workerOfCeiling >= 0.5)} |`);
+    log(`| ÷ the raw ceiling (the higher of the two; medians of ${rounds}) | ${fmt(ratios.workerOfCeiling, 2)} (÷ 1 × 100: ${fmt(ratios.workerOfCeiling1x100, 2)}; ÷ 4 × 16: ${fmt(ratios.workerOfCeiling4x16, 2)}) | ≥ 0.5, ${met(ratios.workerOfCeiling >= 0.5)} |`);
     log(`| ÷ BullMQ processing, concurrency 50 | ${fmt(ratios.workerOverBullmq, 1)}× | ≥ 5×, ${met(ratios.workerOverBullmq >= 5)} |`);
     log(`| Redis CPU per entry | ${fmt(worker416.redisCpuUsPerMessage, 1)} µs | ≤ 3 µs, ${met(worker416.redisCpuUsPerMessage <= 3)} |`);
     log(`| server commands per entry | ${fmt(worker416.serverCommandsPerMessage, 2)} | ≤ 0.3, ${met(worker416.serverCommandsPerMessage <= 0.3)} |`);
     log(`| Node CPU per entry | ${fmt(worker416.nodeCpuUsPerMessage, 1)} µs (ceiling 4 × 16: ${fmt(ceiling4.nodeCpuUsPerMessage, 1)} µs) | |`);
+    // On 2 shared cores wall-clock rates follow the machine's load; CPU per entry does not.
+    const cpu = (r: ThroughputResult) => r.redisCpuUsPerMessage + r.nodeCpuUsPerMessage;
+    log(`| Redis + Node CPU per entry | ${fmt(cpu(worker416), 1)} µs (ceilings: ${fmt(cpu(ceiling1), 1)} µs 1 × 100, ${fmt(cpu(ceiling4), 1)} µs 4 × 16) | |`);
     log(`\nStreamWorker 1 × 1 handler-to-ack latency: p50 ${fmt(latency.p50Ms, 3)} ms, p99 ${fmt(latency.p99Ms, 3)} ms over ${fmt(latency.samples)} entries`);
-    return { rows, ratios, ackLatency1x1: latency };
+    return { rows, rounds: runs, ratios, ackLatency1x1: latency };
   },
 };
 
