@@ -117,20 +117,21 @@ export class Delivery {
     try {
       value = handler(this.options.deserialize ? this.options.deserialize(this.entry) : this.entry, signal);
     } catch (error) {
-      return this.#complete(signal, true, error);
+      return this.#complete(true, error);
     }
-    if (!isThenable(value)) return this.#complete(signal, false, value);
+    if (!isThenable(value)) return this.#complete(false, value);
     return Promise.resolve(value).then(
-      (result) => this.#complete(signal, false, result),
-      (error: unknown) => this.#complete(signal, true, error),
+      (result) => this.#complete(false, result),
+      (error: unknown) => this.#complete(true, error),
     );
   }
 
   /** The handler's result, as seed 002 "Results" completes it. */
-  #complete(signal: AbortSignal, threw: boolean, result: unknown): void {
+  #complete(threw: boolean, result: unknown): void {
     const o = this.options;
     const c = this.completions;
-    if (signal.aborted || this.#ctx.hardAborted) {
+    // The run aborts handlers' signals only when the shutdown timeout expires, which hardAborted tells.
+    if (this.#ctx.hardAborted) {
       // Seed 002 "Shutdown": after the timeout a handler's result is not acknowledged; the entry stays pending.
       safeLog(o.logger, 'warn', 'handler finished after the shutdown timeout; its result is not acknowledged', this.#log());
       return this.settled('canceled');

@@ -109,7 +109,7 @@ export class Reader {
     // One controller for the read's handlers (they run one at a time), aborted at the shutdown
     // timeout; the listener count that warns of a leak scales with the handlers sharing it.
     const controller = new AbortController();
-    if (entries.length > 1) setMaxListeners(10 * entries.length, controller.signal);
+    if (entries.length > 10) setMaxListeners(10 * entries.length, controller.signal);
     ctx.inflight.add(controller);
     const finishing = new Countdown();
     let next = 0;
