@@ -36,3 +36,29 @@ export function retryingTransient<R>(
     },
   });
 }
+
+/**
+ * Repeats an operation whose first attempt already failed with `first` (a batch of completions):
+ * after a transient reply it waits the backoff first and goes on as {@link retryingTransient};
+ * anything else, above all a lost reply, is thrown as it is.
+ */
+export function retryingAfter<R>(
+  logger: StreamWorkerLogger,
+  what: string,
+  first: unknown,
+  operation: () => Promise<R>,
+  context: Readonly<Record<string, unknown>> = {},
+): Promise<R> {
+  let replayFirst = true;
+  return retryingTransient(
+    logger,
+    what,
+    () => {
+      if (!replayFirst) return operation();
+      replayFirst = false;
+      return Promise.reject(first);
+    },
+    undefined,
+    context,
+  );
+}

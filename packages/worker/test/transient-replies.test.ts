@@ -8,10 +8,11 @@ import { connectClient, pending, recordingLogger, sleep, waitFor, within, type T
 /**
  * Issue 11, kind 5: a reply that proves the command did not run (BUSY, LOADING, TRYAGAIN,
  * MASTERDOWN, CLUSTERDOWN) is transient. Reads, recovery pages, startup replay, completions (ack,
- * release, dead-letter) and group creation repeat it with bounded backoff until a deadline, and
- * only then fault with a typed error naming the reply. Contract errors (NOPERM, WRONGTYPE) still
- * fault at once. The fake server injects the replies before execution; a real server runs the
- * reported input (a neighbour's 3 s script under busy-reply-threshold 300).
+ * release, dead-letter: one worker-complete call per read) and group creation repeat it with
+ * bounded backoff until a deadline, and only then fault with a typed error naming the reply.
+ * Contract errors (NOPERM, WRONGTYPE) still fault at once. The fake server injects the replies
+ * before execution; a real server runs the reported input (a neighbour's 3 s script under
+ * busy-reply-threshold 300).
  */
 const TRANSIENT_REPLIES: [string, string][] = [
   ['BUSY', 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSCRIPT.'],
@@ -107,8 +108,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'an ack (worker-ack)',
-      rule: { script: 'worker-ack' },
+      name: 'an ack (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream } = keys();
         const seen: string[] = [];
@@ -120,8 +121,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'a release after a nack (worker-release)',
-      rule: { script: 'worker-release' },
+      name: 'a release after a nack (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream } = keys();
         const seen: string[] = [];
@@ -135,8 +136,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'a dead-letter completion (worker-dead-letter)',
-      rule: { script: 'worker-dead-letter' },
+      name: 'a dead-letter completion (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream, dead } = keys();
         const w = worker({ stream, deadLetterStream: dead, handler: () => 'dead-letter' });
@@ -183,7 +184,7 @@ describe('kind 5: transient replies on the fake server', () => {
 
   it.each([
     ['a read (XREADGROUP)', { command: 'XREADGROUP' }],
-    ['an ack (worker-ack)', { script: 'worker-ack' }],
+    ['an ack (worker-complete)', { script: 'worker-complete' }],
   ] as [string, Omit<FaultRule, 'action'>][])('a BUSY reply that never ends at %s: the worker retries for a while, then faults with a typed error naming BUSY', async (_name, rule) => {
     const { stream } = keys();
     const w = worker({ stream });
