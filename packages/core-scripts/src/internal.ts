@@ -4,6 +4,7 @@ export {
   TRANSIENT_REPLY_CODES,
   isConnectionFailure,
   isErrorReply,
+  isNotSent,
   isTransient,
   replyCode,
   toRespireError,

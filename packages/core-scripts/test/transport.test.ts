@@ -4,7 +4,7 @@ import { createClient as createClientV5, createCluster as createClusterV5 } from
 import { createClient as createClientV4, createCluster as createClusterV4 } from 'redis4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
-import { commandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, isNotSent } from '@respire/core-scripts/internal';
 import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
@@ -146,5 +146,17 @@ describe('a plain command on a key of another type', () => {
     const error = await target.send('k', ['XADD', 'k', '*', 'f', 'v'], { operation: 'Test.append', keyType: { key: 'k', type: 'stream' } }).then(() => null, (e: unknown) => e);
     expect(isRespireError(error, 'WRONG_TYPE')).toBe(true);
     expect((error as Error).message).toBe('Test.append: k holds another type, expected a stream');
+  });
+});
+
+describe('isNotSent: a command provably never written', () => {
+  it('true for a command a closed client never wrote, false for one whose reply was lost', async () => {
+    const closed = createClient({ url: inject('redisUrl') });
+    await closed.connect();
+    closed.destroy();
+    const notSent = await commandTarget(closed).send('k', ['PING']).then(() => null, (e: unknown) => e);
+    const lost = commandTarget({ isOpen: true, sendCommand: async () => Promise.reject(new Error('Socket closed unexpectedly')) });
+    const unknown = await lost.send('k', ['PING']).then(() => null, (e: unknown) => e);
+    expect({ closed: isNotSent(notSent), lost: isNotSent(unknown), plain: isNotSent(new Error('x')) }).toEqual({ closed: true, lost: false, plain: false });
   });
 });

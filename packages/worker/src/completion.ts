@@ -26,7 +26,8 @@ import { retryingAfter } from './retry.js';
  * A batch is repeated only when it provably did not run, always over the caller's client (never
  * behind the reader's next read): after a reply that proves it (`BUSY`, `LOADING`, `TRYAGAIN`,
  * `MASTERDOWN`, `CLUSTERDOWN`), with backoff for up to 10 s (retry.ts), then the worker faults
- * naming the reply. Any other failure, above all a lost reply (the connection dropped, or was closed
+ * naming the reply; and at once when it was never written because the reader's connection had
+ * already closed. Any other failure, above all a lost reply (the connection dropped, or was closed
  * at the read's deadline, while the batch was unanswered: its outcome is uncertain for every
  * delivery of the batch, seed 002 "Faults"), fails every delivery of the batch and faults the
  * worker once; it is never repeated. Each delivery learns its outcome through `settled` or `failed`.

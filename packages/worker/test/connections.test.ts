@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
+import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
-import { clientList, connectClient, parkedReaders, recordingLogger, sleep, tcpSockets, waitFor, type TestClient } from './fault-support.js';
+import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
 
 /**
  * Issue 11, kind 1: every connection Respire opens is closed, on every path. Connections are
@@ -227,6 +227,46 @@ describe('kind 1: a replaced reader connection is closed', () => {
       await sleep(SETTLE_MS + 300);
       expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 2, proxy: 2 });
       expect(worker.state).toBe('running');
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+});
+
+describe("kind 1 with batched completion: a reader's completions go on its own connection", () => {
+  it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
+    const done = cleanup();
+    try {
+      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+      const key = stream();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const started: string[] = [];
+      const logger = recordingLogger();
+      const worker = done.add(
+        new StreamWorker({
+          client: caller, stream: key, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+          handler: async (entry: StreamEntry) => (started.push(entry.id), await gate, 'ack'),
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      const reader = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
+      await waitFor(() => started.includes(id), 5000, 'handler started');
+      await admin.sendCommand(['CLIENT', 'KILL', 'ID', reader]); // idle now: its read returned, its handler runs
+      await sleep(SETTLE_MS);
+      release();
+      await waitFor(async () => (await pending(admin, key, 'g')).length === 0, 5000, 'the entry acknowledged').catch(() => {});
+      const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(() => undefined);
+      const early = await within(worker.done, 0);
+      expect({
+        faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
+        pending: (await pending(admin, key, 'g')).length,
+        replaced: parked !== undefined,
+        state: worker.state,
+        server: await serverConnections(),
+      }).toEqual({ faulted: false, pending: 0, replaced: true, state: 'running', server: 2 });
     } finally {
       await done.run();
     }
