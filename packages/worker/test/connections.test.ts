@@ -234,6 +234,58 @@ describe('kind 1: a replaced reader connection is closed', () => {
 });
 
 describe("kind 1 with batched completion: a reader's completions go on its own connection", () => {
+  it('a reset of the reader connection while its batch of completions is unanswered: the outcome is unknown, so every delivery of it fails, the worker faults once and the batch is never sent again', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy()); // the first connection through the proxy
+      const key = stream();
+      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
+      const outcomes: string[] = [];
+      let handled = 0;
+      const logger = recordingLogger();
+      const worker = done.add(
+        new StreamWorker({
+          client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+          handler: () => {
+            // From now on the reader's connection answers nothing: its batch and the next read go unanswered.
+            if (handled++ === 0) proxy.freeze(1);
+            return 'ack';
+          },
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      await waitFor(() => handled === 4, 5000, 'the read of four handled');
+      await sleep(300); // the batch was written with the next read and is still unanswered
+      expect(worker.state).toBe('running');
+      expect(proxy.reset(1)).toBe(1); // the load balancer drops the reader's connection
+      const outcome = await within(worker.done, 5000);
+      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+      await sleep(SETTLE_MS); // a repeat of the batch over the caller's client would acknowledge the entries meanwhile
+      expect({
+        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+        outcomes,
+        handled,
+        pending: (await pending(admin, key, 'g')).length,
+        state: worker.state,
+      }).toEqual({
+        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+        faultsLogged: 1,
+        outcomes: ['error', 'error', 'error', 'error'],
+        handled: 4,
+        pending: 4, // the batch never reached Redis, and it was not sent again: the entries wait for recovery
+        state: 'stopped',
+      });
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+
   it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
     const done = cleanup();
     try {
