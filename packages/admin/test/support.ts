@@ -56,7 +56,7 @@ export function uniqueKeys(label = 's'): { tag: string; stream: string; dead: st
 /** A queue name no other test uses. */
 export const uniqueQueue = (label = 'q'): string => `${label}-${randomBytes(6).toString('hex')}`;
 
-/** Appends a worker dead-letter record the way worker-dead-letter.lua writes it. */
+/** Appends a worker dead-letter record the way worker-complete.lua writes it. */
 export async function addWorkerRecord(
   conn: Connection,
   dead: string,

@@ -118,6 +118,16 @@ const NOT_SENT: Readonly<Record<string, string>> = {
 };
 
 /**
+ * True when `error` proves the command was never written, so nothing happened and sending it again
+ * (over another connection, say) is safe: a `RespireTransportError` with `outcomeUnknown: false`, or
+ * a node-redis error that says so (a closed or offline client, a timeout before the write, an abort).
+ */
+export function isNotSent(error: unknown): boolean {
+  if (isRespireError(error, 'TRANSPORT_FAILED')) return safeGet(error, 'outcomeUnknown') === false;
+  return Object.hasOwn(NOT_SENT, exceptionType(error));
+}
+
+/**
  * Turns what a command rejected with into a Respire error: script codes (`RESPIRE_WRONGTYPE`,
  * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`, `RESPIRE_TOO_MANY_FIELDS`) and plain server replies
  * (`WRONGTYPE`, `NOPERM`) to their classes, other replies to {@link RespireServerError} (with

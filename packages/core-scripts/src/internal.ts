@@ -1,6 +1,15 @@
 // Shared by Respire's own packages (queue, worker, admin) and tools; not covered by semver.
 // Applications import the public entry, `@respire/core-scripts`.
-export { TRANSIENT_REPLY_CODES, isConnectionFailure, isErrorReply, isTransient, replyCode, toRespireError, transientReplyCode } from './classify.js';
+export {
+  TRANSIENT_REPLY_CODES,
+  isConnectionFailure,
+  isErrorReply,
+  isNotSent,
+  isTransient,
+  replyCode,
+  toRespireError,
+  transientReplyCode,
+} from './classify.js';
 export {
   MAX_DESCRIPTION_CHARS,
   MAX_EXCEPTION_TYPE_CHARS,
@@ -14,7 +23,7 @@ export {
 } from './describe.js';
 export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTransient, sleep } from './retry.js';
 export type { RetryOptions } from './retry.js';
-export { commandTarget } from './transport.js';
+export { commandTarget, replyWithin } from './transport.js';
 export type { CommandTarget, CommandTargetOptions, SendOptions } from './transport.js';
 export { infoField, parseEntries, parseReadReply, replyString } from './replies.js';
 export type { RawEntry } from './replies.js';

@@ -28,11 +28,17 @@ export function parseEntries(list: unknown): RawEntry[] {
     if (!Array.isArray(item) || !Array.isArray(item[1])) continue;
     out.push({
       id: replyString(item[0]),
-      fields: (item[1] as unknown[]).map((f) => (Buffer.isBuffer(f) ? f : Buffer.from(replyString(f)))),
+      fields: asBuffers(item[1] as unknown[]),
       deliveryCount: item[2] === undefined ? 1 : Number(replyString(item[2])),
     });
   }
   return out;
+}
+
+/** The list itself when every element is a Buffer (binary replies), else a copy of it as Buffers. */
+function asBuffers(list: unknown[]): Buffer[] {
+  for (const value of list) if (!Buffer.isBuffer(value)) return list.map((f) => (Buffer.isBuffer(f) ? f : Buffer.from(replyString(f))));
+  return list as Buffer[];
 }
 
 /**

@@ -11,6 +11,12 @@ export interface RunScriptOptions {
   binary?: boolean;
   /** Names the operation in error messages, e.g. `ReliableQueue.receive`. @defaultValue the script name */
   operation?: string;
+  /**
+   * Where EVAL goes after a NOSCRIPT reply: a target that reaches the same node over a connection no
+   * blocking read holds (the worker sends completions on a reader's connection, written together
+   * with its next read, and the fallback must not queue behind that read). @defaultValue `target`
+   */
+  noScriptTarget?: CommandTarget;
 }
 
 const toArg = (value: ScriptArg): RedisArg => (typeof value === 'number' ? String(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value);
@@ -18,7 +24,8 @@ const toArg = (value: ScriptArg): RedisArg => (typeof value === 'number' ? Strin
 /**
  * The one place scripts run: EVALSHA on the node that serves `keys[0]`, then EVAL with the
  * source on that same node when it answers NOSCRIPT (after SCRIPT FLUSH, a restart or a
- * failover), so the caller never sees NOSCRIPT. Concurrent calls pipeline through the client.
+ * failover), so the caller never sees NOSCRIPT (`noScriptTarget` may name another connection to
+ * that node for the EVAL). Concurrent calls pipeline through the client.
  * Prefer the typed wrappers (`scriptCalls`), which name every key and argument.
  *
  * @throws {RespireValidationError} when `keys` does not match the script's KEYS count (before any I/O).
@@ -36,12 +43,18 @@ export async function runScript(
     throw new RespireValidationError('keys', `${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
   }
   const firstKey = keys[0]!;
-  const tail = [String(keys.length), ...keys, ...args.map(toArg)];
+  // One array for the command (a batch of completions carries a few hundred arguments).
+  const command: RedisArg[] = ['EVALSHA', script.sha1, String(keys.length)];
+  for (const key of keys) command.push(key);
+  for (const arg of args) command.push(toArg(arg));
   const send: SendOptions = { binary: options.binary, operation: options.operation ?? script.name };
   try {
-    return await target.send(firstKey, ['EVALSHA', script.sha1, ...tail], send);
+    return await target.send(firstKey, command, send);
   } catch (error) {
     if (replyCode(error) !== 'NOSCRIPT') throw error;
-    return await target.send(firstKey, ['EVAL', script.source, ...tail], send);
+    const fallback = command.slice(); // the first command's arguments may still be read (traces)
+    fallback[0] = 'EVAL';
+    fallback[1] = script.source;
+    return await (options.noScriptTarget ?? target).send(firstKey, fallback, send);
   }
 }

@@ -93,10 +93,14 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   checkClient(client, argument);
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
-  // Option objects built once: most commands pass one of these two (or none).
+  // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
+  // Without a timer too: the worker's reads, whose deadline is their own.
+  const untimed = commandOptions(false, 0);
+  const binaryUntimed = commandOptions(true, 0);
   const optionsFor = (send: SendOptions | undefined) => {
+    if (send?.timeoutMs === 0) return send.binary ? binaryUntimed : untimed;
     if (send?.timeoutMs !== undefined) return commandOptions(send.binary === true, send.timeoutMs);
     return send?.binary ? binaryDefaults : defaults;
   };
@@ -220,9 +224,11 @@ class ReplyDeadlineError extends Error {
 /**
  * node-redis rejects a command still waiting to be written when its timeout expires (a
  * `TimeoutError`: not sent) and drops the timeout once the command is written. A written command
- * that gets no reply is rejected here, a little after that timeout, with an unknown outcome.
+ * that gets no reply is rejected here, a little after that timeout, with an unknown outcome (a
+ * `RespireTransportError` that `isConnectionFailure` recognises). A command sent with `timeoutMs: 0`
+ * (no timer at all, e.g. a blocking read) can keep its own deadline with this.
  */
-function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string): Promise<R> {
+export function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string): Promise<R> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

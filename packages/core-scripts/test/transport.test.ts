@@ -4,7 +4,7 @@ import { createClient as createClientV5, createCluster as createClusterV5 } from
 import { createClient as createClientV4, createCluster as createClusterV4 } from 'redis4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
-import { commandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, isConnectionFailure, isNotSent, replyWithin } from '@respire/core-scripts/internal';
 import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
@@ -146,5 +146,55 @@ describe('a plain command on a key of another type', () => {
     const error = await target.send('k', ['XADD', 'k', '*', 'f', 'v'], { operation: 'Test.append', keyType: { key: 'k', type: 'stream' } }).then(() => null, (e: unknown) => e);
     expect(isRespireError(error, 'WRONG_TYPE')).toBe(true);
     expect((error as Error).message).toBe('Test.append: k holds another type, expected a stream');
+  });
+});
+
+describe('isNotSent: a command provably never written', () => {
+  it('true for a command a closed client never wrote, false for one whose reply was lost', async () => {
+    const closed = createClient({ url: inject('redisUrl') });
+    await closed.connect();
+    closed.destroy();
+    const notSent = await commandTarget(closed).send('k', ['PING']).then(() => null, (e: unknown) => e);
+    const lost = commandTarget({ isOpen: true, sendCommand: async () => Promise.reject(new Error('Socket closed unexpectedly')) });
+    const unknown = await lost.send('k', ['PING']).then(() => null, (e: unknown) => e);
+    expect({ closed: isNotSent(notSent), lost: isNotSent(unknown), plain: isNotSent(new Error('x')) }).toEqual({ closed: true, lost: false, plain: false });
+  });
+});
+
+describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline', () => {
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    client = createClient({ url: inject('redisUrl'), commandOptions: { timeout: 100 } });
+    await client.connect();
+  });
+  afterAll(() => client.destroy());
+
+  it('a command sent with timeoutMs 0 waits as long as the server takes (no timer of node-redis or the transport)', async () => {
+    // With the target's 100 ms (or the client's), the transport would reject this blocking command
+    // as unanswered after 150 ms: timeoutMs 0 overrides both, as the worker's parked reads do.
+    const target = commandTarget(client, 'client', { commandTimeoutMs: 100 });
+    const key = `{t-${randomBytes(4).toString('hex')}}:list`;
+    const began = performance.now();
+    expect(await target.send(key, ['BLPOP', key, '0.4'], { timeoutMs: 0 })).toBeNull();
+    expect(performance.now() - began).toBeGreaterThanOrEqual(350);
+  });
+
+  it('replyWithin rejects a reply that does not come in time with an unknown outcome, which counts as a lost connection', async () => {
+    const target = commandTarget(client);
+    const key = `{t-${randomBytes(4).toString('hex')}}:list`;
+    const began = performance.now();
+    const error = await replyWithin(target.send(key, ['BLPOP', key, '1'], { timeoutMs: 0 }), 150, 'Test.read').then(() => null, (e: unknown) => e);
+    const elapsed = performance.now() - began;
+    expect({
+      transport: isRespireError(error, 'TRANSPORT_FAILED'),
+      outcomeUnknown: (error as { outcomeUnknown?: unknown }).outcomeUnknown,
+      connectionFailure: isConnectionFailure(error),
+      notSent: isNotSent(error),
+      message: String((error as Error).message),
+    }).toEqual({ transport: true, outcomeUnknown: true, connectionFailure: true, notSent: false, message: expect.stringMatching(/^Test\.read: no reply within 150 ms/) });
+    expect(elapsed).toBeGreaterThanOrEqual(150);
+    expect(elapsed).toBeLessThan(900);
+    // A reply that comes in time passes through unchanged.
+    expect(await replyWithin(target.send(key, ['PING'], { timeoutMs: 0 }), 1000, 'Test.ping')).toBe('PONG');
   });
 });

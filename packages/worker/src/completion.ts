@@ -1,85 +1,191 @@
-import { scriptCalls } from '@respire/core-scripts/internal';
-import type { StreamEntry } from './entry.js';
-import { safeHook, type DeadLetterReason, type DeliveryOutcome } from './instrumentation.js';
+import { scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
+import type { Delivery } from './delivery.js';
+import type { DeadLetterReason } from './instrumentation.js';
 import { safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
-import { retryingTransient } from './retry.js';
+import { retryingAfter } from './retry.js';
 
 /**
  * Fenced completion (seed 002 "Pending messages and reliability"): the one place the worker sends
- * a delivery's result to Redis. Each script acknowledges, releases or dead-letters the entry only
- * while it is still pending to this consumer at this delivery count; otherwise the outcome is
- * `stale`. A reply that proves the script did not run (`BUSY`, `LOADING`, ...) is repeated with
- * backoff up to a deadline (retry.ts); any other failure, and above all a lost reply (whose outcome
- * is uncertain, seed 002 "Faults"), is thrown to the caller and faults the worker, never repeated.
+ * deliveries' results to Redis. A reader's completions that finish close together go as ONE
+ * `worker-complete` script call, which fences them together (one XPENDING over the batch's ID
+ * range for this consumer, each delivery count compared) and acknowledges, releases or
+ * dead-letters those still pending to this consumer at their delivery count; the others are
+ * `stale`. Each delivery still gets its own exact outcome.
+ *
+ * A batch is sent when the reader has dispatched its whole read (the usual case), when it holds
+ * `batchSize` completions, or {@link FLUSH_WINDOW_MS} after the reader began to wait for a handler
+ * (or a scope) with completions queued, so no completion waits longer than that for a slow handler
+ * further down the read. (While handlers return directly, the reader never waits: nothing can be
+ * sent earlier than at the end of the read, and no timer is armed.) It goes
+ * on the reader's own connection, which no read holds while its batch is handled: the end-of-read
+ * batch is written together with the next read, and Redis runs it first, so the group never shows
+ * more than `batchSize` of the reader's entries in flight, for one round trip per read. After a
+ * NOSCRIPT reply the script is loaded over the caller's client instead, never behind a parked read.
+ *
+ * A batch is repeated only when it provably did not run, always over the caller's client (never
+ * behind the reader's next read): after a reply that proves it (`BUSY`, `LOADING`, `TRYAGAIN`,
+ * `MASTERDOWN`, `CLUSTERDOWN`), with backoff for up to 10 s (retry.ts), then the worker faults
+ * naming the reply; and at once when it was never written because the reader's connection had
+ * already closed. Any other failure, above all a lost reply (the connection dropped, or was closed
+ * at the read's deadline, while the batch was unanswered: its outcome is uncertain for every
+ * delivery of the batch, seed 002 "Faults"), fails every delivery of the batch and faults the
+ * worker once; it is never repeated. Each delivery learns its outcome through `settled` or `failed`.
  */
 
-/** One delivery to complete: the worker's options, the reader's consumer name, the entry. */
-export interface Delivery {
-  readonly options: ResolvedOptions;
-  readonly consumer: string;
-  readonly entry: StreamEntry;
-}
+/** How long a queued completion may wait for more of the reader's completions (ms). */
+export const FLUSH_WINDOW_MS = 1;
 
 /** The most bytes of an exception type in a dead-letter record (seed 002). */
 const MAX_EXCEPTION_TYPE_BYTES = 256;
 
-/** Acknowledges (XACK, or XACKDEL ACKED with `deleteAcknowledgedEntries` on Redis 8.2+). */
-export async function acknowledge(d: Delivery): Promise<DeliveryOutcome> {
-  const o = d.options;
-  const reply = await retryingTransient(o.logger, 'StreamWorker ack', () =>
-    scriptCalls.workerAck(o.target, { ...fence(d), deleteAcknowledged: o.deleteAcknowledgedEntries }, { operation: 'StreamWorker ack' }),
-  );
-  return Number(reply) === 1 ? 'ack' : stale(d);
-}
+/** One reader's completions: queued per delivery, sent to Redis in batches. */
+export class Completions {
+  readonly consumer: string;
+  readonly #options: ResolvedOptions;
+  readonly #target: () => CommandTarget;
+  #args: string[] = [];
+  #queued: Delivery[] = [];
+  /** The reason of each queued dead letter (undefined for the others), for the dead-letter hook. */
+  #reasons: (DeadLetterReason | undefined)[] = [];
+  /** True when a queued completion is a dead letter. */
+  #letters = false;
+  /** The lowest and highest entry IDs queued: the range the script's one XPENDING covers. */
+  #first = '';
+  #last = '';
+  #timer: NodeJS.Timeout | undefined;
 
-/**
- * A failed attempt: dead-letters it on the final attempt, else releases it (XNACK FAIL on Redis
- * 8.8+ once its idle time has elapsed) or leaves it pending for idle recovery.
- */
-export async function fail(d: Delivery, reason: 'nack' | 'processing-failed', exceptionType: string): Promise<DeliveryOutcome> {
-  const o = d.options;
-  if (o.deliveryLimit !== undefined && d.entry.deliveryCount >= o.deliveryLimit) return deadLetter(d, reason, exceptionType);
-  const reply = await retryingTransient(o.logger, 'StreamWorker release', () =>
-    scriptCalls.workerRelease(o.target, { ...fence(d), minimumIdleTimeMs: o.minimumIdleTimeMs }, { operation: 'StreamWorker release' }),
-  );
-  // 1 released, 0 left pending, -1 stale
-  return Number(reply) < 0 ? stale(d) : 'nack';
-}
+  /** @param target - where batches go: the reader's connection while it has one, else the caller's client. */
+  constructor(options: ResolvedOptions, consumer: string, target: () => CommandTarget) {
+    this.#options = options;
+    this.consumer = consumer;
+    this.#target = target;
+  }
 
-/** Appends the dead-letter record and acknowledges the source in one script (seed 002). */
-export async function deadLetter(d: Delivery, reason: DeadLetterReason, exceptionType: string): Promise<DeliveryOutcome> {
-  const o = d.options;
-  const reply = (await retryingTransient(o.logger, 'StreamWorker dead-letter', () =>
-    scriptCalls.workerDeadLetter(
-      o.target,
-      { ...fence(d), deadLetter: o.deadLetterStream!, reason, exceptionType: truncateBytes(exceptionType, MAX_EXCEPTION_TYPE_BYTES) },
-      { operation: 'StreamWorker dead-letter' },
-    ),
-  )) as unknown[];
-  switch (Number(reply[0])) {
-    case 1:
-      safeHook(() => o.instrumentation?.deadLettered?.({ telemetryName: o.telemetryName, reason }));
-      return 'dead-letter';
-    case 2:
-      return 'deleted'; // the source body was gone: acknowledged without a record
-    default:
-      return stale(d);
+  /** Sends the queued completions now, as one script call (nothing when none is queued). */
+  flush(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const queued = this.#queued;
+    if (queued.length === 0) return;
+    const args = this.#args;
+    const reasons = this.#reasons;
+    const first = this.#first;
+    const last = this.#last;
+    this.#queued = [];
+    this.#args = [];
+    this.#reasons = [];
+    const letters = this.#letters;
+    this.#letters = false;
+    const o = this.#options;
+    const call = {
+      stream: o.stream,
+      // A batch without dead letters names only the source (in both KEYS), so a user whose grant on
+      // the dead-letter stream is read-only (%R~) still acknowledges: Redis checks every key of EVALSHA.
+      deadLetter: letters ? o.deadLetterStream! : o.stream,
+      group: o.group,
+      consumer: this.consumer,
+      deleteAcknowledged: o.deleteAcknowledgedEntries,
+      minimumIdleTimeMs: o.minimumIdleTimeMs,
+      first,
+      last,
+      completions: args,
+    };
+    const send = (target: CommandTarget) => scriptCalls.workerComplete(target, call, { operation: 'StreamWorker completion', noScriptTarget: o.target });
+    const settled = (reply: unknown) => settle(queued, reasons, reply as unknown[]);
+    // A lost reply leaves every delivery of the batch uncertain: each one fails (one fault), none is repeated.
+    const failed = (error: unknown) => {
+      for (const d of queued) d.failed(error);
+    };
+    send(this.#target()).then(settled, (error: unknown) =>
+      retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.target), { consumer: this.consumer }).then(settled, failed),
+    );
+  }
+
+  #enqueue(d: Delivery, action: string, reason?: DeadLetterReason, exceptionType?: string): void {
+    const id = d.entry.id;
+    if (this.#queued.length === 0) this.#first = this.#last = id;
+    else if (compareIds(id, this.#first) < 0) this.#first = id;
+    else if (compareIds(id, this.#last) > 0) this.#last = id;
+    this.#queued.push(d);
+    this.#reasons.push(reason);
+    if (reason !== undefined) this.#letters = true;
+    this.#args.push(id, String(d.entry.deliveryCount), action);
+    if (reason !== undefined) this.#args.push(reason, truncateBytes(exceptionType ?? '', MAX_EXCEPTION_TYPE_BYTES));
+    if (this.#queued.length >= this.#options.batchSize) this.flush();
+  }
+
+  /** The reader is about to wait for a handler: what is queued goes within {@link FLUSH_WINDOW_MS}. */
+  flushSoon(): void {
+    if (this.#queued.length > 0) this.#timer ??= setTimeout(() => this.flush(), FLUSH_WINDOW_MS);
+  }
+
+  /** Acknowledges (XACK, or XACKDEL ACKED with `deleteAcknowledgedEntries` on Redis 8.2+). */
+  acknowledge(d: Delivery): void {
+    this.#enqueue(d, 'ack');
+  }
+
+  /**
+   * A failed attempt: dead-letters it on the final attempt, else releases it (XNACK FAIL on Redis
+   * 8.8+ once its idle time has elapsed) or leaves it pending for idle recovery.
+   */
+  fail(d: Delivery, reason: 'nack' | 'processing-failed', exceptionType: string): void {
+    const limit = this.#options.deliveryLimit;
+    if (limit !== undefined && d.entry.deliveryCount >= limit) this.deadLetter(d, reason, exceptionType);
+    else this.#enqueue(d, 'release');
+  }
+
+  /** Appends the dead-letter record and acknowledges the source atomically (seed 002). */
+  deadLetter(d: Delivery, reason: DeadLetterReason, exceptionType: string): void {
+    this.#enqueue(d, 'dead-letter', reason, exceptionType);
   }
 }
 
-/** The fence every completion script checks: this entry, pending to this consumer at this count. */
-function fence(d: Delivery) {
-  return { stream: d.options.stream, group: d.options.group, consumer: d.consumer, id: d.entry.id, deliveryCount: d.entry.deliveryCount };
+/** Tells each delivery of a batch its outcome, from its entry in the script's reply. */
+function settle(queued: readonly Delivery[], reasons: readonly (DeadLetterReason | undefined)[], reply: readonly unknown[]): void {
+  for (let i = 0; i < queued.length; i++) {
+    const d = queued[i]!;
+    switch (Number(reply[i])) {
+      case 1:
+        d.settled('ack');
+        break;
+      case 0: // left pending for idle recovery
+      case 2: // released with XNACK FAIL
+        d.settled('nack');
+        break;
+      case 3:
+        d.settled('dead-letter', reasons[i]);
+        break;
+      case 4:
+        d.settled('deleted'); // the source body was gone: acknowledged without a record
+        break;
+      default:
+        safeLog(d.options.logger, 'debug', 'delivery was recovered by another owner or attempt; not completed', {
+          entryId: d.entry.id,
+          consumer: d.completions.consumer,
+          deliveryCount: d.entry.deliveryCount,
+        });
+        d.settled('stale');
+    }
+  }
 }
 
-function stale(d: Delivery): 'stale' {
-  safeLog(d.options.logger, 'debug', 'delivery was recovered by another owner or attempt; not completed', {
-    entryId: d.entry.id,
-    consumer: d.consumer,
-    deliveryCount: d.entry.deliveryCount,
-  });
-  return 'stale';
+/**
+ * Orders two entry IDs (`<ms>-<seq>`, decimal parts up to 2^64-1 without leading zeros, as Redis
+ * writes them) exactly: a longer part is larger; parts of equal length compare by their digits.
+ */
+export function compareIds(a: string, b: string): number {
+  const ia = a.indexOf('-');
+  const ib = b.indexOf('-');
+  if (ia !== ib) return ia - ib;
+  // Equal lengths throughout (the usual case): the characters order them.
+  if (a.length === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  const ms = a.slice(0, ia);
+  const other = b.slice(0, ib);
+  if (ms !== other) return ms < other ? -1 : 1;
+  return a.length - b.length; // same milliseconds: the longer sequence number is larger
 }
 
 /** Cuts a UTF-8 string to at most `max` bytes without splitting a character. */
@@ -92,4 +198,3 @@ function truncateBytes(value: string, max: number): string {
   }
   return out;
 }
-

@@ -30,9 +30,16 @@ export interface RunContext {
  */
 export class NewestDeliveries {
   readonly #seen = new Map<string, { count: number; holders: number }>();
+  /** With one reader no delivery can be superseded within the run: nothing to record. */
+  readonly #siblings: boolean;
+
+  constructor(readers: number) {
+    this.#siblings = readers > 1;
+  }
 
   /** Records that a reader now holds delivery `count` of entry `id`. */
   hold(id: string, count: number): void {
+    if (!this.#siblings) return;
     const seen = this.#seen.get(id) ?? { count: 0, holders: 0 };
     seen.count = Math.max(seen.count, count);
     seen.holders++;
@@ -41,11 +48,13 @@ export class NewestDeliveries {
 
   /** True when a newer delivery of `id` than `count` was received by this run. */
   superseded(id: string, count: number): boolean {
+    if (!this.#siblings) return false;
     return (this.#seen.get(id)?.count ?? 0) > count;
   }
 
   /** Forgets one reader's hold once its delivery is handled or skipped. */
   release(id: string): void {
+    if (!this.#siblings) return;
     const seen = this.#seen.get(id);
     if (seen && --seen.holders <= 0) this.#seen.delete(id);
   }

@@ -18,27 +18,31 @@ export interface StreamEntry {
   getString(name: string): string | undefined;
 }
 
+/** An entry with its methods on the prototype: no closures per delivery. */
+class Entry implements StreamEntry {
+  readonly id: string;
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+  readonly deliveryCount: number;
+
+  constructor(id: string, fields: readonly (readonly [Buffer, Buffer])[], deliveryCount: number) {
+    this.id = id;
+    this.fields = fields;
+    this.deliveryCount = deliveryCount;
+  }
+
+  get(name: string): Buffer | undefined {
+    for (const [field, value] of this.fields) if (field.toString() === name) return value;
+    return undefined;
+  }
+
+  getString(name: string): string | undefined {
+    return this.get(name)?.toString('utf8');
+  }
+}
+
 /** @internal Builds an entry from a raw `[id, [f, v, f, v, ...]]` reply element. */
 export function toEntry(id: string, flat: readonly Buffer[], deliveryCount: number): StreamEntry {
   const fields: (readonly [Buffer, Buffer])[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) fields.push([flat[i]!, flat[i + 1]!] as const);
-  return {
-    id,
-    fields,
-    deliveryCount,
-    get(name) {
-      for (const [field, value] of fields) if (field.toString() === name) return value;
-      return undefined;
-    },
-    getString(name) {
-      return this.get(name)?.toString('utf8');
-    },
-  };
-}
-
-/** @internal The values of every field named `name` (trace context may be written at most once). */
-export function allValues(entry: StreamEntry, name: string): Buffer[] {
-  const found: Buffer[] = [];
-  for (const [field, value] of entry.fields) if (field.toString() === name) found.push(value);
-  return found;
+  return new Entry(id, fields, deliveryCount);
 }

@@ -102,7 +102,10 @@ export interface StreamWorkerBaseOptions {
   consumerName?: string;
   /** Readers, and therefore the maximum number of concurrent handlers (1..1000). @defaultValue {@link DEFAULT_CONSUMER_COUNT} (1) */
   consumerCount?: number;
-  /** Entries fetched per read (1..1000), handled sequentially by that reader. Counts entries, not bytes. @defaultValue {@link DEFAULT_BATCH_SIZE} (1) */
+  /**
+   * Entries fetched per read (1..1000), handled sequentially by that reader; their completions go to
+   * Redis as one fenced script call. Counts entries, not bytes. @defaultValue {@link DEFAULT_BATCH_SIZE} (1)
+   */
   batchSize?: number;
   /** BLOCK time of each read in ms (1..2^31-1). @defaultValue {@link DEFAULT_READ_WAIT_MS} (5000) */
   readWaitMs?: number;

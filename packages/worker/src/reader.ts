@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS } from '@respire/core-scripts';
 import {
   TransientBackoff,
@@ -7,13 +8,15 @@ import {
   parseReadReply,
   replyCode,
   replyString,
+  replyWithin,
   scriptCalls,
   sleep,
   type RawEntry,
 } from '@respire/core-scripts/internal';
+import { Completions } from './completion.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
-import { deliver } from './delivery.js';
+import { Countdown, deliver } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
 import { exceptionType, safeLog } from './logger.js';
 import { retryingTransient, transientBackoff } from './retry.js';
@@ -33,11 +36,13 @@ const RECONNECT_DELAY_MS = 100;
 /**
  * One reader: a consumer name, a blocking connection, a recovery cursor. It replays its own
  * pending entries once (stable names), then alternates recovery pages and blocking reads, and
- * hands each batch to the delivery pipeline one entry after another.
+ * hands each batch to the delivery pipeline one entry after another. Its completions go as one
+ * batch per read on its own connection (completion.ts).
  *
  * Failover and restarts (nothing is lost: entries are unread or pending):
  * - a connection that drops, or a read with no reply within BLOCK + 2 s, is replaced (retrying
- *   refused connects for up to {@link CONNECT_DEADLINE_MS});
+ *   refused connects for up to {@link CONNECT_DEADLINE_MS}); a batch of completions whose reply
+ *   it took with it has an unknown outcome and faults the worker (completion.ts);
  * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) delivered nothing: read again;
  * - transient replies (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`) delivered
  *   nothing: read again with backoff, faulting once they last past the deadline (retry.ts);
@@ -50,6 +55,11 @@ export class Reader {
   readonly consumer: string;
   readonly #ctx: RunContext;
   readonly #replay: boolean;
+  readonly #completions: Completions;
+  /** The deliveries of the last batch, settled once their completions are (see {@link Reader.#handleAll}). */
+  #previous: Promise<void> = Promise.resolve();
+  /** True when the last batch had several entries: the next read need not wait for its completion. */
+  #readAhead = false;
   #connection: OwnedConnection | undefined;
   #parked: Promise<unknown> | undefined;
   #cursor = '0-0';
@@ -62,6 +72,10 @@ export class Reader {
     this.#ctx = ctx;
     this.consumer = consumer;
     this.#replay = replay;
+    // Completions go on this reader's connection while it has one (see completion.ts).
+    this.#completions = new Completions(ctx.options, consumer, () =>
+      this.#connection && !this.#connection.closed ? this.#connection.target : ctx.options.target,
+    );
   }
 
   /** Opens this reader's blocking connection; a refusal fails at once with the server's reply. */
@@ -90,54 +104,74 @@ export class Reader {
           continue;
         }
         // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point); BLOCK
-        // and the client's timeout take whole milliseconds.
+        // and the read's deadline take whole milliseconds.
         const block = Math.max(1, Math.min(o.readWaitMs, Math.ceil(this.#nextRecovery - now), MAX_BLOCK_MS));
+        // A read of several entries (a backlog) has its completion written together with the next
+        // read. A single entry (batchSize 1, or a stream that has caught up) is completed before the
+        // next read, so its acknowledgement never waits while Redis serves that read.
+        if (!this.#readAhead) await this.#previous;
         await this.#handleAll(await this.#read(block));
       }
     } catch (error) {
       // A transient reply still being repeated when stop() came proves nothing ran: not a fault.
       if (!(this.#ctx.stopping && isTransient(error))) this.#ctx.fault(error);
     } finally {
+      // The last batch's completions are answered before the connection they went on is closed.
+      await this.#previous;
       // A connection replaced while stopping would otherwise outlive stop().
       if (this.#ctx.stopping) this.closeConnection();
     }
   }
 
   /**
-   * Handlers run one after another; the completion of one overlaps the next handler, and the
-   * batch's completions all settle before the next read, so prefetch stays bounded by
-   * consumerCount × batchSize.
+   * Handlers run one after another. Their completions queue up and go to Redis as one batch once
+   * the read is dispatched (completion.ts), written together with the next read when the batch had
+   * several entries; the reader waits for that batch's deliveries to finish before it handles the
+   * next batch, so it holds at most `batchSize` entries not yet handed to a handler and one batch
+   * whose completion is in flight.
    */
   async #handleAll(entries: readonly RawEntry[]): Promise<void> {
-    const newest = this.#ctx.newest;
+    await this.#previous;
+    if (entries.length === 0) return;
+    const ctx = this.#ctx;
+    const newest = ctx.newest;
     for (const raw of entries) newest.hold(raw.id, raw.deliveryCount);
-    const completions: Promise<unknown>[] = [];
+    // One controller for the read's handlers (they run one at a time), aborted at the shutdown
+    // timeout; the listener count that warns of a leak scales with the handlers sharing it.
+    const controller = new AbortController();
+    if (entries.length > 10) setMaxListeners(10 * entries.length, controller.signal);
+    ctx.inflight.add(controller);
+    const finishing = new Countdown();
     let next = 0;
     try {
       for (; next < entries.length; next++) {
         const raw = entries[next]!;
         // Undispatched entries stay pending when the worker stops.
-        if (this.#ctx.stopping) return;
+        if (ctx.stopping) return;
         // A sibling reader recovered this prefetched entry while it waited here: that newer delivery
         // is (or was) handled, so this one would only run the handler twice and fail the fence.
         if (newest.superseded(raw.id, raw.deliveryCount)) {
-          safeLog(this.#ctx.options.logger, 'debug', 'prefetched entry superseded by a newer delivery in this worker; skipped', {
+          safeLog(ctx.options.logger, 'debug', 'prefetched entry superseded by a newer delivery in this worker; skipped', {
             entryId: raw.id,
             consumer: this.consumer,
           });
           newest.release(raw.id);
           continue;
         }
-        let handled!: () => void;
-        const handlerReturned = new Promise<void>((resolve) => (handled = resolve));
-        const delivery = deliver(this.#ctx, this.consumer, raw, handled).finally(() => newest.release(raw.id));
-        const settled = delivery.catch((error: unknown) => this.#ctx.fault(error));
-        completions.push(settled);
-        await Promise.race([handlerReturned, settled]);
+        finishing.add();
+        const handling = deliver(ctx, this.#completions, raw, controller.signal, finishing);
+        if (handling) {
+          this.#completions.flushSoon();
+          await handling;
+        }
       }
     } finally {
-      for (; next < entries.length; next++) if (this.#ctx.stopping) newest.release(entries[next]!.id);
-      await Promise.all(completions);
+      // Every handler dispatched from this read has returned by now.
+      ctx.inflight.delete(controller);
+      for (; next < entries.length; next++) if (ctx.stopping) newest.release(entries[next]!.id);
+      this.#completions.flush();
+      this.#previous = finishing.close();
+      this.#readAhead = entries.length > 1;
     }
   }
 
@@ -146,6 +180,7 @@ export class Reader {
     const o = this.#ctx.options;
     let after = '-';
     while (!this.#ctx.stopping) {
+      await this.#previous; // the last page's completions apply before the next page is claimed
       const reply = (await retryingTransient(
         o.logger,
         'StreamWorker startup replay',
@@ -170,6 +205,8 @@ export class Reader {
   /** One recovery page (seed 002: at most one per interval, of up to `batchSize` entries). */
   async #recoverPage(): Promise<void> {
     const o = this.#ctx.options;
+    // A claim must not meet this reader's own completions still in flight: they apply first.
+    await this.#previous;
     const reply = (await retryingTransient(
       o.logger,
       'StreamWorker recovery',
@@ -194,17 +231,20 @@ export class Reader {
   async #read(block: number): Promise<RawEntry[]> {
     const o = this.#ctx.options;
     if ((!this.#connection || this.#connection.closed) && !(await this.#reconnect())) return [];
-    if (this.#ctx.stopping) {
-      this.closeConnection();
-      return [];
-    }
+    // Stopping: the loop ends, and closes the connection once the batch written on it is answered.
+    if (this.#ctx.stopping) return [];
     const key = o.stream;
-    // node-redis drops a command's timeout once it is written, so the transport keeps the deadline
-    // of a parked read: BLOCK plus a margin, then the connection is destroyed and replaced.
-    const read = this.#connection!.target.send(
-      key,
-      ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
-      { binary: true, timeoutMs: block + READ_DEADLINE_MARGIN_MS, operation: 'StreamWorker read' },
+    // No node-redis timer per read (timeoutMs 0; node-redis drops a command's timeout once it is
+    // written anyway): the deadline of a parked read is this one, BLOCK plus a margin, after which
+    // the connection is destroyed and replaced.
+    const read = replyWithin(
+      this.#connection!.target.send(
+        key,
+        ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
+        { binary: true, timeoutMs: 0, operation: 'StreamWorker read' },
+      ),
+      block + READ_DEADLINE_MARGIN_MS,
+      'StreamWorker read',
     );
     this.#parked = read;
     try {
@@ -218,7 +258,8 @@ export class Reader {
       // Anything but a lost connection (a bad argument, a bug) is a fault naming it, not a reconnect loop.
       if (!isConnectionFailure(error)) throw error;
       // The connection dropped or the read never returned within BLOCK + margin: entries it may have
-      // taken stay pending to this consumer and are recovered after the minimum idle time.
+      // taken stay pending to this consumer and are recovered after the minimum idle time. A batch of
+      // completions still unanswered on it fails with it (an unknown outcome: a fault, completion.ts).
       safeLog(o.logger, 'warn', 'reader connection lost; reconnecting', { consumer: this.consumer, exceptionType: exceptionType(error) });
       this.closeConnection();
       await sleep(RECONNECT_DELAY_MS, this.#ctx.stopSignal);

@@ -1,4 +1,4 @@
-import { retryTransient, transientReplyCode, TransientBackoff } from '@respire/core-scripts/internal';
+import { isNotSent, retryTransient, transientReplyCode, TransientBackoff } from '@respire/core-scripts/internal';
 import { safeLog, type StreamWorkerLogger } from './logger.js';
 
 /**
@@ -35,4 +35,31 @@ export function retryingTransient<R>(
       if (attempt === 1) safeLog(logger, 'warn', `${what}: the server answered ${transientReplyCode(error)}; retrying`, { ...context, delayMs });
     },
   });
+}
+
+/**
+ * Repeats an operation whose first attempt already failed with `first` (a batch of completions):
+ * after a transient reply it waits the backoff first and goes on as {@link retryingTransient}; a
+ * failure that proves the command was never written (its connection had closed: `isNotSent`) is
+ * repeated at once; anything else, above all a lost reply, is thrown as it is.
+ */
+export function retryingAfter<R>(
+  logger: StreamWorkerLogger,
+  what: string,
+  first: unknown,
+  operation: () => Promise<R>,
+  context: Readonly<Record<string, unknown>> = {},
+): Promise<R> {
+  let replayFirst = !isNotSent(first);
+  return retryingTransient(
+    logger,
+    what,
+    () => {
+      if (!replayFirst) return operation();
+      replayFirst = false;
+      return Promise.reject(first);
+    },
+    undefined,
+    context,
+  );
 }

@@ -18,7 +18,7 @@ export class Run implements RunContext {
   readonly connections: Connections;
   readonly readers: Reader[] = [];
   readonly inflight = new Set<AbortController>();
-  readonly newest = new NewestDeliveries();
+  readonly newest: NewestDeliveries;
   readonly done: Promise<void>;
   readonly info: WorkerInfo;
   onStopping: (() => void) | undefined;
@@ -35,6 +35,7 @@ export class Run implements RunContext {
   constructor(options: ResolvedOptions, consumerBase: string) {
     this.options = options;
     this.connections = new Connections(options.client, options.target.isCluster);
+    this.newest = new NewestDeliveries(options.consumerCount);
     this.done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;

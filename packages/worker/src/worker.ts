@@ -12,8 +12,9 @@ export type StreamWorkerState = 'idle' | 'starting' | 'running' | 'stopping' | '
  * Hosted Redis Streams consumer (seed 002 "Hosted stream consumers"): `consumerCount` readers, each
  * on its own blocking connection (a duplicate of your client that the worker owns and closes), read
  * the consumer group in batches of `batchSize`, hand each entry to the handler in sequence, and
- * complete it by its result with a fenced script: acknowledged, dead-lettered or released only while
- * it is still pending to that reader at that delivery count. Idle pending entries are recovered with
+ * complete each batch by its results with one fenced script call: each entry is acknowledged,
+ * dead-lettered or released only while it is still pending to that reader at that delivery count, and
+ * reports its own outcome. Idle pending entries are recovered with
  * XAUTOCLAIM (XREADGROUP CLAIM on Redis 8.4+), one page per reader per `recoveryPollIntervalMs`.
  *
  * Faults (scope creation or disposal, read, acknowledgement and dead-letter failures, a lost reply)

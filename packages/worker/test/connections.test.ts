@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
+import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
-import { clientList, connectClient, parkedReaders, recordingLogger, sleep, tcpSockets, waitFor, type TestClient } from './fault-support.js';
+import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
 
 /**
  * Issue 11, kind 1: every connection Respire opens is closed, on every path. Connections are
@@ -227,6 +227,98 @@ describe('kind 1: a replaced reader connection is closed', () => {
       await sleep(SETTLE_MS + 300);
       expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 2, proxy: 2 });
       expect(worker.state).toBe('running');
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+});
+
+describe("kind 1 with batched completion: a reader's completions go on its own connection", () => {
+  it('a reset of the reader connection while its batch of completions is unanswered: the outcome is unknown, so every delivery of it fails, the worker faults once and the batch is never sent again', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy()); // the first connection through the proxy
+      const key = stream();
+      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
+      const outcomes: string[] = [];
+      let handled = 0;
+      const logger = recordingLogger();
+      const worker = done.add(
+        new StreamWorker({
+          client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+          handler: () => {
+            // From now on the reader's connection answers nothing: its batch and the next read go unanswered.
+            if (handled++ === 0) proxy.freeze(1);
+            return 'ack';
+          },
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      await waitFor(() => handled === 4, 5000, 'the read of four handled');
+      await sleep(300); // the batch was written with the next read and is still unanswered
+      expect(worker.state).toBe('running');
+      expect(proxy.reset(1)).toBe(1); // the load balancer drops the reader's connection
+      const outcome = await within(worker.done, 5000);
+      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+      await sleep(SETTLE_MS); // a repeat of the batch over the caller's client would acknowledge the entries meanwhile
+      expect({
+        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+        outcomes,
+        handled,
+        pending: (await pending(admin, key, 'g')).length,
+        state: worker.state,
+      }).toEqual({
+        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+        faultsLogged: 1,
+        outcomes: ['error', 'error', 'error', 'error'],
+        handled: 4,
+        pending: 4, // the batch never reached Redis, and it was not sent again: the entries wait for recovery
+        state: 'stopped',
+      });
+      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
+    } finally {
+      await done.run();
+    }
+  }, 20_000);
+
+  it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
+    const done = cleanup();
+    try {
+      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+      const key = stream();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const started: string[] = [];
+      const logger = recordingLogger();
+      const worker = done.add(
+        new StreamWorker({
+          client: caller, stream: key, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+          handler: async (entry: StreamEntry) => (started.push(entry.id), await gate, 'ack'),
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      const reader = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
+      await waitFor(() => started.includes(id), 5000, 'handler started');
+      await admin.sendCommand(['CLIENT', 'KILL', 'ID', reader]); // idle now: its read returned, its handler runs
+      await sleep(SETTLE_MS);
+      release();
+      await waitFor(async () => (await pending(admin, key, 'g')).length === 0, 5000, 'the entry acknowledged').catch(() => {});
+      const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(() => undefined);
+      const early = await within(worker.done, 0);
+      expect({
+        faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
+        pending: (await pending(admin, key, 'g')).length,
+        replaced: parked !== undefined,
+        state: worker.state,
+        server: await serverConnections(),
+      }).toEqual({ faulted: false, pending: 0, replaced: true, state: 'running', server: 2 });
     } finally {
       await done.run();
     }

@@ -32,6 +32,36 @@ async function readerClientIds(): Promise<string[]> {
     .map((line) => /id=(\d+)/.exec(line)![1]!);
 }
 
+/**
+ * The suite's client, and every duplicate the worker makes of it (completions go on a reader's own
+ * connection), with the reply of each completion script lost after Redis ran it.
+ */
+function losingCompletionReplies(): { client: RedisClientLike; calls(): number } {
+  type Sender = { sendCommand(args: unknown[], options?: unknown): Promise<unknown> };
+  const real = conn.client as unknown as Sender & { duplicate(): Sender };
+  let calls = 0;
+  const lose = (target: Sender): Sender['sendCommand'] => {
+    const send = target.sendCommand.bind(target);
+    return async (args, options) => {
+      const isCompletion = (args[0] === 'EVALSHA' && args[1] === scripts.workerComplete.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerComplete.source);
+      const reply = await send(args, options);
+      if (!isCompletion) return reply;
+      calls++;
+      throw new Error('Socket closed unexpectedly');
+    };
+  };
+  const client = {
+    isOpen: true,
+    sendCommand: lose(real),
+    duplicate: () => {
+      const duplicate = real.duplicate();
+      duplicate.sendCommand = lose(duplicate);
+      return duplicate;
+    },
+  };
+  return { client: client as unknown as RedisClientLike, calls: () => calls };
+}
+
 /** A loopback TCP proxy whose existing connections can be frozen (bytes silently dropped). */
 async function freezableProxy(port: number): Promise<{ url: string; freeze(skipFirst: number): void; close(): Promise<void> }> {
   const pairs: { client: Socket; upstream: Socket; frozen: boolean }[] = [];
@@ -178,17 +208,17 @@ describe('failure kinds (private standalone server)', () => {
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
   });
 
-  it('the dead-letter script acknowledges a deleted source body without a record, and is fenced', async () => {
+  it('the completion script dead-letters only a delivery still pending to this consumer at this count, and acknowledges a deleted source body without a record', async () => {
     const { stream, dead } = uniqueKeys();
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
     const id = await add(conn, stream, { k: 'v' });
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', stream, '>']);
     const run = (consumer: string, count: string) =>
-      conn.raw(stream, ['EVAL', scripts.workerDeadLetter.source, '2', stream, dead, 'g', consumer, id, count, 'explicit', '']);
-    expect(await run('other', '1')).toEqual([0, '']); // another owner: stale
-    expect(await run('c', '2')).toEqual([0, '']); // another attempt: stale
+      conn.raw(stream, ['EVAL', scripts.workerComplete.source, '2', stream, dead, 'g', consumer, '0', '60000', id, id, id, count, 'dead-letter', 'explicit', '']);
+    expect(await run('other', '1')).toEqual([-1]); // another owner: stale
+    expect(await run('c', '2')).toEqual([-1]); // another attempt: stale
     await conn.raw(stream, ['XDEL', stream, id]);
-    expect(await run('c', '1')).toEqual([2, '']);
+    expect(await run('c', '1')).toEqual([4]);
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
     expect(await conn.raw(dead, ['EXISTS', dead])).toBe(0);
   });
@@ -256,53 +286,59 @@ describe('failure kinds (private standalone server)', () => {
     }
   });
 
+  it('after SCRIPT FLUSH the completion script is loaded over the caller\'s client, not behind the reader\'s parked read', async () => {
+    const { stream } = uniqueKeys();
+    const w = worker({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: () => 'ack' });
+    await w.start();
+    await add(conn, stream, { k: 'warm' });
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (await readerClientIds()).length === 1);
+    await conn.raw('x', ['SCRIPT', 'FLUSH']);
+    await add(conn, stream, { k: 'after-flush' });
+    const began = Date.now();
+    // EVALSHA meets NOSCRIPT on the reader's connection, whose next read (BLOCK 10 s) is parked
+    // behind it; the EVAL goes over the caller's client, so the ack does not wait for that read.
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && Number(await conn.raw(stream, ['XLEN', stream])) === 2, 3000);
+    expect(Date.now() - began).toBeLessThan(3000);
+    expect(w.state).toBe('running');
+  });
+
   it('a lost acknowledgement reply faults the worker and is never repeated', async () => {
     const { stream } = uniqueKeys();
-    const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
-    let ackCalls = 0;
-    const lossy = {
-      isOpen: true,
-      sendCommand: async (args: unknown[], options?: unknown) => {
-        const isAck = (args[0] === 'EVALSHA' && args[1] === scripts.workerAck.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerAck.source);
-        const reply = await real.sendCommand(args, options);
-        if (isAck) {
-          ackCalls++;
-          throw new Error('Socket closed unexpectedly');
-        }
-        return reply;
-      },
-      duplicate: () => real.duplicate(),
-    } as unknown as RedisClientLike;
-    const w = worker({ client: lossy, stream, group: 'g', handler: () => 'ack' });
+    const lossy = losingCompletionReplies();
+    const w = worker({ client: lossy.client, stream, group: 'g', handler: () => 'ack' });
     await w.start();
     await add(conn, stream, { k: 'v' });
     await expect(w.done).rejects.toMatchObject({ name: 'RespireTransportError', code: 'TRANSPORT_FAILED' });
-    expect(ackCalls).toBe(1);
+    expect(lossy.calls()).toBe(1);
     expect(await pendingCount(conn, stream, 'g')).toBe(0); // it did commit: the reply was lost, not the ack
+  });
+
+  it('a lost reply of a batch of completions is uncertain for every delivery in it: one fault, never repeated', async () => {
+    const { stream } = uniqueKeys();
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
+    for (let i = 0; i < 16; i++) await add(conn, stream, { i: String(i) });
+    const lossy = losingCompletionReplies();
+    const outcomes: string[] = [];
+    const w = worker({
+      client: lossy.client, stream, group: 'g', batchSize: 16,
+      instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+      handler: () => 'ack',
+    });
+    await w.start();
+    await expect(w.done).rejects.toMatchObject({ name: 'RespireTransportError' });
+    expect(lossy.calls()).toBe(1);
+    expect(outcomes).toEqual(Array(16).fill('error')); // no delivery of the batch reports an ack it cannot know
+    expect(await pendingCount(conn, stream, 'g')).toBe(0); // the batch committed; only its reply was lost
   });
 
   it('a lost dead-letter reply faults the worker and is never repeated', async () => {
     const { stream, dead } = uniqueKeys();
-    const real = conn.client as unknown as { sendCommand(args: unknown[], o?: unknown): Promise<unknown>; duplicate(): unknown };
-    let calls = 0;
-    const lossy = {
-      isOpen: true,
-      sendCommand: async (args: unknown[], options?: unknown) => {
-        const isDl = (args[0] === 'EVALSHA' && args[1] === scripts.workerDeadLetter.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerDeadLetter.source);
-        const reply = await real.sendCommand(args, options);
-        if (isDl) {
-          calls++;
-          throw new Error('Socket closed unexpectedly');
-        }
-        return reply;
-      },
-      duplicate: () => real.duplicate(),
-    } as unknown as RedisClientLike;
-    const w = worker({ client: lossy, stream, group: 'g', deadLetterStream: dead, handler: () => 'dead-letter' });
+    const lossy = losingCompletionReplies();
+    const w = worker({ client: lossy.client, stream, group: 'g', deadLetterStream: dead, handler: () => 'dead-letter' });
     await w.start();
     await add(conn, stream, { k: 'v' });
     await expect(w.done).rejects.toMatchObject({ name: 'RespireTransportError' });
-    expect(calls).toBe(1);
+    expect(lossy.calls()).toBe(1);
     expect((await range(conn, dead)).length).toBe(1); // both mutations committed; the reply was lost
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
   });

@@ -48,6 +48,36 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     }
   });
 
+  it('a read of 16 is completed by one script call: one XPENDING fences the batch and one XACK (XACKDEL ACKED on Redis 8.2+) acknowledges it', async () => {
+    const stream = '{paths}:batched';
+    let handled = 0;
+    const worker = new StreamWorker({
+      client, stream, group: 'g', batchSize: 16, readWaitMs: 2000, recoveryPollIntervalMs: 60_000, deleteAcknowledgedEntries: true,
+      logger: recordingLogger(), handler: () => (handled++, 'ack'),
+    });
+    await worker.start();
+    try {
+      await sleep(200); // past the first recovery page: the reader is parked in its read
+      const before = { xpending: await calls('xpending'), xack: await calls('xack'), xackdel: await calls('xackdel') };
+      // Appended at once, so the parked read takes all 16.
+      const multi = client.multi();
+      for (let i = 0; i < 16; i++) multi.xAdd(stream, '*', { i: String(i) });
+      await multi.exec();
+      // XINFO GROUPS, not XPENDING, so the count below sees only the worker's.
+      await eventually(async () => handled === 16 && Number((await client.xInfoGroups(stream))[0]?.pending) === 0);
+      expect((await calls('xpending')) - before.xpending).toBe(1);
+      if (atLeast(8, 2)) {
+        expect((await calls('xackdel')) - before.xackdel).toBe(1);
+        expect(await client.xLen(stream)).toBe(0);
+      } else {
+        expect((await calls('xack')) - before.xack).toBe(1);
+        expect(await client.xLen(stream)).toBe(16);
+      }
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('recovery: XREADGROUP CLAIM on Redis 8.4+, XAUTOCLAIM elsewhere', async () => {
     const stream = '{paths}:recover';
     await client.xGroupCreate(stream, 'g', '0', { MKSTREAM: true });

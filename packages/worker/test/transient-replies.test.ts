@@ -8,10 +8,11 @@ import { connectClient, pending, recordingLogger, sleep, waitFor, within, type T
 /**
  * Issue 11, kind 5: a reply that proves the command did not run (BUSY, LOADING, TRYAGAIN,
  * MASTERDOWN, CLUSTERDOWN) is transient. Reads, recovery pages, startup replay, completions (ack,
- * release, dead-letter) and group creation repeat it with bounded backoff until a deadline, and
- * only then fault with a typed error naming the reply. Contract errors (NOPERM, WRONGTYPE) still
- * fault at once. The fake server injects the replies before execution; a real server runs the
- * reported input (a neighbour's 3 s script under busy-reply-threshold 300).
+ * release, dead-letter: one worker-complete call per read, also one written together with the
+ * next read) and group creation repeat it with bounded backoff until a deadline, and only then
+ * fault with a typed error naming the reply. Contract errors (NOPERM, WRONGTYPE) still fault at
+ * once, and a lost reply is never repeated. The fake server injects the replies before execution;
+ * a real server runs the reported input (a neighbour's 3 s script under busy-reply-threshold 300).
  */
 const TRANSIENT_REPLIES: [string, string][] = [
   ['BUSY', 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSCRIPT.'],
@@ -107,8 +108,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'an ack (worker-ack)',
-      rule: { script: 'worker-ack' },
+      name: 'an ack (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream } = keys();
         const seen: string[] = [];
@@ -120,8 +121,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'a release after a nack (worker-release)',
-      rule: { script: 'worker-release' },
+      name: 'a release after a nack (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream } = keys();
         const seen: string[] = [];
@@ -135,8 +136,8 @@ describe('kind 5: transient replies on the fake server', () => {
       },
     },
     {
-      name: 'a dead-letter completion (worker-dead-letter)',
-      rule: { script: 'worker-dead-letter' },
+      name: 'a dead-letter completion (worker-complete)',
+      rule: { script: 'worker-complete' },
       async run(_message, arm) {
         const { stream, dead } = keys();
         const w = worker({ stream, deadLetterStream: dead, handler: () => 'dead-letter' });
@@ -144,6 +145,27 @@ describe('kind 5: transient replies on the fake server', () => {
         arm();
         await add(stream);
         return { worker: w, completed: async () => Number(await client.sendCommand(['XLEN', dead])) === 1 && (await pending(client, stream, 'g')).length === 0 };
+      },
+    },
+    {
+      name: "a batch of four written with the next read on the reader's connection (worker-complete)",
+      rule: { script: 'worker-complete' },
+      async run(_message, arm) {
+        const { stream } = keys();
+        await client.sendCommand(['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
+        const ids: string[] = [];
+        for (let i = 0; i < 4; i++) ids.push(await add(stream, String(i)));
+        const seen: string[] = [];
+        arm();
+        const w = worker({ stream, batchSize: 4, readWaitMs: 5000, handler: (e: StreamEntry) => (seen.push(e.id), 'ack') });
+        const began = performance.now();
+        await w.start();
+        // The next read (BLOCK 5 s) parks behind the batch on the reader's connection: the repeats go
+        // over the caller's client, so they never wait for that read.
+        return {
+          worker: w,
+          completed: async () => performance.now() - began < 3000 && ids.every((id) => seen.includes(id)) && (await pending(client, stream, 'g')).length === 0,
+        };
       },
     },
     {
@@ -183,7 +205,7 @@ describe('kind 5: transient replies on the fake server', () => {
 
   it.each([
     ['a read (XREADGROUP)', { command: 'XREADGROUP' }],
-    ['an ack (worker-ack)', { script: 'worker-ack' }],
+    ['an ack (worker-complete)', { script: 'worker-complete' }],
   ] as [string, Omit<FaultRule, 'action'>][])('a BUSY reply that never ends at %s: the worker retries for a while, then faults with a typed error naming BUSY', async (_name, rule) => {
     const { stream } = keys();
     const w = worker({ stream });
@@ -199,6 +221,27 @@ describe('kind 5: transient replies on the fake server', () => {
       name: true, namesReply: true, outcomeUnknown: summary.code === 'TRANSPORT_FAILED' ? false : undefined,
     });
   }, 40_000);
+
+  it('the counterpart, a lost reply: a batch of four written with the next read, whose connection closes after Redis ran it, fails every delivery of it, faults once with an unknown outcome and is not sent again', async () => {
+    const { stream } = keys();
+    await client.sendCommand(['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
+    for (let i = 0; i < 4; i++) await add(stream, String(i));
+    const lost = inject({ script: 'worker-complete', action: { type: 'lost-reply' }, times: 'always' });
+    const outcomes: string[] = [];
+    const w = worker({
+      stream, batchSize: 4, readWaitMs: 2000,
+      instrumentation: { startDelivery: () => ({ end: (outcome: string) => void outcomes.push(outcome) }) },
+    });
+    await w.start();
+    const outcome = await within(w.done, 5000);
+    const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+    expect({
+      fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+      sent: lost.hits,
+      outcomes,
+      pending: (await pending(client, stream, 'g')).length,
+    }).toEqual({ fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true }, sent: 1, outcomes: ['error', 'error', 'error', 'error'], pending: 0 });
+  });
 
   it('start() with one reader connection refused and another answered LOADING: rejects at once with the refusal, and no connection of the worker is left (kind 1)', async () => {
     const { stream } = keys();

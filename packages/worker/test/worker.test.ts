@@ -209,6 +209,62 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
   });
 
+  it('completes a read of 16 in one fenced batch with an exact result per entry: the one recovered meanwhile is stale and left to its new owner, the other 15 are acknowledged (seed: fenced completion)', async () => {
+    const { stream } = uniqueKeys();
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push(await add(conn, stream, { i: String(i) }));
+    const stolen = ids[5]!;
+    const logger = recordingLogger();
+    const outcomes = new Map<string, string>();
+    let first = true;
+    await start({
+      stream,
+      group: 'g',
+      batchSize: 16,
+      logger,
+      instrumentation: { startDelivery: (s) => ({ end: (outcome) => void outcomes.set(s.entryId, outcome) }) },
+      handler: async () => {
+        if (first) {
+          first = false;
+          // While the batch is being handled, another consumer recovers one of its entries.
+          await conn.raw(stream, ['XCLAIM', stream, 'g', 'other', '0', stolen]);
+        }
+        return 'ack';
+      },
+    });
+    await eventually(() => outcomes.size === 16);
+    expect(outcomes.get(stolen)).toBe('stale');
+    expect([...outcomes].filter(([id]) => id !== stolen).map(([, outcome]) => outcome)).toEqual(Array(15).fill('ack'));
+    expect(logger.entries.filter((e) => /recovered by another owner or attempt/.test(e.message)).map((e) => e.context?.entryId)).toEqual([stolen]);
+    expect(await pendingEntries(conn, stream, 'g')).toEqual([{ id: stolen, consumer: 'other', count: 2 }]);
+  });
+
+  it('a completion does not wait for a slow handler further down the read: it is sent within about a millisecond', async () => {
+    const { stream } = uniqueKeys();
+    const [fast] = [await add(conn, stream, { k: 'fast' }), await add(conn, stream, { k: 'slow' })];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let slowStarted = false;
+    await start({
+      stream,
+      group: 'g',
+      batchSize: 2,
+      handler: async (e) => {
+        if (e.getString('k') === 'slow') {
+          slowStarted = true;
+          await gate;
+        }
+        return 'ack';
+      },
+    });
+    await eventually(() => slowStarted);
+    // The first entry's acknowledgement went while the second handler still runs.
+    await eventually(async () => (await pendingEntries(conn, stream, 'g')).every((p) => p.id !== fast), 1000);
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    release();
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
+  });
+
   it('a dead-letter result without deadLetterStream counts as a handler failure: the entry stays pending (seed: Delivery limits)', async () => {
     const { stream } = uniqueKeys();
     const logger = recordingLogger();

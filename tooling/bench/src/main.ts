@@ -47,9 +47,11 @@ async function onFreshServer<T>(task: (url: string) => Promise<T>): Promise<T> {
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 
 function printThroughput(rows: ThroughputResult[]): void {
-  log('| scenario | msgs/s | Redis CPU µs/msg | server cmds/msg |');
-  log('| --- | ---: | ---: | ---: |');
-  for (const r of rows) log(`| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} |`);
+  log('| scenario | msgs/s | Redis CPU µs/msg | server cmds/msg | Node CPU µs/msg |');
+  log('| --- | ---: | ---: | ---: | ---: |');
+  for (const r of rows) {
+    log(`| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`);
+  }
 }
 
 async function main(): Promise<void> {

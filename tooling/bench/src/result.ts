@@ -10,6 +10,8 @@ export interface ThroughputResult {
   readonly redisCpuUsPerMessage: number;
   /** Commands the server executed per message, scripts' inner commands included. */
   readonly serverCommandsPerMessage: number;
+  /** This process's CPU (user + system, `process.cpuUsage`) per message, µs: client, library and handler. */
+  readonly nodeCpuUsPerMessage: number;
 }
 
 type Raw = { sendCommand(args: string[]): Promise<unknown> };
@@ -17,9 +19,11 @@ type Raw = { sendCommand(args: string[]): Promise<unknown> };
 /** Times `run` and reads the server's CPU and command counts around it. */
 export async function measureThroughput(scenario: string, admin: Raw, messages: number, run: () => Promise<void>): Promise<ThroughputResult> {
   const before = await sampleServer(admin);
+  const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   await run();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const node = process.cpuUsage(cpu);
   const d = delta(before, await sampleServer(admin));
   return {
     scenario,
@@ -28,6 +32,7 @@ export async function measureThroughput(scenario: string, admin: Raw, messages: 
     messagesPerSecond: messages / seconds,
     redisCpuUsPerMessage: d.cpuUs / messages,
     serverCommandsPerMessage: d.commandCalls / messages,
+    nodeCpuUsPerMessage: (node.user + node.system) / messages,
   };
 }
 

@@ -179,27 +179,6 @@ export function queueSend(target: CommandTarget, args: QueueSendArgs, options?: 
   return runScript(target, scripts.queueSend, [args.stream, args.deduplicationKey], [args.payload, args.windowMs], options);
 }
 
-/** KEYS and ARGV of `worker-ack`, named as in its header. */
-export interface WorkerAckArgs {
-  /** KEYS[1] source stream (stream) */
-  readonly stream: string;
-  /** ARGV[1] consumer group */
-  readonly group: ScriptArg;
-  /** ARGV[2] consumer name (the reader that received the delivery) */
-  readonly consumer: ScriptArg;
-  /** ARGV[3] entry ID */
-  readonly id: ScriptArg;
-  /** ARGV[4] delivery count of the delivery (from Redis, >= 1) */
-  readonly deliveryCount: ScriptArg;
-  /** ARGV[5] delete acknowledged entries ('1' or '0') */
-  readonly deleteAcknowledged: ScriptArg;
-}
-
-/** Runs `worker-ack` (fenced acknowledgement of one delivery) through {@link runScript}. */
-export function workerAck(target: CommandTarget, args: WorkerAckArgs, options?: RunScriptOptions): Promise<unknown> {
-  return runScript(target, scripts.workerAck, [args.stream], [args.group, args.consumer, args.id, args.deliveryCount, args.deleteAcknowledged], options);
-}
-
 /** KEYS and ARGV of `worker-append`, named as in its header. */
 export interface WorkerAppendArgs {
   /** KEYS[1] target stream (stream) */
@@ -219,29 +198,31 @@ export function workerAppend(target: CommandTarget, args: WorkerAppendArgs, opti
   return runScript(target, scripts.workerAppend, [args.stream], [args.producerId, args.idempotencyId, args.retry, ...args.fields], options);
 }
 
-/** KEYS and ARGV of `worker-dead-letter`, named as in its header. */
-export interface WorkerDeadLetterArgs {
+/** KEYS and ARGV of `worker-complete`, named as in its header. */
+export interface WorkerCompleteArgs {
   /** KEYS[1] source stream (stream) */
   readonly stream: string;
-  /** KEYS[2] dead-letter stream (stream, same slot, different key) */
+  /** KEYS[2] dead-letter stream (stream, same slot, different key; the source */
   readonly deadLetter: string;
-  /** ARGV[1] consumer group (<= 256 bytes) */
+  /** ARGV[1] consumer group (<= 256 bytes with dead letters) */
   readonly group: ScriptArg;
-  /** ARGV[2] consumer name */
+  /** ARGV[2] consumer name (the reader that received every delivery) */
   readonly consumer: ScriptArg;
-  /** ARGV[3] entry ID */
-  readonly id: ScriptArg;
-  /** ARGV[4] delivery count of the delivery (the record's _respire.attempt) */
-  readonly deliveryCount: ScriptArg;
-  /** ARGV[5] dead-letter reason (explicit | nack | processing-failed | delivery-limit) */
-  readonly reason: ScriptArg;
-  /** ARGV[6] exception type (<= 256 bytes; empty unless a processing failure) */
-  readonly exceptionType: ScriptArg;
+  /** ARGV[3] delete acknowledged entries ('1' or '0') */
+  readonly deleteAcknowledged: ScriptArg;
+  /** ARGV[4] minimum idle time before a release (ms, 1..2^31-1) */
+  readonly minimumIdleTimeMs: ScriptArg;
+  /** ARGV[5] the lowest entry ID of the batch */
+  readonly first: ScriptArg;
+  /** ARGV[6] the highest entry ID of the batch (an ID outside first..last is reported stale) */
+  readonly last: ScriptArg;
+  /** ARGV[7..] per delivery: entry ID, delivery count (from Redis, >= 1), action */
+  readonly completions: readonly ScriptArg[];
 }
 
-/** Runs `worker-dead-letter` (fenced, atomic dead-letter completion of one delivery) through {@link runScript}. */
-export function workerDeadLetter(target: CommandTarget, args: WorkerDeadLetterArgs, options?: RunScriptOptions): Promise<unknown> {
-  return runScript(target, scripts.workerDeadLetter, [args.stream, args.deadLetter], [args.group, args.consumer, args.id, args.deliveryCount, args.reason, args.exceptionType], options);
+/** Runs `worker-complete` (fenced completion of a batch of deliveries to one consumer) through {@link runScript}. */
+export function workerComplete(target: CommandTarget, args: WorkerCompleteArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.workerComplete, [args.stream, args.deadLetter], [args.group, args.consumer, args.deleteAcknowledged, args.minimumIdleTimeMs, args.first, args.last, ...args.completions], options);
 }
 
 /** KEYS and ARGV of `worker-recover`, named as in its header. */
@@ -263,27 +244,6 @@ export interface WorkerRecoverArgs {
 /** Runs `worker-recover` (one recovery page of idle pending entries for one reader) through {@link runScript}. */
 export function workerRecover(target: CommandTarget, args: WorkerRecoverArgs, options?: RunScriptOptions): Promise<unknown> {
   return runScript(target, scripts.workerRecover, [args.stream], [args.group, args.consumer, args.minimumIdleTimeMs, args.cursor, args.count], options);
-}
-
-/** KEYS and ARGV of `worker-release`, named as in its header. */
-export interface WorkerReleaseArgs {
-  /** KEYS[1] source stream (stream) */
-  readonly stream: string;
-  /** ARGV[1] consumer group */
-  readonly group: ScriptArg;
-  /** ARGV[2] consumer name */
-  readonly consumer: ScriptArg;
-  /** ARGV[3] entry ID */
-  readonly id: ScriptArg;
-  /** ARGV[4] delivery count of the delivery */
-  readonly deliveryCount: ScriptArg;
-  /** ARGV[5] minimum idle time (ms, 1..2^31-1) */
-  readonly minimumIdleTimeMs: ScriptArg;
-}
-
-/** Runs `worker-release` (fenced release of a failed delivery) through {@link runScript}. */
-export function workerRelease(target: CommandTarget, args: WorkerReleaseArgs, options?: RunScriptOptions): Promise<unknown> {
-  return runScript(target, scripts.workerRelease, [args.stream], [args.group, args.consumer, args.id, args.deliveryCount, args.minimumIdleTimeMs], options);
 }
 
 /** KEYS and ARGV of `worker-replay`, named as in its header. */
