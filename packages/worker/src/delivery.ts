@@ -1,5 +1,5 @@
 import { RespireScopeError, RespireTooManyFieldsError } from '@respire/core-scripts';
-import { ignoreRejection, type RawEntry } from '@respire/core-scripts/internal';
+import { describeValue, ignoreRejection, type RawEntry } from '@respire/core-scripts/internal';
 import type { Completions } from './completion.js';
 import type { RunContext } from './context.js';
 import { toEntry, type StreamEntry } from './entry.js';
@@ -90,6 +90,8 @@ export class Delivery {
   readonly #onFinished: FinishedListener;
   readonly #telemetry: DeliveryScope | undefined;
   #scope: StreamWorkerScope<unknown> | undefined;
+  /** The type of what the handler or deserializer threw, for telemetry (seed 002 outcome `error`). */
+  #errorType: string | undefined;
 
   constructor(ctx: RunContext, completions: Completions, entry: StreamEntry, onFinished: FinishedListener) {
     this.#ctx = ctx;
@@ -148,8 +150,8 @@ export class Delivery {
       return this.settled('canceled');
     }
     if (threw) {
-      const type = exceptionType(result);
-      safeLog(o.logger, 'warn', 'stream handler failed; the entry stays pending', { ...this.#log(), exceptionType: type });
+      const type = (this.#errorType = exceptionType(result));
+      safeLog(o.logger, 'warn', `stream handler failed; ${this.#failureFate()}`, { ...this.#log(), exceptionType: type });
       return c.fail(this, 'processing-failed', type);
     }
     switch (result) {
@@ -159,12 +161,26 @@ export class Delivery {
         return c.fail(this, 'nack', '');
       case 'dead-letter':
         if (o.deadLetterStream !== undefined) return c.deadLetter(this, 'explicit', '');
-        safeLog(o.logger, 'warn', 'handler returned dead-letter but no deadLetterStream is set; counted as a handler failure', this.#log());
+        safeLog(o.logger, 'warn', `handler returned dead-letter but no deadLetterStream is set; counted as a handler failure: ${this.#failureFate()}`, this.#log());
         return c.fail(this, 'processing-failed', '');
       default:
-        safeLog(o.logger, 'warn', 'handler returned an unknown result; counted as a handler failure', this.#log());
+        // The value is described by type (a string quoted, at most 256 characters), never by calling into it.
+        safeLog(
+          o.logger,
+          'warn',
+          `handler returned an unknown result (${describeValue(result)}); expected 'ack', 'nack' or 'dead-letter' ` +
+            `(StreamWorkerResult); counted as a handler failure: ${this.#failureFate()}`,
+          this.#log(),
+        );
         return c.fail(this, 'processing-failed', '');
     }
+  }
+
+  /** What a failed attempt leads to, for the warning: dead-lettered on the final attempt, else pending. */
+  #failureFate(): string {
+    const limit = this.options.deliveryLimit;
+    if (limit !== undefined && this.entry.deliveryCount >= limit) return `its final attempt (deliveryLimit ${limit}): the entry is dead-lettered`;
+    return 'the entry stays pending for recovery';
   }
 
   /** The completion's outcome arrived (or none was needed): dispose the scope after it, then finish. */
@@ -201,7 +217,12 @@ export class Delivery {
     const telemetry = this.#telemetry;
     if (telemetry) {
       try {
-        ignoreRejection(telemetry.end(fault === undefined ? outcome : 'error'));
+        // Seed 002 outcomes: a fault, or a thrown handler or deserializer that left the entry
+        // pending, is `error`; the type of what was thrown goes with it (and with the outcome that
+        // followed a throw, e.g. `dead-letter` on the final attempt).
+        if (fault !== undefined) ignoreRejection(telemetry.end('error', exceptionType(fault)));
+        else if (this.#errorType !== undefined) ignoreRejection(telemetry.end(outcome === 'nack' ? 'error' : outcome, this.#errorType));
+        else ignoreRejection(telemetry.end(outcome));
       } catch {
         // Hooks never affect message handling (no closure per delivery for safeHook).
       }

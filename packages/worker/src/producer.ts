@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike, type RespireTransportError } from '@respire/core-scripts';
-import { commandTarget, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, describeThrown, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
 import { exceptionType } from './logger.js';
 
 /** Stream fields: an object (insertion order) or a list of pairs (duplicates allowed). */
@@ -78,7 +78,7 @@ export class StreamProducer<T> {
     try {
       fields = this.#serialize(value);
     } catch (error) {
-      throw new RespireCodecError(`StreamProducer.add: serialize failed (${exceptionType(error)}); nothing was sent`, { cause: error });
+      throw new RespireCodecError(`StreamProducer.add: serialize failed (${describeThrown(error)}); nothing was sent`, { cause: error });
     }
     let pairs: (string | Buffer)[];
     try {

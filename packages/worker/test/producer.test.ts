@@ -61,8 +61,14 @@ describe('StreamProducer retries', () => {
   it('validates its options and wraps serializer failures', async () => {
     expect(() => new StreamProducer({ client: conn.client, stream: '', serialize: () => ({}) })).toThrow(expect.objectContaining({ argument: 'stream' }));
     expect(() => new StreamProducer({ client: conn.client, stream: 's', serialize: () => ({}), maxRetries: 11 })).toThrow(expect.objectContaining({ argument: 'maxRetries' }));
-    const p = new StreamProducer<number>({ client: conn.client, stream: uniqueKeys().stream, serialize: () => { throw new SyntaxError('secret'); } });
-    await expect(p.add(1)).rejects.toMatchObject({ name: 'RespireCodecError', message: expect.not.stringContaining('secret') });
+    // The caller's own serializer failed: its error message is theirs to see (as the queue's codec errors say what the codec threw).
+    const thrown = new SyntaxError('Unexpected token } in JSON');
+    const p = new StreamProducer<number>({ client: conn.client, stream: uniqueKeys().stream, serialize: () => { throw thrown; } });
+    await expect(p.add(1)).rejects.toMatchObject({
+      name: 'RespireCodecError',
+      message: 'StreamProducer.add: serialize failed (SyntaxError: Unexpected token } in JSON); nothing was sent',
+      cause: thrown,
+    });
   });
 
   it.each([

@@ -58,6 +58,48 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(JSON.stringify(logger.entries)).not.toContain('4111');
     expect(JSON.stringify(logger.entries)).not.toContain('secret');
     expect(warnings.some((w) => /unknown result/.test(w.message))).toBe(true);
+    // The warning names what came back and what is allowed (issue: a handler returning 'ACK' or true).
+    const unknown = warnings.find((w) => /unknown result/.test(w.message))!;
+    expect(unknown.message).toContain('"maybe"');
+    expect(unknown.message).toContain("expected 'ack', 'nack' or 'dead-letter'");
+    expect(unknown.message).toContain('the entry stays pending');
+    expect(thrown!.message).toContain('the entry stays pending');
+  });
+
+  it('a thrown handler is outcome error with its exception type; on the final attempt the warning and the outcome say dead-lettered (seed: Metrics outcomes)', async () => {
+    const { stream, dead } = uniqueKeys();
+    const logger = recordingLogger();
+    class PaymentDeclinedError extends Error {}
+    const ends: [string, string | undefined][] = [];
+    const instrumentation = { startDelivery: () => ({ end: (outcome: string, errorType?: string) => void ends.push([outcome, errorType]) }) };
+    await start({
+      stream,
+      group: 'g',
+      logger,
+      deadLetterStream: dead,
+      deliveryLimit: 2,
+      minimumIdleTimeMs: 100,
+      recoveryPollIntervalMs: 50,
+      instrumentation,
+      handler: (e) => {
+        if (e.getString('k') === 'true') return true as unknown as StreamWorkerResult;
+        throw new PaymentDeclinedError('card 4111');
+      },
+    });
+    await add(conn, stream, { k: 'throw' });
+    await eventually(async () => (await range(conn, dead)).length === 1);
+    await eventually(() => ends.length === 2);
+    expect(ends).toEqual([
+      ['error', 'PaymentDeclinedError'],
+      ['dead-letter', 'PaymentDeclinedError'],
+    ]);
+    const failures = logger.entries.filter((e) => e.level === 'warn' && e.context?.exceptionType === 'PaymentDeclinedError');
+    expect(failures.map((w) => w.message)).toEqual([
+      'stream handler failed; the entry stays pending for recovery',
+      'stream handler failed; its final attempt (deliveryLimit 2): the entry is dead-lettered',
+    ]);
+    await add(conn, stream, { k: 'true' });
+    await eventually(() => logger.entries.some((w) => w.message.startsWith('handler returned an unknown result (true)')));
   });
 
   it('recovers an idle pending entry after minimumIdleTimeMs with an incremented delivery count (seed: Recovery, XAUTOCLAIM)', async () => {
