@@ -1,4 +1,5 @@
-import { scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
+import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
+import type { OwnedConnection } from './connections.js';
 import type { Delivery } from './delivery.js';
 import type { DeadLetterReason } from './instrumentation.js';
 import { safeLog } from './logger.js';
@@ -28,13 +29,21 @@ import { retryingAfter } from './retry.js';
  * `MASTERDOWN`, `CLUSTERDOWN`), with backoff for up to 10 s (retry.ts), then the worker faults
  * naming the reply; and at once when it was never written because the reader's connection had
  * already closed. Any other failure, above all a lost reply (the connection dropped, or was closed
- * at the read's deadline, while the batch was unanswered: its outcome is uncertain for every
- * delivery of the batch, seed 002 "Faults"), fails every delivery of the batch and faults the
- * worker once; it is never repeated. Each delivery learns its outcome through `settled` or `failed`.
+ * at the read's deadline, or no reply came within {@link COMPLETION_DEADLINE_MS}, while the batch
+ * was unanswered: its outcome is uncertain for every delivery of the batch, seed 002 "Faults"),
+ * fails every delivery of the batch and faults the worker once; it is never repeated. Each delivery
+ * learns its outcome through `settled` or `failed`.
  */
 
 /** How long a queued completion may wait for more of the reader's completions (ms). */
 export const FLUSH_WINDOW_MS = 1;
+
+/**
+ * How long a batch sent on the reader's connection may go unanswered before that connection is
+ * closed (ms): a connection gone silent (a dropped flow with no reset) would otherwise hold the
+ * reader for as long as the kernel keeps retransmitting, since no read follows a batch of one.
+ */
+export const COMPLETION_DEADLINE_MS = 10_000;
 
 /** The most bytes of an exception type in a dead-letter record (seed 002). */
 const MAX_EXCEPTION_TYPE_BYTES = 256;
@@ -43,7 +52,7 @@ const MAX_EXCEPTION_TYPE_BYTES = 256;
 export class Completions {
   readonly consumer: string;
   readonly #options: ResolvedOptions;
-  readonly #target: () => CommandTarget;
+  readonly #connection: () => OwnedConnection | undefined;
   #args: string[] = [];
   #queued: Delivery[] = [];
   /** The reason of each queued dead letter (undefined for the others), for the dead-letter hook. */
@@ -55,11 +64,11 @@ export class Completions {
   #last = '';
   #timer: NodeJS.Timeout | undefined;
 
-  /** @param target - where batches go: the reader's connection while it has one, else the caller's client. */
-  constructor(options: ResolvedOptions, consumer: string, target: () => CommandTarget) {
+  /** @param connection - the reader's open connection, where batches go while there is one (else the caller's client). */
+  constructor(options: ResolvedOptions, consumer: string, connection: () => OwnedConnection | undefined) {
     this.#options = options;
     this.consumer = consumer;
-    this.#target = target;
+    this.#connection = connection;
   }
 
   /** Sends the queued completions now, as one script call (nothing when none is queued). */
@@ -99,9 +108,20 @@ export class Completions {
     const failed = (error: unknown) => {
       for (const d of queued) d.failed(error);
     };
-    send(this.#target()).then(settled, (error: unknown) =>
+    this.#sendFirst(send).then(settled, (error: unknown) =>
       retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.target), { consumer: this.consumer }).then(settled, failed),
     );
+  }
+
+  /** The first attempt: on the reader's connection with a deadline that closes it, else over the caller's client. */
+  #sendFirst(send: (target: CommandTarget) => Promise<unknown>): Promise<unknown> {
+    const connection = this.#connection();
+    if (connection === undefined || connection.closed) return send(this.#options.target);
+    return replyWithin(send(connection.target), COMPLETION_DEADLINE_MS, 'StreamWorker completion').catch((error: unknown) => {
+      // A silent or lost connection is closed (failing a read written behind the batch too): the reader replaces it.
+      if (isConnectionFailure(error)) connection.close();
+      throw error;
+    });
   }
 
   #enqueue(d: Delivery, action: string, reason?: DeadLetterReason, exceptionType?: string): void {

@@ -73,9 +73,7 @@ export class Reader {
     this.consumer = consumer;
     this.#replay = replay;
     // Completions go on this reader's connection while it has one (see completion.ts).
-    this.#completions = new Completions(ctx.options, consumer, () =>
-      this.#connection && !this.#connection.closed ? this.#connection.target : ctx.options.target,
-    );
+    this.#completions = new Completions(ctx.options, consumer, () => this.#connection);
   }
 
   /** Opens this reader's blocking connection; a refusal fails at once with the server's reply. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
+import { COMPLETION_DEADLINE_MS } from '../src/completion.js';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
 import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
 
@@ -285,6 +286,56 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
       await done.run();
     }
   }, 20_000);
+
+  it('a reader connection gone silent under a batch of one (no read behind it to time out): the connection is closed at the completion deadline, the delivery fails as an unknown outcome and the worker faults once', async () => {
+    const done = cleanup();
+    try {
+      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+      const key = stream();
+      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      await admin.sendCommand(['XADD', key, '*', 'i', '0']);
+      const outcomes: string[] = [];
+      const logger = recordingLogger();
+      let frozenAt = 0;
+      const worker = done.add(
+        new StreamWorker({
+          client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+          handler: () => {
+            // The flow drops without a reset: the acknowledgement is written into silence.
+            proxy.freeze(1);
+            frozenAt = performance.now();
+            return 'ack';
+          },
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      const outcome = await within(worker.done, COMPLETION_DEADLINE_MS + 5000);
+      const waitedMs = performance.now() - frozenAt;
+      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+      await sleep(SETTLE_MS);
+      expect({
+        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+        outcomes,
+        pending: (await pending(admin, key, 'g')).length, // the ack never reached Redis: the entry waits for recovery
+        state: worker.state,
+        connections: { server: await serverConnections(), proxy: proxy.connections },
+      }).toEqual({
+        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+        faultsLogged: 1,
+        outcomes: ['error'],
+        pending: 1,
+        state: 'stopped',
+        connections: { server: 1, proxy: 1 },
+      });
+      expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
+    } finally {
+      await done.run();
+    }
+  }, COMPLETION_DEADLINE_MS + 15_000);
 
   it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
     const done = cleanup();
