@@ -63,6 +63,8 @@ export class Completions {
   #first = '';
   #last = '';
   #timer: NodeJS.Timeout | undefined;
+  /** Settles when the last batch's first attempt has its reply (or failed): see {@link Completions.answered}. */
+  #lastAttempt: Promise<unknown> = Promise.resolve();
 
   /** @param connection - the reader's open connection, where batches go while there is one (else the caller's client). */
   constructor(options: ResolvedOptions, consumer: string, connection: () => OwnedConnection | undefined) {
@@ -108,9 +110,19 @@ export class Completions {
     const failed = (error: unknown) => {
       for (const d of queued) d.failed(error);
     };
-    this.#sendFirst(send).then(settled, (error: unknown) =>
+    const attempt = this.#sendFirst(send);
+    this.#lastAttempt = attempt.catch(() => {});
+    attempt.then(settled, (error: unknown) =>
       retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.target), { consumer: this.consumer }).then(settled, failed),
     );
+  }
+
+  /**
+   * Resolves once the batches sent so far have their replies (or failed), so the reader's
+   * connection can be closed without losing one (bounded by {@link COMPLETION_DEADLINE_MS}).
+   */
+  answered(): Promise<unknown> {
+    return this.#lastAttempt;
   }
 
   /** The first attempt: on the reader's connection with a deadline that closes it, else over the caller's client. */

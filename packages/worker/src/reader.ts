@@ -325,6 +325,11 @@ export class Reader {
       }
       await Promise.race([parked.catch(() => {}), sleep(25)]);
     }
-    if (this.#parked) this.closeConnection();
+    if (this.#parked) {
+      // The batch written ahead of the parked read is answered first: closing before its reply
+      // would make its outcome unknown (bounded by the completion deadline, completion.ts).
+      await this.#completions.answered();
+      this.closeConnection();
+    }
   }
 }

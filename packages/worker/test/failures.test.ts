@@ -143,6 +143,37 @@ describe('failure kinds (private standalone server)', () => {
     expect(w.state).toBe('running');
   });
 
+  it('stop() for a user refused CLIENT UNBLOCK closes each parked reader connection once its batch is answered: prompt, no fault, every handled entry acknowledged', async () => {
+    const user = await createAclUser([server.url], 'no-unblock', ['~*', '+@all', '-client|unblock']);
+    const client = createClient({ url: user.urlFor(server.url) });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      for (let round = 0; round < 8; round++) {
+        const { stream } = uniqueKeys();
+        for (let i = 0; i < 300; i++) await add(conn, stream, { i: String(i) });
+        const handled = new Set<string>();
+        const w = worker({
+          client, stream, group: 'g', consumerCount: 2, batchSize: 16, readWaitMs: 10_000, recoveryPollIntervalMs: 60_000,
+          handler: (e) => (handled.add(e.id), 'ack'),
+        });
+        await w.start();
+        await eventually(() => handled.size >= 40 + 20 * round, 5000);
+        const began = performance.now();
+        await w.stop();
+        const stopMs = performance.now() - began;
+        await w.done; // rejects on a fault
+        const stillPending = (await pendingEntries(conn, stream, 'g')).map((p) => p.id).filter((id) => handled.has(id));
+        expect({ round, stillPending, state: w.state }).toEqual({ round, stillPending: [], state: 'stopped' });
+        expect(stopMs).toBeLessThan(2000); // not the 10 s BLOCK
+      }
+      expect(await readerClientIds()).toEqual([]); // every reader connection was closed
+      expect(JSON.stringify(await conn.raw('x', ['ACL', 'LOG']))).toContain('client|unblock'); // the refused path ran
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
+
   it('a destroyed group (NOGROUP) is recreated when createGroup is true', async () => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
