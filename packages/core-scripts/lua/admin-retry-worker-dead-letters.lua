@@ -20,6 +20,7 @@ Server   Redis 7+.
 ]]
 --@include server
 --@include types
+--@include records
 
 respire_require_acl()
 local dead, source = KEYS[1], KEYS[2]
@@ -36,25 +37,7 @@ local function foreign_reason(fields)
 end
 
 -- Plan: read and classify every record before writing anything.
-local reply, plan, seen = {}, {}, {}
-for i = 1, #ARGV do
-  local id = ARGV[i]
-  local record = nil
-  if not seen[id] then
-    seen[id] = true
-    record = respire_typed_call(dead, 'stream', 'XRANGE', dead, id, id)[1]
-  end
-  if not record then
-    reply[i] = { 0, '' }
-  else
-    local reason = foreign_reason(record[2])
-    if reason then
-      reply[i] = { -1, reason }
-    else
-      plan[#plan + 1] = { i, id, record[2] }
-    end
-  end
-end
+local reply, plan = respire_plan_records(dead, ARGV, foreign_reason)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
