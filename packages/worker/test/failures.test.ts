@@ -1,7 +1,6 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAclUser, startRedisServer, type RedisServerHandle } from '@respire/harness';
+import { createAclUser, startRedisServer, startTcpProxy, type RedisServerHandle } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { scripts } from '@respire/core-scripts/internal';
 import type { StreamEntry } from '../src/index.js';
@@ -62,32 +61,6 @@ function losingCompletionReplies(): { client: RedisClientLike; calls(): number }
   return { client: client as unknown as RedisClientLike, calls: () => calls };
 }
 
-/** A loopback TCP proxy whose existing connections can be frozen (bytes silently dropped). */
-async function freezableProxy(port: number): Promise<{ url: string; freeze(skipFirst: number): void; close(): Promise<void> }> {
-  const pairs: { client: Socket; upstream: Socket; frozen: boolean }[] = [];
-  const proxy: Server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    const pair = { client, upstream, frozen: false };
-    pairs.push(pair);
-    client.on('data', (d) => void (pair.frozen || upstream.write(d)));
-    upstream.on('data', (d) => void (pair.frozen || client.write(d)));
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const address = proxy.address() as { port: number };
-  return {
-    url: `redis://127.0.0.1:${address.port}`,
-    freeze: (skipFirst) => pairs.slice(skipFirst).forEach((p) => (p.frozen = true)),
-    close: async () => {
-      for (const p of pairs) p.client.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    },
-  };
-}
-
 describe('failure kinds (private standalone server)', () => {
   it('a reader whose connection drops while parked in XREADGROUP BLOCK reconnects and keeps reading', async () => {
     const { stream } = uniqueKeys();
@@ -105,7 +78,7 @@ describe('failure kinds (private standalone server)', () => {
   });
 
   it('a client-side deadline longer than BLOCK catches a read that never returns', async () => {
-    const proxy = await freezableProxy(server.port);
+    const proxy = await startTcpProxy(server.port);
     const client = createClient({ url: proxy.url });
     client.on('error', () => {});
     await client.connect();
