@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle } from '@respire/harness';
+import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle, type TcpProxy } from '@respire/harness';
 import { COMPLETION_DEADLINE_MS } from '../src/completion.js';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
 import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
@@ -23,6 +23,7 @@ beforeEach(async () => {
   admin = await connectClient(server.url);
 });
 afterEach(async () => {
+  await done.run(); // the test's workers, clients and proxies first, whatever happened in it
   admin.destroy();
   await server.close(); // also ends whatever a failed test left connected
 });
@@ -31,7 +32,7 @@ const stream = () => `{conn-${randomBytes(5).toString('hex')}}:events`;
 /** Connections on the private server, other than the admin connection. */
 const serverConnections = async () => (await clientList(admin)).length;
 
-/** Everything a test started, stopped and closed in its `finally` whatever happened. */
+/** Everything a test started, stopped and closed after it (afterEach) whatever happened. */
 function cleanup() {
   const tasks: (() => unknown)[] = [];
   return {
@@ -49,6 +50,14 @@ function cleanup() {
       }
     },
   };
+}
+const done = cleanup();
+
+/** A proxy in front of the test's server, and the caller's client connected through it (the proxy's first connection). */
+async function callerThroughProxy(): Promise<{ proxy: TcpProxy; caller: TestClient }> {
+  const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+  const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
+  return { proxy, caller };
 }
 
 function parkedWorker(client: unknown, key: string, handled: string[] = [], consumerCount = 1): StreamWorker {
@@ -74,38 +83,33 @@ describe('kind 1: a replaced reader connection is closed', () => {
   it.each([6, 5] as const)(
     'five CLIENT KILLs of a parked reader (node-redis %i): the server stays at baseline after each replacement, and nothing survives stop() and destroy()',
     async (version) => {
-      const done = cleanup();
-      try {
-        const socketsBefore = tcpSockets();
-        const caller = done.add(await connectClient(server.url, version), (c) => c.destroy());
-        const key = stream();
-        const handled: string[] = [];
-        const worker = done.add(parkedWorker(caller, key, handled), (w) => w.stop(1000));
-        await worker.start();
-        let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
-        expect(await serverConnections()).toBe(2); // the caller's client and the reader's connection
-        const counts: number[] = [];
-        for (let round = 0; round < 5; round++) {
-          await sleep(500);
-          parked = await killAndAwaitReplacement(parked);
-          await sleep(SETTLE_MS);
-          counts.push(await serverConnections());
-        }
-        expect(counts).toEqual([2, 2, 2, 2, 2]);
-        expect(tcpSockets() - socketsBefore).toBe(2);
-        // The reader still works after five replacements.
-        const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
-        await waitFor(() => handled.includes(id), 5000, 'entry handled');
-        await worker.stop(1000);
+      const socketsBefore = tcpSockets();
+      const caller = done.add(await connectClient(server.url, version), (c) => c.destroy());
+      const key = stream();
+      const handled: string[] = [];
+      const worker = done.add(parkedWorker(caller, key, handled), (w) => w.stop(1000));
+      await worker.start();
+      let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+      expect(await serverConnections()).toBe(2); // the caller's client and the reader's connection
+      const counts: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        await sleep(500);
+        parked = await killAndAwaitReplacement(parked);
         await sleep(SETTLE_MS);
-        expect(await serverConnections()).toBe(1); // only the caller's client: nothing of the worker's
-        caller.destroy();
-        await sleep(SETTLE_MS);
-        expect(await serverConnections()).toBe(0);
-        expect(tcpSockets()).toBe(socketsBefore);
-      } finally {
-        await done.run();
+        counts.push(await serverConnections());
       }
+      expect(counts).toEqual([2, 2, 2, 2, 2]);
+      expect(tcpSockets() - socketsBefore).toBe(2);
+      // The reader still works after five replacements.
+      const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
+      await waitFor(() => handled.includes(id), 5000, 'entry handled');
+      await worker.stop(1000);
+      await sleep(SETTLE_MS);
+      expect(await serverConnections()).toBe(1); // only the caller's client: nothing of the worker's
+      caller.destroy();
+      await sleep(SETTLE_MS);
+      expect(await serverConnections()).toBe(0);
+      expect(tcpSockets()).toBe(socketsBefore);
     },
     40_000,
   );
@@ -151,313 +155,256 @@ describe('kind 1: a replaced reader connection is closed', () => {
   }, 60_000);
 
   it('a CLIENT KILL of every client (the caller too) reconnects both, and leaves the server at baseline', async () => {
-    const done = cleanup();
-    try {
-      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
-      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
-      await worker.start();
-      let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
-      expect(await serverConnections()).toBe(2);
-      const counts: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
-        const old = parked;
-        parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
-        await waitFor(async () => String(await caller.sendCommand(['PING'])) === 'PONG', 5000, 'caller reconnected');
-        await sleep(SETTLE_MS);
-        counts.push(await serverConnections());
-      }
-      expect(counts).toEqual([2, 2, 2]);
-      expect(worker.state).toBe('running');
-      await worker.stop(1000);
-      caller.destroy();
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+    await worker.start();
+    let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+    expect(await serverConnections()).toBe(2);
+    const counts: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+      const old = parked;
+      parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
+      await waitFor(async () => String(await caller.sendCommand(['PING'])) === 'PONG', 5000, 'caller reconnected');
       await sleep(SETTLE_MS);
-      expect(await serverConnections()).toBe(0);
-    } finally {
-      await done.run();
+      counts.push(await serverConnections());
     }
+    expect(counts).toEqual([2, 2, 2]);
+    expect(worker.state).toBe('running');
+    await worker.stop(1000);
+    caller.destroy();
+    await sleep(SETTLE_MS);
+    expect(await serverConnections()).toBe(0);
   }, 30_000);
 
   it('load-balancer resets (RST) of the reader connection, three times: the server and the proxy stay at baseline', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy()); // the first connection through the proxy
-      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
-      await worker.start();
-      let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
-      expect(await serverConnections()).toBe(2);
-      const counts: { reset: number; server: number; proxy: number }[] = [];
-      for (let round = 0; round < 3; round++) {
-        await sleep(300);
-        const reset = proxy.reset(1); // every connection but the caller's
-        const old = parked;
-        parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
-        await sleep(SETTLE_MS);
-        counts.push({ reset, server: await serverConnections(), proxy: proxy.connections });
-      }
-      // Each round resets exactly the one reader connection, and its replacement is the only one left.
-      expect(counts).toEqual([
-        { reset: 1, server: 2, proxy: 2 },
-        { reset: 1, server: 2, proxy: 2 },
-        { reset: 1, server: 2, proxy: 2 },
-      ]);
-      expect(worker.state).toBe('running');
-      await worker.stop(1000);
+    const { proxy, caller } = await callerThroughProxy();
+    const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+    await worker.start();
+    let parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+    expect(await serverConnections()).toBe(2);
+    const counts: { reset: number; server: number; proxy: number }[] = [];
+    for (let round = 0; round < 3; round++) {
+      await sleep(300);
+      const reset = proxy.reset(1); // every connection but the caller's
+      const old = parked;
+      parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
       await sleep(SETTLE_MS);
-      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
-    } finally {
-      await done.run();
+      counts.push({ reset, server: await serverConnections(), proxy: proxy.connections });
     }
+    // Each round resets exactly the one reader connection, and its replacement is the only one left.
+    expect(counts).toEqual([
+      { reset: 1, server: 2, proxy: 2 },
+      { reset: 1, server: 2, proxy: 2 },
+      { reset: 1, server: 2, proxy: 2 },
+    ]);
+    expect(worker.state).toBe('running');
+    await worker.stop(1000);
+    await sleep(SETTLE_MS);
+    expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
   }, 30_000);
 
   it('a read that never returns is abandoned at its deadline: the abandoned connection is closed on the server', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
-      const worker = done.add(
-        new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
-        (w) => w.stop(1000),
-      );
-      await worker.start();
-      await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
-      expect(await serverConnections()).toBe(2);
-      proxy.freeze(1); // the reader's read never returns
-      await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection'); // BLOCK 300 ms + 2 s margin
-      await sleep(SETTLE_MS + 300);
-      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 2, proxy: 2 });
-      expect(worker.state).toBe('running');
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const worker = done.add(
+      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
+    expect(await serverConnections()).toBe(2);
+    proxy.freeze(1); // the reader's read never returns
+    await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection'); // BLOCK 300 ms + 2 s margin
+    await sleep(SETTLE_MS + 300);
+    expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 2, proxy: 2 });
+    expect(worker.state).toBe('running');
   }, 20_000);
 });
 
 describe("kind 1 with batched completion: a reader's completions go on its own connection", () => {
   it('a reset of the reader connection while its batch of completions is unanswered: the outcome is unknown, so every delivery of it fails, the worker faults once and the batch is never sent again', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy()); // the first connection through the proxy
-      const key = stream();
-      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
-      for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
-      const outcomes: string[] = [];
-      let handled = 0;
-      const logger = recordingLogger();
-      const worker = done.add(
-        new StreamWorker({
-          client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
-          handler: () => {
-            // From now on the reader's connection answers nothing: its batch and the next read go unanswered.
-            if (handled++ === 0) proxy.freeze(1);
-            return 'ack';
-          },
-        }),
-        (w) => w.stop(1000),
-      );
-      await worker.start();
-      await waitFor(() => handled === 4, 5000, 'the read of four handled');
-      await sleep(300); // the batch was written with the next read and is still unanswered
-      expect(worker.state).toBe('running');
-      expect(proxy.reset(1)).toBe(1); // the load balancer drops the reader's connection
-      const outcome = await within(worker.done, 5000);
-      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
-      await sleep(SETTLE_MS); // a repeat of the batch over the caller's client would acknowledge the entries meanwhile
-      expect({
-        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
-        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
-        outcomes,
-        handled,
-        pending: (await pending(admin, key, 'g')).length,
-        state: worker.state,
-      }).toEqual({
-        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
-        faultsLogged: 1,
-        outcomes: ['error', 'error', 'error', 'error'],
-        handled: 4,
-        pending: 4, // the batch never reached Redis, and it was not sent again: the entries wait for recovery
-        state: 'stopped',
-      });
-      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const key = stream();
+    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
+    const outcomes: string[] = [];
+    let handled = 0;
+    const logger = recordingLogger();
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+        handler: () => {
+          // From now on the reader's connection answers nothing: its batch and the next read go unanswered.
+          if (handled++ === 0) proxy.freeze(1);
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await waitFor(() => handled === 4, 5000, 'the read of four handled');
+    await sleep(300); // the batch was written with the next read and is still unanswered
+    expect(worker.state).toBe('running');
+    expect(proxy.reset(1)).toBe(1); // the load balancer drops the reader's connection
+    const outcome = await within(worker.done, 5000);
+    const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+    await sleep(SETTLE_MS); // a repeat of the batch over the caller's client would acknowledge the entries meanwhile
+    expect({
+      fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+      faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+      outcomes,
+      handled,
+      pending: (await pending(admin, key, 'g')).length,
+      state: worker.state,
+    }).toEqual({
+      fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+      faultsLogged: 1,
+      outcomes: ['error', 'error', 'error', 'error'],
+      handled: 4,
+      pending: 4, // the batch never reached Redis, and it was not sent again: the entries wait for recovery
+      state: 'stopped',
+    });
+    expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
   }, 20_000);
 
   it('a reader connection gone silent under a batch of one (no read behind it to time out): the connection is closed at the completion deadline, the delivery fails as an unknown outcome and the worker faults once', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
-      const key = stream();
-      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
-      await admin.sendCommand(['XADD', key, '*', 'i', '0']);
-      const outcomes: string[] = [];
-      const logger = recordingLogger();
-      let frozenAt = 0;
-      const worker = done.add(
-        new StreamWorker({
-          client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
-          handler: () => {
-            // The flow drops without a reset: the acknowledgement is written into silence.
-            proxy.freeze(1);
-            frozenAt = performance.now();
-            return 'ack';
-          },
-        }),
-        (w) => w.stop(1000),
-      );
-      await worker.start();
-      const outcome = await within(worker.done, COMPLETION_DEADLINE_MS + 5000);
-      const waitedMs = performance.now() - frozenAt;
-      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
-      await sleep(SETTLE_MS);
-      expect({
-        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
-        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
-        outcomes,
-        pending: (await pending(admin, key, 'g')).length, // the ack never reached Redis: the entry waits for recovery
-        state: worker.state,
-        connections: { server: await serverConnections(), proxy: proxy.connections },
-      }).toEqual({
-        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
-        faultsLogged: 1,
-        outcomes: ['error'],
-        pending: 1,
-        state: 'stopped',
-        connections: { server: 1, proxy: 1 },
-      });
-      expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const key = stream();
+    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    await admin.sendCommand(['XADD', key, '*', 'i', '0']);
+    const outcomes: string[] = [];
+    const logger = recordingLogger();
+    let frozenAt = 0;
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+        handler: () => {
+          // The flow drops without a reset: the acknowledgement is written into silence.
+          proxy.freeze(1);
+          frozenAt = performance.now();
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    const outcome = await within(worker.done, COMPLETION_DEADLINE_MS + 5000);
+    const waitedMs = performance.now() - frozenAt;
+    const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+    await sleep(SETTLE_MS);
+    expect({
+      fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+      faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+      outcomes,
+      pending: (await pending(admin, key, 'g')).length, // the ack never reached Redis: the entry waits for recovery
+      state: worker.state,
+      connections: { server: await serverConnections(), proxy: proxy.connections },
+    }).toEqual({
+      fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+      faultsLogged: 1,
+      outcomes: ['error'],
+      pending: 1,
+      state: 'stopped',
+      connections: { server: 1, proxy: 1 },
+    });
+    expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
   }, COMPLETION_DEADLINE_MS + 15_000);
 
   it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
-    const done = cleanup();
-    try {
-      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
-      const key = stream();
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const started: string[] = [];
-      const logger = recordingLogger();
-      const worker = done.add(
-        new StreamWorker({
-          client: caller, stream: key, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-          handler: async (entry: StreamEntry) => (started.push(entry.id), await gate, 'ack'),
-        }),
-        (w) => w.stop(1000),
-      );
-      await worker.start();
-      const reader = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
-      const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
-      await waitFor(() => started.includes(id), 5000, 'handler started');
-      await admin.sendCommand(['CLIENT', 'KILL', 'ID', reader]); // idle now: its read returned, its handler runs
-      await sleep(SETTLE_MS);
-      release();
-      await waitFor(async () => (await pending(admin, key, 'g')).length === 0, 5000, 'the entry acknowledged').catch(() => {});
-      const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(() => undefined);
-      const early = await within(worker.done, 0);
-      expect({
-        faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
-        pending: (await pending(admin, key, 'g')).length,
-        replaced: parked !== undefined,
-        state: worker.state,
-        server: await serverConnections(),
-      }).toEqual({ faulted: false, pending: 0, replaced: true, state: 'running', server: 2 });
-    } finally {
-      await done.run();
-    }
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const key = stream();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    const logger = recordingLogger();
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        handler: async (entry: StreamEntry) => (started.push(entry.id), await gate, 'ack'),
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    const reader = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+    const id = String(await admin.sendCommand(['XADD', key, '*', 'k', 'v']));
+    await waitFor(() => started.includes(id), 5000, 'handler started');
+    await admin.sendCommand(['CLIENT', 'KILL', 'ID', reader]); // idle now: its read returned, its handler runs
+    await sleep(SETTLE_MS);
+    release();
+    await waitFor(async () => (await pending(admin, key, 'g')).length === 0, 5000, 'the entry acknowledged').catch(() => {});
+    const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(() => undefined);
+    const early = await within(worker.done, 0);
+    expect({
+      faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
+      pending: (await pending(admin, key, 'g')).length,
+      replaced: parked !== undefined,
+      state: worker.state,
+      server: await serverConnections(),
+    }).toEqual({ faulted: false, pending: 0, replaced: true, state: 'running', server: 2 });
   }, 20_000);
 });
 
 describe('kind 1: stop() on every path closes what the worker opened', () => {
   it('stop() while a reader is reconnecting: the replacement connection is closed once its connect finishes', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
-      const worker = done.add(
-        new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
-        (w) => w.stop(1000),
-      );
-      await worker.start();
-      await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
-      proxy.delayNewConnections(1500); // the replacement's handshake hangs for 1.5 s
-      proxy.freeze(1);
-      await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection started');
-      await worker.stop(100);
-      await sleep(1500 + SETTLE_MS + 300); // the slow connect finishes after stop() returned
-      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const worker = done.add(
+      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await waitFor(() => proxy.connections === 2, 5000, 'reader connected');
+    proxy.delayNewConnections(1500); // the replacement's handshake hangs for 1.5 s
+    proxy.freeze(1);
+    await waitFor(() => proxy.accepted === 3, 8000, 'replacement connection started');
+    await worker.stop(100);
+    await sleep(1500 + SETTLE_MS + 300); // the slow connect finishes after stop() returned
+    expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
   }, 20_000);
 
   it('stop() while a killed reader is being reconnected: nothing of the worker survives', async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
-      const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
-      await worker.start();
-      const parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
-      proxy.delayNewConnections(1000);
-      await admin.sendCommand(['CLIENT', 'KILL', 'ID', parked]);
-      await waitFor(() => proxy.accepted >= 3, 5000, 'a reconnect started');
-      await worker.stop(100);
-      await sleep(1000 + SETTLE_MS + 300);
-      expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const worker = done.add(parkedWorker(caller, stream()), (w) => w.stop(1000));
+    await worker.start();
+    const parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+    proxy.delayNewConnections(1000);
+    await admin.sendCommand(['CLIENT', 'KILL', 'ID', parked]);
+    await waitFor(() => proxy.accepted >= 3, 5000, 'a reconnect started');
+    await worker.stop(100);
+    await sleep(1000 + SETTLE_MS + 300);
+    expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
   }, 20_000);
 
   it("stop() during start() (three readers, slow connects): only the caller's client remains, here and on the server", async () => {
-    const done = cleanup();
-    try {
-      const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
-      const caller = done.add(await connectClient(proxy.url), (c) => c.destroy());
-      const socketsBefore = tcpSockets();
-      proxy.delayNewConnections(500);
-      const worker = done.add(parkedWorker(caller, stream(), [], 3), (w) => w.stop(1000));
-      const starting = worker.start();
-      await sleep(100);
-      await Promise.allSettled([starting, worker.stop(100)]);
-      await sleep(500 + SETTLE_MS + 300);
-      expect({ server: await serverConnections(), proxy: proxy.connections, sockets: tcpSockets() - socketsBefore }).toEqual({ server: 1, proxy: 1, sockets: 0 });
-      expect(worker.state).toBe('stopped');
-    } finally {
-      await done.run();
-    }
+    const { proxy, caller } = await callerThroughProxy();
+    const socketsBefore = tcpSockets();
+    proxy.delayNewConnections(500);
+    const worker = done.add(parkedWorker(caller, stream(), [], 3), (w) => w.stop(1000));
+    const starting = worker.start();
+    await sleep(100);
+    await Promise.allSettled([starting, worker.stop(100)]);
+    await sleep(500 + SETTLE_MS + 300);
+    expect({ server: await serverConnections(), proxy: proxy.connections, sockets: tcpSockets() - socketsBefore }).toEqual({ server: 1, proxy: 1, sockets: 0 });
+    expect(worker.state).toBe('stopped');
   }, 20_000);
 
   it("a host stopping two workers of two readers each leaves only the caller's client, and no extra socket in this process", async () => {
-    const done = cleanup();
-    try {
-      const socketsBefore = tcpSockets();
-      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
-      const host = done.add(new StreamWorkerHost({ handleSignals: false, logger: recordingLogger() }), (h) => h.stop());
-      for (const name of ['a', 'b']) {
-        host.add({ client: caller, stream: stream(), group: 'g', consumerCount: 2, readWaitMs: 5000, telemetryName: name, logger: recordingLogger(), handler: () => 'ack' });
-      }
-      await host.start();
-      await waitFor(async () => (await parkedReaders(admin)).length === 4, 5000, 'four readers parked');
-      expect(await serverConnections()).toBe(5);
-      await host.stop();
-      await sleep(SETTLE_MS);
-      expect(await serverConnections()).toBe(1);
-      caller.destroy();
-      await sleep(SETTLE_MS);
-      expect(tcpSockets()).toBe(socketsBefore);
-    } finally {
-      await done.run();
+    const socketsBefore = tcpSockets();
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const host = done.add(new StreamWorkerHost({ handleSignals: false, logger: recordingLogger() }), (h) => h.stop());
+    for (const name of ['a', 'b']) {
+      host.add({ client: caller, stream: stream(), group: 'g', consumerCount: 2, readWaitMs: 5000, telemetryName: name, logger: recordingLogger(), handler: () => 'ack' });
     }
+    await host.start();
+    await waitFor(async () => (await parkedReaders(admin)).length === 4, 5000, 'four readers parked');
+    expect(await serverConnections()).toBe(5);
+    await host.stop();
+    await sleep(SETTLE_MS);
+    expect(await serverConnections()).toBe(1);
+    caller.destroy();
+    await sleep(SETTLE_MS);
+    expect(tcpSockets()).toBe(socketsBefore);
   }, 20_000);
 });
 
@@ -478,7 +425,6 @@ describe('kind 1: Cluster readers', () => {
   const clusterParked = async () => (await Promise.all(nodeAdmins.map(async (a, node) => (await parkedReaders(a)).map((id) => ({ node, id }))))).flat();
 
   it('CLIENT KILLs of a parked Cluster reader, three times: every node stays at baseline; stop() and destroy() leave nothing', async () => {
-    const done = cleanup();
     try {
       const caller = done.add(createCluster({ rootNodes: cluster.rootNodes }), (c) => c.destroy());
       caller.on('error', () => {});
