@@ -21,7 +21,7 @@ export {
   isError,
   safeGet,
 } from './describe.js';
-export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTransient, sleep } from './retry.js';
+export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTransient, settledWithin, sleep } from './retry.js';
 export type { RetryOptions } from './retry.js';
 export { commandTarget, replyWithin } from './transport.js';
 export type { CommandTarget, CommandTargetOptions, SendOptions } from './transport.js';

@@ -227,17 +227,33 @@ class ReplyDeadlineError extends Error {
  * that gets no reply is rejected here, a little after that timeout, with an unknown outcome (a
  * `RespireTransportError` that `isConnectionFailure` recognises). A command sent with `timeoutMs: 0`
  * (no timer at all, e.g. a blocking read) can keep its own deadline with this.
+ * @param stillHeld - asked each time the deadline expires: true when the server is known to still
+ *   hold the command (paused, or behind a long script), and the wait goes on for another
+ *   `timeoutMs`; false (or a rejection) ends it as above.
  */
-export function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string): Promise<R> {
+export function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string, stillHeld?: () => Promise<boolean>): Promise<R> {
   let timer: NodeJS.Timeout | undefined;
+  let settled = false;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    const expire = () => {
+      if (settled) return;
       const message = `${operation}: no reply within ${timeoutMs} ms after the command was written; the outcome is unknown`;
       reject(new RespireTransportError(message, { cause: new ReplyDeadlineError(`no reply within ${timeoutMs} ms`) }));
-    }, Math.min(timeoutMs + WRITTEN_MARGIN_MS, 2_147_483_647)); // a longer timer would fire at once
+    };
+    const arm = () => {
+      timer = setTimeout(expired, Math.min(timeoutMs + WRITTEN_MARGIN_MS, 2_147_483_647)); // a longer timer would fire at once
+    };
+    const expired = () => {
+      if (stillHeld === undefined) return expire();
+      stillHeld().then((held) => (settled ? undefined : held ? arm() : expire()), expire);
+    };
+    arm();
   });
   reply.catch(() => {}); // settles after the deadline won: nobody waits for it any more
-  return Promise.race([reply, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([reply, deadline]).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+  });
 }
 
 function commandOptions(binary: boolean, timeoutMs: number | undefined): object | undefined {

@@ -197,4 +197,49 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
     // A reply that comes in time passes through unchanged.
     expect(await replyWithin(target.send(key, ['PING'], { timeoutMs: 0 }), 1000, 'Test.ping')).toBe('PONG');
   });
+
+  it('replyWithin with stillHeld: each expired deadline asks it; while it says held the wait goes on, so a slow reply still arrives', async () => {
+    const target = commandTarget(client);
+    const key = `{t-${randomBytes(4).toString('hex')}}:list`;
+    let asked = 0;
+    const stillHeld = async () => (asked++, true);
+    // BLPOP answers nil after 0.5 s: three or four 100 ms deadlines pass meanwhile.
+    expect(await replyWithin(target.send(key, ['BLPOP', key, '0.5'], { timeoutMs: 0 }), 100, 'Test.read', stillHeld)).toBeNull();
+    expect(asked).toBeGreaterThanOrEqual(3);
+    expect(asked).toBeLessThanOrEqual(5);
+  });
+
+  it('replyWithin with stillHeld: a false answer (or a rejected probe) ends the wait as an unknown outcome', async () => {
+    const target = commandTarget(client);
+    const key = `{t-${randomBytes(4).toString('hex')}}:list`;
+    let asked = 0;
+    const heldTwice = async () => ++asked <= 2;
+    const began = performance.now();
+    const first = target.send(key, ['BLPOP', key, '1'], { timeoutMs: 0 });
+    const error = await replyWithin(first, 100, 'Test.read', heldTwice).then(() => null, (e: unknown) => e);
+    expect({ asked, outcomeUnknown: (error as { outcomeUnknown?: unknown }).outcomeUnknown, connectionFailure: isConnectionFailure(error) }).toEqual({ asked: 3, outcomeUnknown: true, connectionFailure: true });
+    expect(performance.now() - began).toBeLessThan(900);
+    const failing = () => Promise.reject(new Error('probe failed'));
+    const second = target.send(key, ['BLPOP', key, '0.2'], { timeoutMs: 0 });
+    const rejected = await replyWithin(second, 100, 'Test.read', failing).then(() => null, (e: unknown) => e);
+    expect(isConnectionFailure(rejected)).toBe(true);
+    await Promise.allSettled([first, second]); // the shared connection is free again for the next test
+  });
+
+  it('replyWithin with stillHeld: a reply that arrives while the probe is out wins, and the late probe answer changes nothing', async () => {
+    const target = commandTarget(client);
+    const key = `{t-${randomBytes(4).toString('hex')}}:list`;
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      // The probe answers "not held" only after the reply (BLPOP 0.3 s) came.
+      const slowProbe = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 400));
+      expect(await replyWithin(target.send(key, ['BLPOP', key, '0.3'], { timeoutMs: 0 }), 100, 'Test.read', slowProbe)).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
 });

@@ -29,7 +29,7 @@ import { retryingAfter } from './retry.js';
  * `MASTERDOWN`, `CLUSTERDOWN`), with backoff for up to 10 s (retry.ts), then the worker faults
  * naming the reply; and at once when it was never written because the reader's connection had
  * already closed. Any other failure, above all a lost reply (the connection dropped, or was closed
- * at the read's deadline, or no reply came within {@link COMPLETION_DEADLINE_MS}, while the batch
+ * at the read's deadline, or silent past {@link COMPLETION_DEADLINE_MS}, while the batch
  * was unanswered: its outcome is uncertain for every delivery of the batch, seed 002 "Faults"),
  * fails every delivery of the batch and faults the worker once; it is never repeated. Each delivery
  * learns its outcome through `settled` or `failed`.
@@ -39,9 +39,10 @@ import { retryingAfter } from './retry.js';
 export const FLUSH_WINDOW_MS = 1;
 
 /**
- * How long a batch sent on the reader's connection may go unanswered before that connection is
- * closed (ms): a connection gone silent (a dropped flow with no reset) would otherwise hold the
- * reader for as long as the kernel keeps retransmitting, since no read follows a batch of one.
+ * How long a batch sent on the reader's connection may go unanswered before the server is asked
+ * whether it still holds it, and the connection is closed if not (ms; connections.ts
+ * `heldByServer`): a connection gone silent (a dropped flow with no reset) would otherwise hold
+ * the reader for as long as the kernel keeps retransmitting, since no read follows a batch of one.
  */
 export const COMPLETION_DEADLINE_MS = 10_000;
 
@@ -63,8 +64,10 @@ export class Completions {
   #first = '';
   #last = '';
   #timer: NodeJS.Timeout | undefined;
-  /** Settles when the last batch's first attempt has its reply (or failed): see {@link Completions.answered}. */
+  /** Settles when the last batch sent on the reader's connection has its reply (or failed): see {@link Completions.answered}. */
   #lastAttempt: Promise<unknown> = Promise.resolve();
+  /** Settles when the last batch's deliveries have their outcomes: see {@link Completions.completed}. */
+  #lastOutcome: Promise<unknown> = Promise.resolve();
 
   /** @param connection - the reader's open connection, where batches go while there is one (else the caller's client). */
   constructor(options: ResolvedOptions, consumer: string, connection: () => OwnedConnection | undefined) {
@@ -110,16 +113,19 @@ export class Completions {
     const failed = (error: unknown) => {
       for (const d of queued) d.failed(error);
     };
-    const attempt = this.#sendFirst(send);
-    this.#lastAttempt = attempt.catch(() => {});
-    attempt.then(settled, (error: unknown) =>
+    this.#lastOutcome = this.#sendFirst(send).then(settled, (error: unknown) =>
       retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.target), { consumer: this.consumer }).then(settled, failed),
     );
   }
 
+  /** Settles once the batches sent so far have told each delivery its outcome (a failure faults the run). */
+  completed(): Promise<unknown> {
+    return this.#lastOutcome;
+  }
+
   /**
-   * Resolves once the batches sent so far have their replies (or failed), so the reader's
-   * connection can be closed without losing one (bounded by {@link COMPLETION_DEADLINE_MS}).
+   * Resolves once the batches sent on the reader's connection so far have their replies (or
+   * failed), so that connection can be closed without losing one.
    */
   answered(): Promise<unknown> {
     return this.#lastAttempt;
@@ -129,11 +135,14 @@ export class Completions {
   #sendFirst(send: (target: CommandTarget) => Promise<unknown>): Promise<unknown> {
     const connection = this.#connection();
     if (connection === undefined || connection.closed) return send(this.#options.target);
-    return replyWithin(send(connection.target), COMPLETION_DEADLINE_MS, 'StreamWorker completion').catch((error: unknown) => {
+    const held = connection.heldByServer(this.#options.target, this.#options.stream);
+    const attempt = replyWithin(send(connection.target), COMPLETION_DEADLINE_MS, 'StreamWorker completion', held).catch((error: unknown) => {
       // A silent or lost connection is closed (failing a read written behind the batch too): the reader replaces it.
       if (isConnectionFailure(error)) connection.close();
       throw error;
     });
+    this.#lastAttempt = attempt.catch(() => {});
+    return attempt;
   }
 
   #enqueue(d: Delivery, action: string, reason?: DeadLetterReason, exceptionType?: string): void {

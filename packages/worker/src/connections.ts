@@ -1,5 +1,5 @@
 import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, describeError, isErrorReply, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, describeError, isErrorReply, isTransient, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
 
 /** The parts of a node-redis duplicate the worker drives. */
 interface DuplicateClient {
@@ -11,6 +11,11 @@ interface DuplicateClient {
 
 /** How a reader connection is named in errors. */
 const OPENING = 'StreamWorker: opening a reader connection';
+
+/** How long the probe of an unanswered connection may take (ms). */
+const PROBE_TIMEOUT_MS = 2000;
+/** How long after its first deadline an unanswered command may still be waited for while the server holds it (ms). */
+const MAX_HELD_MS = 60_000;
 
 /**
  * A blocking connection the worker owns: a duplicate of the caller's client (DESIGN.md decision
@@ -38,6 +43,31 @@ export class OwnedConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * A `stillHeld` probe for `replyWithin` on this connection (reader.ts, completion.ts): true
+   * while the server still holds a command of it, asked over `probe` (the caller's client) with
+   * CLIENT LIST ID: its arguments parsed and kept (`argv-mem`: paused by CLIENT PAUSE, or blocked)
+   * or input not yet read (`qbuf`), or a transient reply such as BUSY (a script runs and the
+   * command waits behind it). False, so the wait ends, when the server holds nothing of it (a flow
+   * dropped without a reset: what was written never arrived, or its reply was lost), no longer
+   * lists it, cannot be asked (no connection ID, CLIENT LIST refused, no answer within 2 s), or
+   * has held it for {@link MAX_HELD_MS} past the first deadline.
+   */
+  heldByServer(probe: CommandTarget, key: string): () => Promise<boolean> {
+    let since: number | undefined;
+    return async () => {
+      since ??= performance.now();
+      const id = this.clientId;
+      if (this.#closed || id === undefined || performance.now() - since > MAX_HELD_MS) return false;
+      try {
+        const line = replyString(await probe.send(key, ['CLIENT', 'LIST', 'ID', id], { timeoutMs: PROBE_TIMEOUT_MS, operation: 'StreamWorker: probing an unanswered connection' }));
+        return / (?:argv-mem|qbuf)=[1-9]/.test(` ${line}`);
+      } catch (error) {
+        return isTransient(error);
+      }
+    };
   }
 
   /** Destroys the connection at once (nothing of ours is in flight when this is called on stop). */

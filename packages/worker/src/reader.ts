@@ -10,6 +10,7 @@ import {
   replyString,
   replyWithin,
   scriptCalls,
+  settledWithin,
   sleep,
   type RawEntry,
 } from '@respire/core-scripts/internal';
@@ -30,6 +31,8 @@ const MAX_BLOCK_MS = MAX_DURATION_MS - READ_DEADLINE_MARGIN_MS - 1000;
  * transient replies) before it faults (ms); at start() a refused connection fails at once.
  */
 export const CONNECT_DEADLINE_MS = 10_000;
+/** The longest stop() waits for a batch unanswered on a connection it must close, or for its outcome once closed (ms). */
+export const ANSWER_WAIT_MS = 1000;
 /** Wait after a dropped read before reconnecting (ms). */
 const RECONNECT_DELAY_MS = 100;
 
@@ -40,7 +43,8 @@ const RECONNECT_DELAY_MS = 100;
  * batch per read on its own connection (completion.ts).
  *
  * Failover and restarts (nothing is lost: entries are unread or pending):
- * - a connection that drops, or a read with no reply within BLOCK + 2 s, is replaced (retrying
+ * - a connection that drops, or a read with no reply within BLOCK + 2 s that the server does not
+ *   hold (connections.ts `heldByServer`: a pause is waited for), is replaced (retrying
  *   refused connects for up to {@link CONNECT_DEADLINE_MS}); a batch of completions whose reply
  *   it took with it has an unknown outcome and faults the worker (completion.ts);
  * - `UNBLOCKED` (CLIENT UNBLOCK ... ERROR) delivered nothing: read again;
@@ -81,6 +85,11 @@ export class Reader {
     this.#connection = await this.#ctx.connections.open(this.#ctx.options.stream, deadlineMs, (error) =>
       safeLog(this.#ctx.options.logger, 'debug', 'reader connection error', { consumer: this.consumer, exceptionType: exceptionType(error) }),
     );
+  }
+
+  /** Settles once every batch of completions sent so far has its outcome (acknowledged, stale or failed). */
+  completed(): Promise<unknown> {
+    return this.#completions.completed();
   }
 
   closeConnection(): void {
@@ -235,14 +244,17 @@ export class Reader {
     // No node-redis timer per read (timeoutMs 0; node-redis drops a command's timeout once it is
     // written anyway): the deadline of a parked read is this one, BLOCK plus a margin, after which
     // the connection is destroyed and replaced.
+    const connection = this.#connection!;
     const read = replyWithin(
-      this.#connection!.target.send(
+      connection.target.send(
         key,
         ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
         { binary: true, timeoutMs: 0, operation: 'StreamWorker read' },
       ),
       block + READ_DEADLINE_MARGIN_MS,
       'StreamWorker read',
+      // Past BLOCK + margin the server holds the read only while it is paused or stalled.
+      connection.heldByServer(o.target, key),
     );
     this.#parked = read;
     try {
@@ -310,8 +322,12 @@ export class Reader {
     throw error;
   }
 
-  /** Ends a parked read with CLIENT UNBLOCK of this reader's connection ID (sent on the caller's client). */
-  async interrupt(): Promise<void> {
+  /**
+   * Ends a parked read with CLIENT UNBLOCK of this reader's connection ID (sent on the caller's
+   * client), else closes the connection, after waiting up to `waitMs` (at most
+   * {@link ANSWER_WAIT_MS}) for a batch of completions still unanswered on it.
+   */
+  async interrupt(waitMs: number): Promise<void> {
     const o = this.#ctx.options;
     for (let attempt = 0; this.#parked && attempt < 40; attempt++) {
       const parked = this.#parked;
@@ -327,8 +343,9 @@ export class Reader {
     }
     if (this.#parked) {
       // The batch written ahead of the parked read is answered first: closing before its reply
-      // would make its outcome unknown (bounded by the completion deadline, completion.ts).
-      await this.#completions.answered();
+      // would make its outcome unknown. A healthy connection answers within a round trip; a
+      // silent one is closed after a short wait, its batch's outcome unknown either way.
+      await settledWithin(this.#completions.answered(), Math.min(waitMs, ANSWER_WAIT_MS));
       this.closeConnection();
     }
   }

@@ -1,12 +1,12 @@
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
-import { describeError, safeGet, toRespireError } from '@respire/core-scripts/internal';
+import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';
 import { safeHook, type WorkerInfo } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
-import { Reader } from './reader.js';
+import { ANSWER_WAIT_MS, Reader } from './reader.js';
 import { retryingTransient } from './retry.js';
 
 /**
@@ -132,7 +132,7 @@ export class Run implements RunContext {
     // A reader replacing its connection gives up now.
     this.connections.closeOpening();
     // Readers stop at once: end parked reads deliberately, so no entry is taken after stop().
-    const interrupts = this.readers.map((r) => r.interrupt());
+    const interrupts = this.readers.map((r) => r.interrupt(timeoutMs));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       Promise.allSettled(this.#loops).then(() => false),
@@ -153,6 +153,8 @@ export class Run implements RunContext {
     await Promise.allSettled(interrupts);
     for (const r of this.readers) r.closeConnection();
     this.connections.closeAll();
+    // A batch unanswered on a connection just closed fails now: its unknown outcome is this stop's fault.
+    await settledWithin(Promise.all(this.readers.map((r) => r.completed())), ANSWER_WAIT_MS);
     safeHook(() => o.instrumentation?.workerStopped?.(this.info));
     if (this.#fault !== undefined) this.#reject(this.#fault);
     else this.#resolve();

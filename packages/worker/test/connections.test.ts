@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle, type TcpProxy } from '@respire/harness';
+import { createAclUser, errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle, type TcpProxy } from '@respire/harness';
 import { COMPLETION_DEADLINE_MS } from '../src/completion.js';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
 import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
@@ -312,6 +312,68 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
   }, COMPLETION_DEADLINE_MS + 15_000);
 
+  it('a server that holds the batch of one past the completion deadline (CLIENT PAUSE WRITE, as FAILOVER does) is waited for, not mistaken for a silent connection: acknowledged once the pause ends, no fault', async () => {
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const key = stream();
+    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    await admin.sendCommand(['XADD', key, '*', 'i', '0']);
+    const outcomes: string[] = [];
+    const logger = recordingLogger();
+    const pauseMs = COMPLETION_DEADLINE_MS + 2000;
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+        handler: async () => {
+          await admin.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), 'WRITE']);
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await waitFor(() => outcomes.length === 1, pauseMs + 5000, 'the delivery ended');
+    expect({
+      outcomes,
+      state: worker.state,
+      pending: (await pending(admin, key, 'g')).length,
+      errors: logger.entries.filter((e) => e.level === 'error' || /connection lost/.test(e.message)).map((e) => e.message),
+    }).toEqual({ outcomes: ['ack'], state: 'running', pending: 0, errors: [] });
+  }, COMPLETION_DEADLINE_MS + 20_000);
+
+  it('a pause longer than BLOCK + 2 s under a batch written with the next read: the read is waited for too, the batch acknowledged, the connection kept', async () => {
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const key = stream();
+    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
+    const outcomes: string[] = [];
+    const logger = recordingLogger();
+    let handled = 0;
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 500, recoveryPollIntervalMs: 60_000, logger,
+        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+        handler: async () => {
+          // The read's deadline is BLOCK 500 ms + 2 s: the pause outlasts it.
+          if (handled++ === 3) await admin.sendCommand(['CLIENT', 'PAUSE', '5000', 'WRITE']);
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    const parked = await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
+    await waitFor(() => outcomes.length === 4, 15_000, 'the batch completed');
+    await sleep(1000); // a read after the pause
+    expect({
+      outcomes,
+      state: worker.state,
+      pending: (await pending(admin, key, 'g')).length,
+      sameConnection: (await parkedReaders(admin))[0] === parked,
+      warnings: logger.entries.filter((e) => e.level === 'error' || e.level === 'warn').map((e) => e.message),
+    }).toEqual({ outcomes: ['ack', 'ack', 'ack', 'ack'], state: 'running', pending: 0, sameConnection: true, warnings: [] });
+  }, 30_000);
+
   it("a CLIENT KILL of the reader's connection while its handler runs: the completion, which cannot be written there any more, goes over the caller's client; the reader reconnects and nothing faults", async () => {
     const caller = done.add(await connectClient(server.url), (c) => c.destroy());
     const key = stream();
@@ -347,6 +409,36 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
 });
 
 describe('kind 1: stop() on every path closes what the worker opened', () => {
+  it('stop(1000) for a user refused CLIENT UNBLOCK, whose reader connection went silent under a batch: the wait for that batch is bounded, so stop() returns promptly', async () => {
+    const user = await createAclUser([server.url], 'no-unblock', ['~*', '+@all', '-client|unblock']);
+    const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
+    const caller = done.add(await connectClient(user.urlFor(proxy.url)), (c) => c.destroy());
+    const key = stream();
+    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    for (let i = 0; i < 4; i++) await admin.sendCommand(['XADD', key, '*', 'i', String(i)]);
+    let handled = 0;
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, logger: recordingLogger(),
+        handler: () => {
+          if (++handled === 4) proxy.freeze(1); // the batch and the read behind it go into silence
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    worker.done.catch(() => {}); // the silent batch's outcome is unknown: a fault, asserted below
+    await worker.start();
+    await waitFor(() => handled === 4, 5000, 'the read of four handled');
+    await sleep(300);
+    const began = performance.now();
+    await worker.stop(1000);
+    const stopMs = performance.now() - began;
+    expect(stopMs).toBeLessThan(1000 + 1000 + 500); // the drain timeout, then at most a 1 s wait for the batch
+    expect(await within(worker.done, 1000)).toMatchObject({ settled: true, error: expect.objectContaining({ code: 'TRANSPORT_FAILED', outcomeUnknown: true }) });
+    expect(JSON.stringify(await admin.sendCommand(['ACL', 'LOG']))).toContain('client|unblock'); // the refused path ran
+  }, 20_000);
+
   it('stop() while a reader is reconnecting: the replacement connection is closed once its connect finishes', async () => {
     const { proxy, caller } = await callerThroughProxy();
     const worker = done.add(

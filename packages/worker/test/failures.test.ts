@@ -116,7 +116,7 @@ describe('failure kinds (private standalone server)', () => {
     expect(w.state).toBe('running');
   });
 
-  it('stop() for a user refused CLIENT UNBLOCK closes each parked reader connection once its batch is answered: prompt, no fault, every handled entry acknowledged', async () => {
+  it('stop() for a user refused CLIENT UNBLOCK closes each parked reader connection instead, eight times under load: prompt, no fault, every handled entry acknowledged', async () => {
     const user = await createAclUser([server.url], 'no-unblock', ['~*', '+@all', '-client|unblock']);
     const client = createClient({ url: user.urlFor(server.url) });
     client.on('error', () => {});
