@@ -92,6 +92,12 @@ const CONNECTION_FAILURES = new Set([
   'ReplyDeadlineError', // the transport's own deadline for a written command
 ]);
 
+/** True when `error` (or its cause) is a written command that got no reply within its deadline (`replyWithin`). */
+export function isUnanswered(error: unknown): boolean {
+  for (const e of causeChain(error)) if (exceptionType(e) === 'ReplyDeadlineError') return true;
+  return false;
+}
+
 /**
  * True when `error` (or its cause) says the connection failed rather than the command: node-redis'
  * socket, timeout and closed-client errors, an operating-system socket error (`ECONNRESET`,

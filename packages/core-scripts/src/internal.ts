@@ -6,6 +6,7 @@ export {
   isErrorReply,
   isNotSent,
   isTransient,
+  isUnanswered,
   replyCode,
   toRespireError,
   transientReplyCode,

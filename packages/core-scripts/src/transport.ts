@@ -1,6 +1,7 @@
 import { isErrorReply, toRespireError } from './classify.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
 import { RespireKeyTypeError, RespireTransportError, RespireValidationError } from './errors.js';
+import { keySlot } from './slots.js';
 
 /** A command argument as node-redis takes it. */
 export type RedisArg = string | Buffer;
@@ -53,6 +54,13 @@ export interface SendOptions {
    * TYPE query, on that failure only.
    */
   readonly keyType?: { readonly key: RedisArg; readonly type: string };
+  /**
+   * A command about a connection or the server (CLIENT ID, CLIENT LIST, CLIENT UNBLOCK) that must
+   * reach the node serving `key` although it names no key: in a Cluster it goes to that slot's
+   * master over the master's own node client (node-redis 6 sends a keyless command to any node,
+   * whatever key routes it). Ignored by a standalone client.
+   */
+  readonly node?: boolean;
 }
 
 /**
@@ -107,6 +115,14 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const raw: (key: RedisArg, args: readonly RedisArg[], passed: object | undefined) => Promise<unknown> = isCluster
     ? (key, args, passed) => (candidate as ClusterClientLike).sendCommand(key, false, args, passed)
     : (_key, args, passed) => (candidate as StandaloneClientLike).sendCommand(args, passed);
+  /** A Cluster's node command: to the master of the key's slot, over that node's client. */
+  const toNode = async (key: RedisArg, args: readonly RedisArg[], passed: object | undefined): Promise<unknown> => {
+    const cluster = candidate as unknown as { slots: readonly ({ master: unknown } | undefined)[]; nodeClient(node: unknown): unknown };
+    const master = cluster.slots[keySlot(key)]?.master;
+    if (master === undefined) return raw(key, args, passed); // slots not known yet: the client's own routing
+    const node = (await cluster.nodeClient(master)) as StandaloneClientLike;
+    return node.sendCommand(args, passed);
+  };
   /** The `WRONGTYPE` of a plain command as the scripts word it: the key and both types. */
   const namedKeyTypeError = async (error: unknown, operation: string, send: SendOptions): Promise<RespireKeyTypeError> => {
     const { key, type } = send.keyType!;
@@ -134,7 +150,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
       }
       const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
       try {
-        const reply = raw(key, args, optionsFor(send));
+        const reply = (isCluster && send?.node === true ? toNode : raw)(key, args, optionsFor(send));
         return await (timeoutMs ? replyWithin(reply, timeoutMs, operation) : reply);
       } catch (error) {
         if (send?.keyType !== undefined && isErrorReply(error) && /^WRONGTYPE/.test(error.message)) throw await namedKeyTypeError(error, operation, send);

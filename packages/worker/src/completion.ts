@@ -135,7 +135,7 @@ export class Completions {
   #sendFirst(send: (target: CommandTarget) => Promise<unknown>): Promise<unknown> {
     const connection = this.#connection();
     if (connection === undefined || connection.closed) return send(this.#options.target);
-    const held = connection.heldByServer(this.#options.target, this.#options.stream);
+    const held = connection.heldByServer(this.#options.target, this.#options.stream, COMPLETION_DEADLINE_MS);
     const attempt = replyWithin(send(connection.target), COMPLETION_DEADLINE_MS, 'StreamWorker completion', held).catch((error: unknown) => {
       // A silent or lost connection is closed (failing a read written behind the batch too): the reader replaces it.
       if (isConnectionFailure(error)) connection.close();

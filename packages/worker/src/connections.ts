@@ -1,5 +1,5 @@
 import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, describeError, isErrorReply, isTransient, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, describeError, isErrorReply, isTransient, isUnanswered, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
 
 /** The parts of a node-redis duplicate the worker drives. */
 interface DuplicateClient {
@@ -46,26 +46,35 @@ export class OwnedConnection {
   }
 
   /**
-   * A `stillHeld` probe for `replyWithin` on this connection (reader.ts, completion.ts): true
-   * while the server still holds a command of it, asked over `probe` (the caller's client) with
-   * CLIENT LIST ID: its arguments parsed and kept (`argv-mem`: paused by CLIENT PAUSE, or blocked)
-   * or input not yet read (`qbuf`), or a transient reply such as BUSY (a script runs and the
-   * command waits behind it). False, so the wait ends, when the server holds nothing of it (a flow
-   * dropped without a reset: what was written never arrived, or its reply was lost), no longer
-   * lists it, cannot be asked (no connection ID, CLIENT LIST refused, no answer within 2 s), or
-   * has held it for {@link MAX_HELD_MS} past the first deadline.
+   * A `stillHeld` probe for `replyWithin` on this connection (reader.ts, completion.ts), asked
+   * over `probe` (the caller's client) with CLIENT LIST ID on the node serving `key`. True while
+   * the server still holds a command of it: its arguments parsed and kept (`argv-mem`: paused by
+   * CLIENT PAUSE, or blocked), input not yet read (`qbuf`), a reply not yet written (`obl`, `oll`),
+   * or any exchange with it within the last `periodMs` (the command ran as a pause ended and its
+   * reply may be on its way); also when the probe itself is answered BUSY, or not at all within
+   * 2 s (the server is stalled: a script, CLIENT PAUSE ALL, a slow command). False, so the wait
+   * ends, when the server holds nothing of it (a flow dropped without a reset: what was written
+   * never arrived, or its reply was lost), no longer lists it, cannot be asked (no connection ID,
+   * CLIENT LIST refused, the caller's client closed), or has held it for {@link MAX_HELD_MS} past
+   * the first deadline.
    */
-  heldByServer(probe: CommandTarget, key: string): () => Promise<boolean> {
+  heldByServer(probe: CommandTarget, key: string, periodMs: number): () => Promise<boolean> {
     let since: number | undefined;
     return async () => {
       since ??= performance.now();
       const id = this.clientId;
       if (this.#closed || id === undefined || performance.now() - since > MAX_HELD_MS) return false;
       try {
-        const line = replyString(await probe.send(key, ['CLIENT', 'LIST', 'ID', id], { timeoutMs: PROBE_TIMEOUT_MS, operation: 'StreamWorker: probing an unanswered connection' }));
-        return / (?:argv-mem|qbuf)=[1-9]/.test(` ${line}`);
+        const line = replyString(await probe.send(key, ['CLIENT', 'LIST', 'ID', id], { timeoutMs: PROBE_TIMEOUT_MS, operation: 'StreamWorker: probing an unanswered connection', node: true }));
+        if (/ (?:argv-mem|qbuf|obl|oll)=[1-9]/.test(` ${line}`)) return true;
+        // The server wrote to or read from it within the last period (idle is in whole seconds):
+        // the command ran just now, as a pause ended, and its reply may still be on its way.
+        const idle = / idle=(\d+)/.exec(` ${line}`);
+        return idle !== null && Number(idle[1]) * 1000 < periodMs - 1000;
       } catch (error) {
-        return isTransient(error);
+        // BUSY, or no answer at all: the server is stalled (a script, CLIENT PAUSE ALL, a slow
+        // command), not this connection's flow. Refused, or not sent: it cannot be asked.
+        return isTransient(error) || isUnanswered(error);
       }
     };
   }
@@ -173,7 +182,7 @@ export class Connections {
 /** CLIENT ID of a new connection: its first round trip. A user not permitted CLIENT ID still has a working connection. */
 async function clientId(target: CommandTarget, key: string): Promise<string | undefined> {
   try {
-    return replyString(await target.send(key, ['CLIENT', 'ID'], { operation: `${OPENING} (CLIENT ID)` }));
+    return replyString(await target.send(key, ['CLIENT', 'ID'], { operation: `${OPENING} (CLIENT ID)`, node: true }));
   } catch (error) {
     if (isRespireError(error, 'PERMISSION_DENIED')) return undefined;
     throw error;

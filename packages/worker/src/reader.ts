@@ -245,16 +245,17 @@ export class Reader {
     // written anyway): the deadline of a parked read is this one, BLOCK plus a margin, after which
     // the connection is destroyed and replaced.
     const connection = this.#connection!;
+    const deadlineMs = block + READ_DEADLINE_MARGIN_MS;
     const read = replyWithin(
       connection.target.send(
         key,
         ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
         { binary: true, timeoutMs: 0, operation: 'StreamWorker read' },
       ),
-      block + READ_DEADLINE_MARGIN_MS,
+      deadlineMs,
       'StreamWorker read',
       // Past BLOCK + margin the server holds the read only while it is paused or stalled.
-      connection.heldByServer(o.target, key),
+      connection.heldByServer(o.target, key, deadlineMs),
     );
     this.#parked = read;
     try {
@@ -334,7 +335,7 @@ export class Reader {
       const id = this.#connection?.clientId;
       if (id !== undefined) {
         try {
-          await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id]);
+          await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id], { node: true });
         } catch {
           break; // not permitted or failed: fall back to closing the connection
         }

@@ -314,7 +314,7 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
   }, COMPLETION_DEADLINE_MS + 15_000);
 
-  it('a server that holds the batch of one past the completion deadline (CLIENT PAUSE WRITE, as FAILOVER does) is waited for, not mistaken for a silent connection: acknowledged once the pause ends, no fault', async () => {
+  it.each(['WRITE', 'ALL'] as const)('a server that holds the batch of one past the completion deadline (CLIENT PAUSE %s; WRITE is what FAILOVER uses, ALL also holds the probe) is waited for, not mistaken for a silent connection: acknowledged once the pause ends, no fault', async (mode) => {
     const caller = done.add(await connectClient(server.url), (c) => c.destroy());
     const key = stream();
     await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
@@ -327,7 +327,7 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
         client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
         instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
         handler: async () => {
-          await admin.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), 'WRITE']);
+          await admin.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), mode]);
           return 'ack';
         },
       }),
@@ -517,6 +517,45 @@ describe('kind 1: Cluster readers', () => {
 
   const clusterConnections = async () => (await Promise.all(nodeAdmins.map((a) => clientList(a)))).reduce((sum, list) => sum + list.length, 0);
   const clusterParked = async () => (await Promise.all(nodeAdmins.map(async (a, node) => (await parkedReaders(a)).map((id) => ({ node, id }))))).flat();
+
+  /** The admin connection of the master that serves `key` (the others answer MOVED). */
+  async function ownerOf(key: string): Promise<TestClient> {
+    for (const candidate of nodeAdmins) {
+      const served = await candidate.sendCommand(['XLEN', key]).then(() => true, () => false);
+      if (served) return candidate;
+    }
+    throw new Error(`no master serves ${key}`);
+  }
+
+  it("a CLIENT PAUSE WRITE past the completion deadline on the stream's master: the probe asks that node (node-redis 6 sends a keyless command to any node), so the batch of one is waited for and acknowledged", async () => {
+    const caller = done.add(createCluster({ rootNodes: cluster.rootNodes }), (c) => c.destroy());
+    caller.on('error', () => {});
+    await caller.connect();
+    const key = stream();
+    await caller.sendCommand(key, false, ['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+    await caller.sendCommand(key, false, ['XADD', key, '*', 'i', '0']);
+    const owner = await ownerOf(key);
+    const outcomes: string[] = [];
+    const logger = recordingLogger();
+    const worker = done.add(
+      new StreamWorker({
+        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+        handler: async () => {
+          await owner.sendCommand(['CLIENT', 'PAUSE', String(COMPLETION_DEADLINE_MS + 2000), 'WRITE']);
+          return 'ack';
+        },
+      }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await waitFor(() => outcomes.length === 1, COMPLETION_DEADLINE_MS + 8000, 'the delivery ended');
+    expect({
+      outcomes,
+      state: worker.state,
+      errors: logger.entries.filter((e) => e.level === 'error' || /connection lost/.test(e.message)).map((e) => e.message),
+    }).toEqual({ outcomes: ['ack'], state: 'running', errors: [] });
+  }, COMPLETION_DEADLINE_MS + 25_000);
 
   it('CLIENT KILLs of a parked Cluster reader, three times: every node stays at baseline; stop() and destroy() leave nothing', async () => {
     try {
