@@ -324,7 +324,7 @@ export class Reader {
   }
 
   /**
-   * Ends a parked read with CLIENT UNBLOCK of this reader's connection ID (sent on the caller's
+   * Ends a parked read with CLIENT UNBLOCK ... ERROR of this reader's connection ID (sent on the caller's
    * client), else closes the connection, after waiting up to `waitMs` (at most
    * {@link ANSWER_WAIT_MS}) for a batch of completions still unanswered on it.
    */
@@ -335,7 +335,9 @@ export class Reader {
       const id = this.#connection?.clientId;
       if (id !== undefined) {
         try {
-          await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id], { node: true });
+          // ERROR, not the default TIMEOUT: Redis 7.0 and Valkey 8.0 crash on a TIMEOUT unblock of a
+          // read held by CLIENT PAUSE WRITE; the read then ends with UNBLOCKED, which delivered nothing.
+          await o.target.send(o.stream, ['CLIENT', 'UNBLOCK', id, 'ERROR'], { node: true });
         } catch {
           break; // not permitted or failed: fall back to closing the connection
         }

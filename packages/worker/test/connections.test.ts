@@ -411,6 +411,24 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
 });
 
 describe('kind 1: stop() on every path closes what the worker opened', () => {
+  it('stop() while CLIENT PAUSE WRITE holds the reader\'s read: the server survives (CLIENT UNBLOCK ... ERROR; the TIMEOUT form crashes Redis 7.0 and Valkey 8.0) and stop() returns promptly', async () => {
+    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+    const worker = done.add(
+      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 200, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      (w) => w.stop(1000),
+    );
+    await worker.start();
+    await sleep(300);
+    await admin.sendCommand(['CLIENT', 'PAUSE', '3000', 'WRITE']);
+    await sleep(500); // the next read arrives during the pause and is held
+    const began = performance.now();
+    await worker.stop(1000);
+    const stopMs = performance.now() - began;
+    await worker.done;
+    expect({ ping: await admin.sendCommand(['PING']), state: worker.state }).toEqual({ ping: 'PONG', state: 'stopped' });
+    expect(stopMs).toBeLessThan(2500);
+  }, 20_000);
+
   it('stop(1000) for a user refused CLIENT UNBLOCK, whose reader connection went silent under a batch: the wait for that batch is bounded, so stop() returns promptly', async () => {
     const user = await createAclUser([server.url], 'no-unblock', ['~*', '+@all', '-client|unblock']);
     const proxy = done.add(await startTcpProxy(server.port), (p) => p.close());
