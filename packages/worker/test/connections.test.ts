@@ -62,6 +62,36 @@ async function callerThroughProxy(): Promise<{ proxy: TcpProxy; caller: TestClie
   return { proxy, caller };
 }
 
+/**
+ * Runs a worker on `key` (batches of one) whose handler pauses the server of `pauser` with
+ * CLIENT PAUSE `mode` for longer than the completion deadline, then returns 'ack'; resolves once
+ * that delivery ended, with its outcome, the worker's state and what was logged as an error or a
+ * lost connection.
+ */
+async function ackAcrossPause(client: unknown, key: string, pauser: TestClient, mode: 'WRITE' | 'ALL') {
+  const pauseMs = COMPLETION_DEADLINE_MS + 2000;
+  const outcomes: string[] = [];
+  const logger = recordingLogger();
+  const worker = done.add(
+    new StreamWorker({
+      client: client as never, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+      instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+      handler: async () => {
+        await pauser.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), mode]);
+        return 'ack';
+      },
+    }),
+    (w) => w.stop(1000),
+  );
+  await worker.start();
+  await waitFor(() => outcomes.length === 1, pauseMs + 6000, 'the delivery ended');
+  return {
+    outcomes,
+    state: worker.state,
+    errors: logger.entries.filter((e) => e.level === 'error' || /connection lost/.test(e.message)).map((e) => e.message),
+  };
+}
+
 function parkedWorker(client: unknown, key: string, handled: string[] = [], consumerCount = 1): StreamWorker {
   return new StreamWorker({
     client: client as never,
@@ -319,28 +349,10 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     const key = stream();
     await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
     await admin.sendCommand(['XADD', key, '*', 'i', '0']);
-    const outcomes: string[] = [];
-    const logger = recordingLogger();
-    const pauseMs = COMPLETION_DEADLINE_MS + 2000;
-    const worker = done.add(
-      new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
-        handler: async () => {
-          await admin.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), mode]);
-          return 'ack';
-        },
-      }),
-      (w) => w.stop(1000),
-    );
-    await worker.start();
-    await waitFor(() => outcomes.length === 1, pauseMs + 5000, 'the delivery ended');
     expect({
-      outcomes,
-      state: worker.state,
+      ...(await ackAcrossPause(caller, key, admin, mode)),
       pending: (await pending(admin, key, 'g')).length,
-      errors: logger.entries.filter((e) => e.level === 'error' || /connection lost/.test(e.message)).map((e) => e.message),
-    }).toEqual({ outcomes: ['ack'], state: 'running', pending: 0, errors: [] });
+    }).toEqual({ outcomes: ['ack'], state: 'running', errors: [], pending: 0 });
   }, COMPLETION_DEADLINE_MS + 20_000);
 
   it('a pause longer than BLOCK + 2 s under a batch written with the next read: the read is waited for too, the batch acknowledged, the connection kept', async () => {
@@ -552,27 +564,7 @@ describe('kind 1: Cluster readers', () => {
     const key = stream();
     await caller.sendCommand(key, false, ['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
     await caller.sendCommand(key, false, ['XADD', key, '*', 'i', '0']);
-    const owner = await ownerOf(key);
-    const outcomes: string[] = [];
-    const logger = recordingLogger();
-    const worker = done.add(
-      new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
-        handler: async () => {
-          await owner.sendCommand(['CLIENT', 'PAUSE', String(COMPLETION_DEADLINE_MS + 2000), 'WRITE']);
-          return 'ack';
-        },
-      }),
-      (w) => w.stop(1000),
-    );
-    await worker.start();
-    await waitFor(() => outcomes.length === 1, COMPLETION_DEADLINE_MS + 8000, 'the delivery ended');
-    expect({
-      outcomes,
-      state: worker.state,
-      errors: logger.entries.filter((e) => e.level === 'error' || /connection lost/.test(e.message)).map((e) => e.message),
-    }).toEqual({ outcomes: ['ack'], state: 'running', errors: [] });
+    expect(await ackAcrossPause(caller, key, await ownerOf(key), 'WRITE')).toEqual({ outcomes: ['ack'], state: 'running', errors: [] });
   }, COMPLETION_DEADLINE_MS + 25_000);
 
   it('CLIENT KILLs of a parked Cluster reader, three times: every node stays at baseline; stop() and destroy() leave nothing', async () => {
