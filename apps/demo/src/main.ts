@@ -51,7 +51,11 @@ function printWorkerSummary(s: WorkerDemoSummary): void {
   log(`  handler attempts      ${s.attempts}`);
   log(`  retried attempts      ${s.retried}`);
   log(`  acked                 ${s.acked}`);
-  log(`  dead-lettered         ${dead} (${Object.entries(s.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(', ')})`);
+  log(
+    `  dead-lettered         ${dead} (${Object.entries(s.deadLettered)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ')})`,
+  );
   log(`  elapsed               ${(s.elapsedMs / 1000).toFixed(2)} s`);
   log(`  throughput            ${Math.round(s.produced / (s.elapsedMs / 1000))} entries/s`);
   log(`  invariants            ${s.failures.length === 0 ? 'all hold' : `FAILED:\n    - ${s.failures.join('\n    - ')}`}`);

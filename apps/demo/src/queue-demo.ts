@@ -42,7 +42,15 @@ export async function runQueueDemo(client: RedisClientLike, name: string, option
   const queue = new ReliableQueue<OrderShipped>(client, name, { codec: jsonCodec<OrderShipped>(), deliveryLimit: options.deliveryLimit });
   const started = Date.now();
   const summary: QueueDemoSummary = {
-    sent: 0, duplicatesSuppressed: 0, accepted: 0, received: 0, redelivered: 0, acked: 0, deadLettered: 0, elapsedMs: 0, failures: [],
+    sent: 0,
+    duplicatesSuppressed: 0,
+    accepted: 0,
+    received: 0,
+    redelivered: 0,
+    acked: 0,
+    deadLettered: 0,
+    elapsedMs: 0,
+    failures: [],
   };
   const acceptedIds = new Map<string, number>();
   const ackedIds = new Set<string>();

@@ -49,8 +49,9 @@ export async function runWorkerDemo(client: RedisClientLike, tag: string, option
 
   for (let order = 1; order <= options.orders; order += 200) {
     const ids = await Promise.all(
-      Array.from({ length: Math.min(200, options.orders - order + 1) }, (_, i) =>
-        send(['XADD', stream, '*', 'order-id', String(order + i), 'status', 'paid']) as Promise<string>,
+      Array.from(
+        { length: Math.min(200, options.orders - order + 1) },
+        (_, i) => send(['XADD', stream, '*', 'order-id', String(order + i), 'status', 'paid']) as Promise<string>,
       ),
     );
     ids.forEach((id, i) => orderOf.set(String(id), order + i));
@@ -120,7 +121,12 @@ export async function runWorkerDemo(client: RedisClientLike, tag: string, option
     if (deadIds.has(source)) summary.failures.push(`entry ${source} dead-lettered twice`);
     deadIds.add(source);
     if (order === undefined) summary.failures.push(`dead letter for unknown entry ${source}`);
-    else if (isPoison(order) && (reason !== 'processing-failed' || value('_respire.exception_type') !== 'PaymentGatewayTimeout' || value('_respire.attempt') !== String(options.deliveryLimit))) {
+    else if (
+      isPoison(order) &&
+      (reason !== 'processing-failed' ||
+        value('_respire.exception_type') !== 'PaymentGatewayTimeout' ||
+        value('_respire.attempt') !== String(options.deliveryLimit))
+    ) {
       summary.failures.push(`poison order ${order}: reason ${reason}, attempt ${value('_respire.attempt')}`);
     } else if (isInvalid(order) && reason !== 'explicit') summary.failures.push(`invalid order ${order}: reason ${reason}`);
     if (value('order-id') !== String(order)) summary.failures.push(`dead letter of order ${order} lost its fields`);

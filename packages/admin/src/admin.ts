@@ -92,10 +92,10 @@ export class RespireAdmin implements AdminApi {
   readonly #ctx: AdminContext;
 
   /**
-   * @throws {RespireValidationError} for a client that is not node-redis, an unknown option, a bad
+   * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
    *   queue name or stream key, two resources with the same id, or a dead-letter stream equal to
    *   its source.
-   * @throws {RespireCrossSlotError} when a queue's key prefix splits its keys across slots.
+   * @throws {@link RespireCrossSlotError} when a queue's key prefix splits its keys across slots.
    */
   constructor(client: unknown, options: RespireAdminOptions = {}) {
     const o = toOptions('options', options, KNOWN_OPTIONS);
@@ -118,7 +118,7 @@ export class RespireAdmin implements AdminApi {
   /**
    * The resource with this id: a configured one, or (with discovery) a queue whose stream key it
    * is and which exists.
-   * @throws {RespireValidationError} (`resource`) for an unknown id.
+   * @throws {@link RespireValidationError} (`resource`) for an unknown id.
    */
   resource(id: ResourceId): Promise<Resource> {
     return this.#ctx.resources.get(id);
@@ -154,7 +154,7 @@ export class RespireAdmin implements AdminApi {
    * with the group. XINFO GROUPS tells the count first; above the limit the answer is
    * `{ items: [], total, truncated: true }` and XINFO CONSUMERS is not sent (prune idle consumers
    * with {@link removeIdleConsumers}).
-   * @throws {RespireValidationError} for a `limit` outside 1..100000.
+   * @throws {@link RespireValidationError} for a `limit` outside 1..100000.
    * @example
    * ```ts
    * const list = await admin.consumers('{orders}:events', 'fulfillment', { limit: 200 });
@@ -206,7 +206,7 @@ export class RespireAdmin implements AdminApi {
    * a worker record's original fields (without the `_respire.*` pairs) are appended to the
    * configured source stream. Same slot: one atomic script. A dead-letter stream in another slot
    * (see {@link StreamResource.retryAtomic}): append first, then delete.
-   * @throws {RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
    */
   retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult> {
     return deadLetterActions.retryDeadLetter(this.#ctx, actor, id, recordId);
@@ -239,7 +239,14 @@ export class RespireAdmin implements AdminApi {
    * deleted too, unless another group of the stream still needs it (pending there, or not yet
    * delivered to it): then it is kept and those groups are named in `entryKeptFor`.
    */
-  async ackPending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation, options?: { readonly deleteEntry?: boolean }): Promise<PendingActionResult> {
+  async ackPending(
+    actor: Actor,
+    id: ResourceId,
+    group: string,
+    entryId: string,
+    expected: PendingExpectation,
+    options?: { readonly deleteEntry?: boolean },
+  ): Promise<PendingActionResult> {
     const o = toOptions('options', options, ['deleteEntry']);
     if (o.deleteEntry !== undefined && typeof o.deleteEntry !== 'boolean') throw new RespireValidationError('deleteEntry', 'must be a boolean');
     return pendingActions.pendingAction(this.#ctx, actor, 'ack', id, group, entryId, expected, o.deleteEntry === true);

@@ -342,6 +342,13 @@ export interface AdminApi {
   deleteAllDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
   /** Fenced by the delivery count and owner shown on the page. */
   releasePending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation): Promise<PendingActionResult>;
-  ackPending(actor: Actor, id: ResourceId, group: string, entryId: string, expected: PendingExpectation, options?: { readonly deleteEntry?: boolean }): Promise<PendingActionResult>;
+  ackPending(
+    actor: Actor,
+    id: ResourceId,
+    group: string,
+    entryId: string,
+    expected: PendingExpectation,
+    options?: { readonly deleteEntry?: boolean },
+  ): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
 }

@@ -37,7 +37,16 @@ export class Auditor {
       return requireOperator(actor, action);
     } catch (error) {
       if (isRespireError(error, 'PERMISSION_DENIED')) {
-        this.#log({ atMs: Date.now(), actor: actor.name, role: actor.role, action, resource: String(id), target: safeTarget(target), result: 'refused', detail: 'PERMISSION_DENIED: not an operator' });
+        this.#log({
+          atMs: Date.now(),
+          actor: actor.name,
+          role: actor.role,
+          action,
+          resource: String(id),
+          target: safeTarget(target),
+          result: 'refused',
+          detail: 'PERMISSION_DENIED: not an operator',
+        });
       }
       throw error;
     }
@@ -59,12 +68,30 @@ export class Auditor {
     try {
       const outcome = await run();
       const detail = outcome.detail ? { detail: outcome.detail } : {};
-      await this.#record({ atMs, actor: actor.name, role: actor.role, action, resource: id, target: outcome.target ?? target, result: outcome.result, ...detail });
+      await this.#record({
+        atMs,
+        actor: actor.name,
+        role: actor.role,
+        action,
+        resource: id,
+        target: outcome.target ?? target,
+        result: outcome.result,
+        ...detail,
+      });
       return outcome.value;
     } catch (error) {
       const code = isRespireError(error) ? error.code : 'ERROR';
       const refused = code === 'PERMISSION_DENIED' || code === 'INVALID_ARGUMENT' || code === 'WRONG_TYPE';
-      await this.#record({ atMs, actor: actor.name, role: actor.role, action, resource: id, target, result: refused ? 'refused' : 'failed', detail: `${code}: ${(error as Error).message}` });
+      await this.#record({
+        atMs,
+        actor: actor.name,
+        role: actor.role,
+        action,
+        resource: id,
+        target,
+        result: refused ? 'refused' : 'failed',
+        detail: `${code}: ${(error as Error).message}`,
+      });
       throw error;
     }
   }
@@ -77,15 +104,25 @@ export class Auditor {
         await this.#redis.send(
           s,
           [
-            'XADD', s, '*',
-            'at', String(record.atMs),
-            'actor', record.actor,
-            'role', record.role,
-            'action', record.action,
-            'resource', record.resource,
-            'target', JSON.stringify(record.target),
-            'result', record.result,
-            'detail', record.detail ?? '',
+            'XADD',
+            s,
+            '*',
+            'at',
+            String(record.atMs),
+            'actor',
+            record.actor,
+            'role',
+            record.role,
+            'action',
+            record.action,
+            'resource',
+            record.resource,
+            'target',
+            JSON.stringify(record.target),
+            'result',
+            record.result,
+            'detail',
+            record.detail ?? '',
           ],
           'RespireAdmin audit stream',
         );

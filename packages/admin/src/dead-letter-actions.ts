@@ -22,8 +22,16 @@ export async function retryDeadLetter(ctx: AdminContext, actor: Actor, id: Resou
     }
     const [outcome] = await retry(ctx, r, [rid]);
     const value: RetryResult =
-      outcome!.status === 1 ? { status: 'retried', newId: outcome!.value } : outcome!.status === 0 ? { status: 'missing' } : { status: 'refused', reason: outcome!.value };
-    return { value, result: value.status === 'retried' ? 'ok' : value.status, target: value.status === 'retried' ? { recordId: rid, newId: value.newId } : undefined };
+      outcome!.status === 1
+        ? { status: 'retried', newId: outcome!.value }
+        : outcome!.status === 0
+          ? { status: 'missing' }
+          : { status: 'refused', reason: outcome!.value };
+    return {
+      value,
+      result: value.status === 'retried' ? 'ok' : value.status,
+      target: value.status === 'retried' ? { recordId: rid, newId: value.newId } : undefined,
+    };
   });
 }
 
@@ -112,10 +120,7 @@ async function bulk(
       throw new RespireValidationError('resource', `'${r.id}' has no dead-letter stream configured`);
     }
     const dead = deadLetterKey(r);
-    const [length, last] = await Promise.all([
-      ctx.redis.send(dead, ['XLEN', dead], op),
-      ctx.redis.send(dead, ['XREVRANGE', dead, '+', '-', 'COUNT', '1'], op),
-    ]);
+    const [length, last] = await Promise.all([ctx.redis.send(dead, ['XLEN', dead], op), ctx.redis.send(dead, ['XREVRANGE', dead, '+', '-', 'COUNT', '1'], op)]);
     const lastId = parseEntries(last)[0]?.id;
     const limit = limitOption ?? Number(length);
     target.limit = limit;

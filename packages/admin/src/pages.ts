@@ -41,7 +41,12 @@ export async function consumers(ctx: AdminContext, id: ResourceId, group: string
 }
 
 /** One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first. */
-export async function pending(ctx: AdminContext, id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>> {
+export async function pending(
+  ctx: AdminContext,
+  id: ResourceId,
+  group: string,
+  options?: PageOptions & { readonly consumer?: string },
+): Promise<Page<PendingEntry>> {
   const g = toName('group', group);
   const o = toOptions('options', options, ['count', 'cursor', 'consumer']);
   const count = toCount('count', o.count, 50);
@@ -71,7 +76,11 @@ export async function entry(ctx: AdminContext, id: ResourceId, entryId: string):
 }
 
 /** One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default. */
-export async function deadLetters(ctx: AdminContext, id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>> {
+export async function deadLetters(
+  ctx: AdminContext,
+  id: ResourceId,
+  options?: PageOptions & { readonly order?: 'newest' | 'oldest' },
+): Promise<Page<DeadLetterRecord>> {
   const o = toOptions('options', options, ['count', 'cursor', 'order']);
   const count = toCount('count', o.count, 50);
   const cursor = o.cursor === undefined ? undefined : toEntryId('cursor', o.cursor);
@@ -87,7 +96,10 @@ export async function deadLetters(ctx: AdminContext, id: ResourceId, options?: P
   const args = newest ? ['XREVRANGE', dead, from, '-', 'COUNT', String(count + 1)] : ['XRANGE', dead, from, '+', 'COUNT', String(count + 1)];
   const entries = parseEntries(await ctx.redis.send(dead, args, 'RespireAdmin deadLetters', true));
   const read = r.kind === 'queue' ? queueRecord : workerRecord;
-  return page(entries.map((e) => read(e.id, e.fields)), count);
+  return page(
+    entries.map((e) => read(e.id, e.fields)),
+    count,
+  );
 }
 
 /** One dead-letter record; null when it is gone. */
@@ -101,7 +113,11 @@ export async function deadLetter(ctx: AdminContext, id: ResourceId, recordId: st
 }
 
 /** One page of a queue's delivered, uncompleted messages, by rank in its deadlines set; never the receipt. */
-export async function queueDeliveries(ctx: AdminContext, id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }> {
+export async function queueDeliveries(
+  ctx: AdminContext,
+  id: ResourceId,
+  options?: PageOptions,
+): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }> {
   const o = toOptions('options', options, ['count', 'cursor']);
   const count = toCount('count', o.count, 50);
   if (o.cursor !== undefined && (typeof o.cursor !== 'string' || !/^\d{1,15}$/.test(o.cursor))) {

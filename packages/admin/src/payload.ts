@@ -26,7 +26,7 @@ const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * At most `maxBytes` are rendered; a cut inside a multi-byte UTF-8 character backs off to the
  * character boundary, and a truncated value is never parsed as JSON (it would not be whole).
  *
- * @throws {RespireValidationError} when `value` is not a Buffer/Uint8Array, `options` is not an
+ * @throws {@link RespireValidationError} when `value` is not a Buffer/Uint8Array, `options` is not an
  *   object of known options, or `maxBytes` is not a whole number from 1 to 2^31-1.
  * @example
  * ```ts
@@ -51,7 +51,14 @@ export function describeBytes(value: Uint8Array, options: DescribeBytesOptions =
     }
     return { kind: 'text', text: asText, truncated, totalBytes };
   }
-  return { kind: 'hex', text: Buffer.from(shown).toString('hex').replace(/(..)(?!$)/g, '$1 '), truncated, totalBytes };
+  return {
+    kind: 'hex',
+    text: Buffer.from(shown)
+      .toString('hex')
+      .replace(/(..)(?!$)/g, '$1 '),
+    truncated,
+    totalBytes,
+  };
 }
 
 /** Valid UTF-8 → the text; when cut, up to 3 trailing bytes of an unfinished character are dropped. */

@@ -39,7 +39,11 @@ export async function pendingAction(
     const code = Number(status);
     const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
     if (code === 1 && kept.length > 0) {
-      return { value: { status: 'acknowledged', entryKeptFor: kept }, result: 'ok', detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}` };
+      return {
+        value: { status: 'acknowledged', entryKeptFor: kept },
+        result: 'ok',
+        detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}`,
+      };
     }
     if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
     if (code === -1) {
@@ -58,7 +62,12 @@ export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: R
   const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
   return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
     const s = await ctx.resources.stream(id);
-    const reply = (await ctx.redis.script('removeIdleConsumers', { stream: s.stream, group: g, minIdleMs: idle }, 'RespireAdmin removeIdleConsumers', true)) as unknown[][];
+    const reply = (await ctx.redis.script(
+      'removeIdleConsumers',
+      { stream: s.stream, group: g, minIdleMs: idle },
+      'RespireAdmin removeIdleConsumers',
+      true,
+    )) as unknown[][];
     const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
     target.removed = value.removed;
     target.keptWithPending = value.keptWithPending;

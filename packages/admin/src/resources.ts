@@ -50,7 +50,7 @@ export class Resources {
   readonly #configured = new Map<ResourceId, Resource>();
   readonly #discovery: Required<DiscoveryOptions> | undefined;
 
-  /** @throws {RespireValidationError} for a bad configuration (see `RespireAdmin`'s constructor). */
+  /** @throws {@link RespireValidationError} for a bad configuration (see `RespireAdmin`'s constructor). */
   constructor(redis: Redis, queues: readonly QueueConfig[], streams: readonly StreamConfig[], discover: boolean | DiscoveryOptions | undefined) {
     this.#redis = redis;
     for (const [i, q] of queues.entries()) this.#add(queueResource(q, `queues[${i}]`, false));
@@ -58,7 +58,10 @@ export class Resources {
     if (discover === true) this.#discovery = { scanCount: 1000, maxPages: 100 };
     else if (discover && typeof discover === 'object') {
       const d = toOptions('discoverQueues', discover, ['scanCount', 'maxPages']);
-      this.#discovery = { scanCount: toCount('discoverQueues.scanCount', d.scanCount, 1000, 1, 10_000), maxPages: toCount('discoverQueues.maxPages', d.maxPages, 100, 1, 10_000) };
+      this.#discovery = {
+        scanCount: toCount('discoverQueues.scanCount', d.scanCount, 1000, 1, 10_000),
+        maxPages: toCount('discoverQueues.maxPages', d.maxPages, 100, 1, 10_000),
+      };
     } else if (discover !== undefined && discover !== false) {
       throw new RespireValidationError('discoverQueues', 'must be a boolean or { scanCount, maxPages }');
     }
@@ -74,7 +77,7 @@ export class Resources {
    * that workers read, or to a dead-letter stream, would be taken for work. Keys a queue uses
    * (`...{respire-queue:<name>}:stream` and its siblings) are refused for any name, so discovered
    * queues are covered too.
-   * @throws {RespireValidationError} (`auditStream`)
+   * @throws {@link RespireValidationError} (`auditStream`)
    */
   checkAuditStream(key: string): void {
     const used = [...this.#configured.values()].flatMap((r) => (r.kind === 'queue' ? Object.values(r.keys) : [r.stream, r.deadLetterStream]));
@@ -112,7 +115,10 @@ export class Resources {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
+          reply = (await node.sendCommand(
+            ['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'],
+            BINARY,
+          )) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
@@ -131,7 +137,7 @@ export class Resources {
   /**
    * The resource with this id: a configured one, or (with discovery) a queue whose stream key it
    * is and which exists.
-   * @throws {RespireValidationError} (`resource`) for a malformed id, and for an unknown one (then
+   * @throws {@link RespireValidationError} (`resource`) for a malformed id, and for an unknown one (then
    *   {@link isUnknownResource} is true).
    */
   async get(id: ResourceId): Promise<Resource> {
@@ -158,7 +164,10 @@ export class Resources {
   async stream(id: ResourceId): Promise<StreamResource> {
     const r = await this.get(id);
     if (r.kind !== 'stream') {
-      throw new RespireValidationError('resource', `'${id}' is a queue: its group's pending entries do not tell the truth after first delivery; use queueDeliveries`);
+      throw new RespireValidationError(
+        'resource',
+        `'${id}' is a queue: its group's pending entries do not tell the truth after first delivery; use queueDeliveries`,
+      );
     }
     return r;
   }
@@ -180,8 +189,8 @@ class UnknownResourceError extends RespireValidationError {
 
 /**
  * True when `error` says that a resource id names no resource: neither configured nor (with
- * discovery) an existing queue. Such an error is a `RespireValidationError` with `argument:
- * 'resource'` and the id in `unknownResource`. Other refusals of that argument are not "unknown":
+ * discovery) an existing queue. Such an error is a `RespireValidationError` with
+ * `argument: 'resource'` and the id in `unknownResource`. Other refusals of that argument are not "unknown":
  * a malformed id (not a nonempty string), a queue where a worker stream is needed or the reverse,
  * a stream without a dead-letter stream. Checks fields rather than `instanceof`, so it holds
  * across two installed copies of the package.
@@ -202,7 +211,7 @@ export function isUnknownResource(error: unknown): error is RespireValidationErr
   return error.name === 'RespireValidationError' && e.argument === 'resource' && typeof e.unknownResource === 'string';
 }
 
-/** The dead-letter stream of a resource. @throws {RespireValidationError} for a stream without one. */
+/** The dead-letter stream of a resource. @throws {@link RespireValidationError} for a stream without one. */
 export function deadLetterKey(r: Resource): string {
   if (r.kind === 'queue') return r.keys.deadLetter;
   if (r.deadLetterStream === undefined) throw new RespireValidationError('resource', `'${r.id}' has no dead-letter stream configured`);

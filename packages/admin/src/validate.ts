@@ -11,7 +11,7 @@ export const MAX_ENTRY_ID = `${MAX_PART}-${MAX_PART}`;
 /**
  * @returns the entry ID in the form Redis prints it (no leading zeros), so that an ID names one
  *   record in audit records and cursors.
- * @throws {RespireValidationError} unless `value` is an entry ID `<ms>-<seq>` within 64 bits each.
+ * @throws {@link RespireValidationError} unless `value` is an entry ID `<ms>-<seq>` within 64 bits each.
  */
 export function toEntryId(argument: string, value: unknown): string {
   const match = typeof value === 'string' ? ENTRY_ID.exec(value) : null;
@@ -37,7 +37,7 @@ export function previousEntryId(id: string): string | undefined {
   return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
 }
 
-/** @throws {RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
+/** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
 export function toCount(argument: string, value: unknown, fallback: number, min = 1, max = 1000): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -46,7 +46,7 @@ export function toCount(argument: string, value: unknown, fallback: number, min 
   return value;
 }
 
-/** @throws {RespireValidationError} unless `value` is a nonempty, well-formed string of at most `max` characters. */
+/** @throws {@link RespireValidationError} unless `value` is a nonempty, well-formed string of at most `max` characters. */
 export function toName(argument: string, value: unknown, max = 1024): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max || !isWellFormedText(value)) {
     throw new RespireValidationError(argument, `must be a nonempty string of at most ${max} characters without lone surrogates, got ${show(value)}`);
@@ -54,7 +54,7 @@ export function toName(argument: string, value: unknown, max = 1024): string {
   return value;
 }
 
-/** @throws {RespireValidationError} (`resource`) unless `value` is a resource id: a nonempty, well-formed key. */
+/** @throws {@link RespireValidationError} (`resource`) unless `value` is a resource id: a nonempty, well-formed key. */
 export function toResourceId(value: unknown): string {
   return toName('resource', value, 65_536);
 }
@@ -62,7 +62,7 @@ export function toResourceId(value: unknown): string {
 /**
  * A consumer name: Redis allows any string, the empty one included (and Redis 8.8 shows an entry
  * released with XNACK as pending to `''`).
- * @throws {RespireValidationError} unless `value` is a well-formed string of at most 65,536 characters.
+ * @throws {@link RespireValidationError} unless `value` is a well-formed string of at most 65,536 characters.
  */
 export function toConsumer(argument: string, value: unknown): string {
   if (typeof value !== 'string' || value.length > 65_536 || !isWellFormedText(value)) {
@@ -71,14 +71,14 @@ export function toConsumer(argument: string, value: unknown): string {
   return value;
 }
 
-/** @throws {RespireValidationError} unless `value` is an array (or undefined → `[]`). */
+/** @throws {@link RespireValidationError} unless `value` is an array (or undefined → `[]`). */
 export function toList<T>(argument: string, value: readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new RespireValidationError(argument, 'must be an array');
   return value;
 }
 
-/** @throws {RespireValidationError} for an options argument that is not a plain object or has unknown keys. */
+/** @throws {@link RespireValidationError} for an options argument that is not a plain object or has unknown keys. */
 export function toOptions<T extends object>(argument: string, value: T | undefined, known: readonly string[]): Partial<T> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -93,8 +93,8 @@ export function toOptions<T extends object>(argument: string, value: T | undefin
 /**
  * Checks the actor of an action: a valid shape, and the `operator` role (a `viewer` may only
  * read). Runs before any I/O.
- * @throws {RespireValidationError} for a malformed actor.
- * @throws {RespirePermissionError} for a viewer.
+ * @throws {@link RespireValidationError} for a malformed actor.
+ * @throws {@link RespirePermissionError} for a viewer.
  */
 export function requireOperator(actor: unknown, action: string): Actor {
   let name: unknown;

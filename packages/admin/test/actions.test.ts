@@ -147,7 +147,11 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
       },
     });
     expect(result).toEqual({ done: 7, failed: 1, aborted: false });
-    expect(progress).toEqual([{ done: 3, failed: 0 }, { done: 6, failed: 0 }, { done: 7, failed: 1 }]);
+    expect(progress).toEqual([
+      { done: 3, failed: 0 },
+      { done: 6, failed: 0 },
+      { done: 7, failed: 1 },
+    ]);
     expect((await range(conn, stream)).map(([, f]) => f.join('='))).toEqual(['i=0', 'i=1', 'i=2', 'i=3', 'i=4', 'i=5', 'i=6']);
     expect((await range(conn, dead)).map(([, f]) => f[0])).toEqual(['foreign', '_respire.source_id']);
   });
@@ -184,8 +188,16 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     await conn.raw(stream, ['XCLAIM', stream, 'g', 'c1', '0', id]); // delivery count 2
 
     // Stale views: the count or the owner changed since the page was rendered.
-    expect(await admin.releasePending(operator, stream, 'g', id, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'changed', deliveryCount: 2, consumer: 'c1' });
-    expect(await admin.releasePending(operator, stream, 'g', id, { deliveryCount: 2, consumer: 'c9' })).toEqual({ status: 'changed', deliveryCount: 2, consumer: 'c1' });
+    expect(await admin.releasePending(operator, stream, 'g', id, { deliveryCount: 1, consumer: 'c1' })).toEqual({
+      status: 'changed',
+      deliveryCount: 2,
+      consumer: 'c1',
+    });
+    expect(await admin.releasePending(operator, stream, 'g', id, { deliveryCount: 2, consumer: 'c9' })).toEqual({
+      status: 'changed',
+      deliveryCount: 2,
+      consumer: 'c1',
+    });
     const before = (await pendingRows(conn, stream, 'g'))[0]!;
     expect(before.idle).toBeLessThan(60_000);
 
@@ -205,7 +217,11 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     const { records, audit } = recordingAudit();
     const admin = new RespireAdmin(conn.client, { streams: [{ stream }], audit });
     const [a, b] = await pendingPair(conn, stream, 'c1');
-    expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 2, consumer: 'c1' })).toEqual({ status: 'changed', deliveryCount: 1, consumer: 'c1' });
+    expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 2, consumer: 'c1' })).toEqual({
+      status: 'changed',
+      deliveryCount: 1,
+      consumer: 'c1',
+    });
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(2);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'acknowledged' });
     expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c1' }, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
@@ -256,7 +272,12 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     expect(await broken.deleteDeadLetter(operator, stream, rid2)).toEqual({ status: 'deleted' });
     expect(records[1]).toMatchObject({ action: 'delete', result: 'ok', auditStreamError: expect.stringMatching(/WRONGTYPE/) });
 
-    const throwing = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], audit: () => { throw new Error('logger down'); } });
+    const throwing = new RespireAdmin(conn.client, {
+      streams: [{ stream, deadLetterStream: dead }],
+      audit: () => {
+        throw new Error('logger down');
+      },
+    });
     const rid3 = await addWorkerRecord(conn, dead, '1-2', ['k', 'v']);
     expect(await throwing.retryDeadLetter(operator, stream, rid3)).toMatchObject({ status: 'retried' });
   });

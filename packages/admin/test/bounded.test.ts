@@ -26,7 +26,9 @@ describe('bounded reads on big data (real Redis)', { timeout: 60_000 }, () => {
     await conn.raw(dead, [
       'EVAL',
       "for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', '_respire.source_id', '1-' .. i, '_respire.group', 'g', '_respire.attempt', '1', '_respire.reason', 'nack', '_respire.exception_type', '', 'i', i) end",
-      '1', dead, String(BIG),
+      '1',
+      dead,
+      String(BIG),
     ]);
     await conn.raw(stream, ['EVAL', "for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', 'i', i) end", '1', stream, String(PEL)]);
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
@@ -35,7 +37,9 @@ describe('bounded reads on big data (real Redis)', { timeout: 60_000 }, () => {
     await conn.raw(deadlines, [
       'EVAL',
       "for i = 1, tonumber(ARGV[1]) do redis.call('ZADD', KEYS[1], 1000 + i, i .. '-0:1.tok.' .. i) end",
-      '1', deadlines, String(PEL),
+      '1',
+      deadlines,
+      String(PEL),
     ]);
     const real = conn.client as unknown as { sendCommand(args: string[], options?: object): Promise<unknown> };
     const recording = { isOpen: true, sendCommand: (args: string[], options?: object) => (sent.push(args.map(String)), real.sendCommand(args, options)) };

@@ -108,10 +108,17 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const missing = uniqueQueue('nope');
     const human = await respire(['dead-letters', 'list', '--queue', missing]);
     expect(human).toMatchObject({ code: 0, stdout: '(none)\n' });
-    expect(human.stderr).toBe(`respire: no queue named '${missing}' was found under this key prefix (none): none of its keys exist; check --queue and --key-prefix\n`);
+    expect(human.stderr).toBe(
+      `respire: no queue named '${missing}' was found under this key prefix (none): none of its keys exist; check --queue and --key-prefix\n`,
+    );
     const json = await respire(['dead-letters', 'list', '--queue', missing, '--json']);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ items: [], next: null, queueExists: false, hint: expect.stringContaining(`no queue named '${missing}' was found under this key prefix`) });
+    expect(JSON.parse(json.stdout)).toEqual({
+      items: [],
+      next: null,
+      queueExists: false,
+      hint: expect.stringContaining(`no queue named '${missing}' was found under this key prefix`),
+    });
 
     // A queue that exists (sent to, then drained) has no hint; under another key prefix it is not found.
     const name = uniqueQueue('cli');
@@ -144,7 +151,9 @@ describe('respire CLI', { timeout: 60_000 }, () => {
   it('status without --stream says that worker streams are named with --stream (they are configured, not discovered)', async () => {
     const run = await respire(['status', '--no-discover']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('STREAMS\n(none named: worker streams are configured, not discovered; name them with --stream KEY [--dead-letter-stream KEY])');
+    expect(run.stdout).toContain(
+      'STREAMS\n(none named: worker streams are configured, not discovered; name them with --stream KEY [--dead-letter-stream KEY])',
+    );
     const { stream } = uniqueKeys('cli');
     const named = await respire(['status', '--no-discover', '--stream', stream]);
     expect(named.stdout).not.toContain('none named');
@@ -163,7 +172,20 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const deadKey = `{respire-queue:${name}}:dead-letter`;
     for (let i = 0; i < 5; i++) await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', `m${i}`, 'source_id', '1-1', 'delivery_count', '1']);
     const audit = `{respire-queue:${name}}:audit`;
-    const retried = await respire(['dead-letters', 'retry', '--all', '--queue', name, '--page-size', '2', '--yes', '--audit-stream', audit, '--actor', 'carol']);
+    const retried = await respire([
+      'dead-letters',
+      'retry',
+      '--all',
+      '--queue',
+      name,
+      '--page-size',
+      '2',
+      '--yes',
+      '--audit-stream',
+      audit,
+      '--actor',
+      'carol',
+    ]);
     expect(retried.code).toBe(0);
     expect(retried.stdout).toContain('retried 5');
     expect(retried.stderr.trim().split('\n')).toEqual(['retried 2…', 'retried 4…', 'retried 5…']);
@@ -203,7 +225,11 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(await range(conn, stream)).toEqual([]);
 
     const consumers = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--json']);
-    expect(JSON.parse(consumers.stdout).consumers.map((c: { name: string }) => c.name).sort()).toEqual(['c1', 'gone']);
+    expect(
+      JSON.parse(consumers.stdout)
+        .consumers.map((c: { name: string }) => c.name)
+        .sort(),
+    ).toEqual(['c1', 'gone']);
     // More consumers than --limit: nothing listed (XINFO CONSUMERS cannot page), exit 1.
     const declined = await respire(['consumers', 'list', '--stream', stream, '--group', 'g', '--limit', '1', '--json']);
     expect(declined.code).toBe(1);
@@ -229,7 +255,10 @@ describe('respire CLI', { timeout: 60_000 }, () => {
       const root = ['--cluster', '--url', inject('clusterUrls')[1]!];
       const status = await respire([...root, 'status', '--json']);
       expect(status.code).toBe(0);
-      expect(JSON.parse(status.stdout).queues.find((q: { resource: { name: string } }) => q.resource.name === name)).toMatchObject({ length: 1, deadLetters: 1 });
+      expect(JSON.parse(status.stdout).queues.find((q: { resource: { name: string } }) => q.resource.name === name)).toMatchObject({
+        length: 1,
+        deadLetters: 1,
+      });
       const retried = await respire([...root, 'dead-letters', 'retry', rid, '--queue', name]);
       expect(retried.code).toBe(0);
       expect(Number(await cluster.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
@@ -254,14 +283,19 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     // A refused connection has the Respire error code of any other transport failure.
     const json = await respire(['dead-letters', 'show', '1-1', '--queue', 'q', '--json', '--url', 'redis://127.0.0.1:1']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'TRANSPORT_FAILED', message: expect.stringMatching(/^could not connect to Redis at redis:\/\/127\.0\.0\.1:1: /) } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'TRANSPORT_FAILED', message: expect.stringMatching(/^could not connect to Redis at redis:\/\/127\.0\.0\.1:1: /) },
+    });
     // A server that refuses the handshake: its reply, as a server error.
     const locked = await startRedisServer({ args: ['--requirepass', 'right-password'] });
     try {
       const url = locked.url.replace('redis://', 'redis://:wrong-password@');
       const wrongpass = await respire(['status', '--json', '--url', url]);
       expect(wrongpass.code).toBe(1);
-      expect(JSON.parse(wrongpass.stdout).error).toEqual({ code: 'SERVER_ERROR', message: expect.stringMatching(/^connecting to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: WRONGPASS /) });
+      expect(JSON.parse(wrongpass.stdout).error).toEqual({
+        code: 'SERVER_ERROR',
+        message: expect.stringMatching(/^connecting to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: WRONGPASS /),
+      });
     } finally {
       await locked.close();
     }
@@ -346,7 +380,10 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const onTerminal = (input: string) =>
       new Promise<Run>((resolve, reject) => {
         const command = [process.execPath, cli, 'dead-letters', 'purge', '--queue', name].map((a) => `'${a}'`).join(' ');
-        const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, REDIS_URL: inject('redisUrl') }, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn('script', ['-qec', command, '/dev/null'], {
+          env: { ...process.env, REDIS_URL: inject('redisUrl') },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let typed = false;
         child.stdin.on('error', () => {});
@@ -380,7 +417,11 @@ describe('respire CLI', { timeout: 60_000 }, () => {
       expect(JSON.parse(run.stdout).error.code).toBe('USAGE');
       expect(run.stdout + run.stderr).not.toContain('s3cret');
     }
-    for (const args of [['--json', 'nope'], ['--json', 'pending', 'list', '--stream', 's'], ['dead-letters', 'list', '--queue', 'q', '--count', '5', '--bogus', '--json']]) {
+    for (const args of [
+      ['--json', 'nope'],
+      ['--json', 'pending', 'list', '--stream', 's'],
+      ['dead-letters', 'list', '--queue', 'q', '--count', '5', '--bogus', '--json'],
+    ]) {
       const run = await respire(args);
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 2]);
       expect(JSON.parse(run.stdout)).toEqual({ error: { code: 'USAGE', message: expect.any(String) } });
@@ -390,7 +431,12 @@ describe('respire CLI', { timeout: 60_000 }, () => {
   it('a purge interrupted with Ctrl-C stops between pages and exits 1 (not done)', async () => {
     const name = uniqueQueue('cli');
     const deadKey = `{respire-queue:${name}}:dead-letter`;
-    await conn.raw(deadKey, ['EVAL', "for i = 1, 3000 do redis.call('XADD', KEYS[1], '*', 'payload', i, 'source_id', '1-1', 'delivery_count', '5') end", '1', deadKey]);
+    await conn.raw(deadKey, [
+      'EVAL',
+      "for i = 1, 3000 do redis.call('XADD', KEYS[1], '*', 'payload', i, 'source_id', '1-1', 'delivery_count', '5') end",
+      '1',
+      deadKey,
+    ]);
     let interrupted = false;
     const run = await respire(['dead-letters', 'purge', '--queue', name, '--page-size', '1', '--yes', '--json'], {}, (child) => {
       child.stderr!.on('data', () => {

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, onFakeServer, operator, pendingPair, pendingRows, range, recordingAudit, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import {
+  addQueueRecord,
+  addWorkerRecord,
+  onFakeServer,
+  operator,
+  pendingPair,
+  pendingRows,
+  range,
+  recordingAudit,
+  targets,
+  uniqueKeys,
+  uniqueQueue,
+  type Connection,
+} from './support.js';
 
 const MAX_ID = '18446744073709551615-18446744073709551615';
 
@@ -43,7 +56,10 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     const { stream } = uniqueKeys('empty');
     const admin = new RespireAdmin(conn.client, { streams: [{ stream }] });
     const [a, b] = await pendingPair(conn, stream, '');
-    expect((await admin.pending(stream, 'g', { consumer: '' })).items.map((p) => [p.id, p.consumer])).toEqual([[a, ''], [b, '']]);
+    expect((await admin.pending(stream, 'g', { consumer: '' })).items.map((p) => [p.id, p.consumer])).toEqual([
+      [a, ''],
+      [b, ''],
+    ]);
     expect(await admin.releasePending(operator, stream, 'g', a, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'released' });
     expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'acknowledged' });
     expect((await pendingRows(conn, stream, 'g')).map((p) => p.id)).toEqual([a]);
@@ -66,9 +82,15 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     // a: every other group has read and acknowledged it -> deleted.
     expect(await admin.ackPending(operator, stream, 'poisoned', a, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
     // b: pending in billing, not yet delivered to audit -> acknowledged in poisoned only, body kept.
-    expect(await admin.ackPending(operator, stream, 'poisoned', b, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged', entryKeptFor: ['audit', 'billing'] });
+    expect(await admin.ackPending(operator, stream, 'poisoned', b, expected, { deleteEntry: true })).toEqual({
+      status: 'acknowledged',
+      entryKeptFor: ['audit', 'billing'],
+    });
     // c: not yet delivered to billing or audit -> kept.
-    expect(await admin.ackPending(operator, stream, 'poisoned', c, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged', entryKeptFor: ['audit', 'billing'] });
+    expect(await admin.ackPending(operator, stream, 'poisoned', c, expected, { deleteEntry: true })).toEqual({
+      status: 'acknowledged',
+      entryKeptFor: ['audit', 'billing'],
+    });
     expect((await range(conn, stream)).map(([id]) => id)).toEqual([b, c]);
     expect(await pendingRows(conn, stream, 'poisoned')).toEqual([]);
     expect((await pendingRows(conn, stream, 'billing')).map((p) => p.id)).toEqual([b]);
@@ -194,7 +216,11 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
       expect([name, result.status]).toEqual([name, kinds[name] === 'worker' ? 'retried' : 'refused']);
       if (result.status === 'retried') retried.push(result.newId);
     }
-    expect(Object.entries(kinds).filter(([, k]) => k === 'worker').map(([n]) => n)).toEqual(['valid', 'binary original fields']);
+    expect(
+      Object.entries(kinds)
+        .filter(([, k]) => k === 'worker')
+        .map(([n]) => n),
+    ).toEqual(['valid', 'binary original fields']);
     // Exactly the original fields, in order, bytes intact.
     const bodies = await Promise.all(retried.map((id) => admin.entry(stream, id)));
     expect(bodies.map((b) => b!.fields.map(([f, v]) => [f.toString('hex'), v.toString('hex')]))).toEqual([[['6b', '76']], [['ff00', 'c328']]]);
@@ -213,7 +239,10 @@ describe('RespireAdmin on the fake server as Redis 8.8 (XNACK)', () => {
     const [a, b] = await pendingPair(fake.conn, stream, 'c');
     await fake.conn.raw(stream, ['XNACK', stream, 'g', 'FAIL', 'IDS', '2', a, b]);
     const page = await admin.pending(stream, 'g');
-    expect(page.items.map((p) => [p.id, p.consumer, p.deliveryCount])).toEqual([[a, '', 1], [b, '', 1]]);
+    expect(page.items.map((p) => [p.id, p.consumer, p.deliveryCount])).toEqual([
+      [a, '', 1],
+      [b, '', 1],
+    ]);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'acknowledged' });
     expect(await admin.releasePending(operator, stream, 'g', b, { deliveryCount: 1, consumer: '' })).toEqual({ status: 'released' });
     expect((await pendingRows(fake.conn, stream, 'g')).map((p) => [p.id, p.count])).toEqual([[b, 1]]);

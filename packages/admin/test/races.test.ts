@@ -1,7 +1,21 @@
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { addQueueRecord, addWorkerRecord, eventually, onFakeServer, operator, pendingRows, range, recordingAudit, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
+import {
+  addQueueRecord,
+  addWorkerRecord,
+  eventually,
+  onFakeServer,
+  operator,
+  pendingRows,
+  range,
+  recordingAudit,
+  sleep,
+  targets,
+  uniqueKeys,
+  uniqueQueue,
+  type Connection,
+} from './support.js';
 
 /** Two operators, or an operator and the workers, acting on the same records at once. */
 describe.each(targets)('races on $name', (target) => {
@@ -98,7 +112,9 @@ describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('an o
       const until = Date.now() + 1500;
       while (Date.now() < until) {
         const page = await admin.pending(stream, 'g', { count: 20 });
-        const released = await Promise.all(page.items.map((p) => admin.releasePending(operator, stream, 'g', p.id, { deliveryCount: p.deliveryCount, consumer: p.consumer })));
+        const released = await Promise.all(
+          page.items.map((p) => admin.releasePending(operator, stream, 'g', p.id, { deliveryCount: p.deliveryCount, consumer: p.consumer })),
+        );
         results.push(...released.map((r) => r.status));
         if (page.items.length === 0 && handled.size === ids.length) break;
       }
@@ -187,7 +203,10 @@ describe('faults (fake server)', () => {
     for (let i = 0; i < 5; i++) await addQueueRecord(fake.conn, qdead, `m${i}`);
     let pages = 0;
     await expect(
-      admin.deleteAllDeadLetters(operator, qid, { pageSize: 2, onProgress: () => void (++pages === 1 && fake.server.faults.inject({ command: 'XDEL', action: { type: 'drop' } })) }),
+      admin.deleteAllDeadLetters(operator, qid, {
+        pageSize: 2,
+        onProgress: () => void (++pages === 1 && fake.server.faults.inject({ command: 'XDEL', action: { type: 'drop' } })),
+      }),
     ).rejects.toMatchObject({ code: 'TRANSPORT_FAILED' });
     expect(await range(fake.conn, qdead)).toHaveLength(3);
     await sleep(50);
@@ -198,8 +217,15 @@ describe('faults (fake server)', () => {
     const { stream, dead } = uniqueKeys('busy');
     const admin = new RespireAdmin(fake.conn.client, { streams: [{ stream, deadLetterStream: dead }] });
     const rid = await addWorkerRecord(fake.conn, dead, '1-0', ['k', 'v']);
-    fake.server.faults.inject({ script: 'admin-retry-worker-dead-letters', action: { type: 'error', message: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.' } });
-    await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({ name: 'RespireServerError', code: 'SERVER_ERROR', message: expect.stringMatching(/BUSY/) });
+    fake.server.faults.inject({
+      script: 'admin-retry-worker-dead-letters',
+      action: { type: 'error', message: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.' },
+    });
+    await expect(admin.retryDeadLetter(operator, stream, rid)).rejects.toMatchObject({
+      name: 'RespireServerError',
+      code: 'SERVER_ERROR',
+      message: expect.stringMatching(/BUSY/),
+    });
     expect((await range(fake.conn, dead)).map(([i]) => i)).toEqual([rid]);
     await fake.conn.raw(stream, ['SCRIPT', 'FLUSH']);
     expect(await admin.retryDeadLetter(operator, stream, rid)).toMatchObject({ status: 'retried' });

@@ -124,7 +124,11 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'idle-one']);
     const consumers = await admin.consumers(stream, 'g');
     expect(consumers).toMatchObject({ total: 3, truncated: false });
-    expect(consumers.items.map((c) => [c.name, c.pending]).sort()).toEqual([['c1', 5], ['c2', 4], ['idle-one', 0]]);
+    expect(consumers.items.map((c) => [c.name, c.pending]).sort()).toEqual([
+      ['c1', 5],
+      ['c2', 4],
+      ['idle-one', 0],
+    ]);
     for (const c of consumers.items) expect(c.idleMs).toBeGreaterThanOrEqual(0);
     // Above the limit the list is declined (XINFO CONSUMERS has no COUNT); at the limit it is read.
     expect(await admin.consumers(stream, 'g', { limit: 2 })).toEqual({ items: [], total: 3, truncated: true });
@@ -173,7 +177,13 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     const name = uniqueQueue();
     const admin = new RespireAdmin(conn.client, { streams: [{ stream, deadLetterStream: dead }], queues: [{ name }] });
     const ids: string[] = [];
-    ids.push(await addWorkerRecord(conn, dead, '5-1', ['_respire.reason', 'collides', Buffer.from([0xff]), 'x'], { reason: 'processing-failed', exceptionType: 'TypeError', attempt: 4 }));
+    ids.push(
+      await addWorkerRecord(conn, dead, '5-1', ['_respire.reason', 'collides', Buffer.from([0xff]), 'x'], {
+        reason: 'processing-failed',
+        exceptionType: 'TypeError',
+        attempt: 4,
+      }),
+    );
     ids.push(String(await conn.raw(dead, ['XADD', dead, '*', 'hand', 'written'])));
     for (let i = 0; i < 5; i++) ids.push(await addWorkerRecord(conn, dead, `6-${i}`, ['i', String(i)]));
     const first = await admin.deadLetter(stream, ids[0]!);
@@ -226,7 +236,10 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     for (const name of names) expect(queues.filter((q) => q.kind === 'queue' && q.name === name)).toHaveLength(1);
     expect(queues.find((q) => q.kind === 'queue' && q.name === names[0])).toMatchObject({ discovered: false });
     expect(queues.find((q) => q.kind === 'queue' && q.name === names[1])).toMatchObject({ discovered: true });
-    expect(queues.find((q) => q.kind === 'queue' && q.name === prefixed)).toMatchObject({ keyPrefix: 'tenant:', id: `tenant:{respire-queue:${prefixed}}:stream` });
+    expect(queues.find((q) => q.kind === 'queue' && q.name === prefixed)).toMatchObject({
+      keyPrefix: 'tenant:',
+      id: `tenant:{respire-queue:${prefixed}}:stream`,
+    });
     expect(await admin.resource(`{respire-queue:${names[2]}}:stream`)).toMatchObject({ kind: 'queue', name: names[2], discovered: true });
     await expect(admin.resource('{respire-queue:never-sent}:stream')).rejects.toSatisfy(isUnknownResource);
     await expect(admin.retryDeadLetter(operator, '{respire-queue:never-sent}:stream', '1-1')).rejects.toSatisfy(isUnknownResource);

@@ -91,7 +91,7 @@ describe.each(targets.filter((t) => t.name !== 'standalone node-redis 5'))('cros
     const a = uniqueKeys('src');
     const b = uniqueKeys('dlq');
     const admin = new RespireAdmin(conn.client, { streams: [{ stream: a.stream, deadLetterStream: b.dead }] });
-    expect((await admin.resource(a.stream)).kind === 'stream' && (await admin.resource(a.stream) as { retryAtomic: boolean }).retryAtomic).toBe(false);
+    expect((await admin.resource(a.stream)).kind === 'stream' && ((await admin.resource(a.stream)) as { retryAtomic: boolean }).retryAtomic).toBe(false);
     const r1 = await addWorkerRecord(conn, b.dead, '1-0', ['k', Buffer.from([0xff, 0x00])]);
     const result = await admin.retryDeadLetter(operator, a.stream, r1);
     expect(result.status).toBe('retried');

@@ -66,12 +66,19 @@ export async function addWorkerRecord(
 ): Promise<string> {
   return String(
     await conn.raw(dead, [
-      'XADD', dead, '*',
-      '_respire.source_id', sourceId,
-      '_respire.group', meta.group ?? 'g',
-      '_respire.attempt', String(meta.attempt ?? 3),
-      '_respire.reason', meta.reason ?? 'delivery-limit',
-      '_respire.exception_type', meta.exceptionType ?? '',
+      'XADD',
+      dead,
+      '*',
+      '_respire.source_id',
+      sourceId,
+      '_respire.group',
+      meta.group ?? 'g',
+      '_respire.attempt',
+      String(meta.attempt ?? 3),
+      '_respire.reason',
+      meta.reason ?? 'delivery-limit',
+      '_respire.exception_type',
+      meta.exceptionType ?? '',
       ...fields,
     ]),
   );

@@ -85,7 +85,11 @@ describe('validation before any I/O', () => {
 
   it('isUnknownResource recognises an id that names no resource, and nothing else', async () => {
     const plain = new RespireAdmin(client, { streams: [{ stream: 'plain' }], queues: [{ name: 'n' }] });
-    const refusal = (call: () => Promise<unknown>) => call().then(() => expect.fail('expected a refusal'), (error: unknown) => error);
+    const refusal = (call: () => Promise<unknown>) =>
+      call().then(
+        () => expect.fail('expected a refusal'),
+        (error: unknown) => error,
+      );
     const unknown = await refusal(() => plain.resource('other'));
     expect(unknown).toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'other' });
     expect(isUnknownResource(unknown)).toBe(true);
@@ -97,10 +101,17 @@ describe('validation before any I/O', () => {
       expect(isUnknownResource(error)).toBe(false);
     }
     // Fields, not the class: a copy from another installation is recognised; look-alikes are not.
-    const copy = Object.assign(new Error('resource: unknown'), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'x' });
+    const copy = Object.assign(new Error('resource: unknown'), {
+      name: 'RespireValidationError',
+      code: 'INVALID_ARGUMENT',
+      argument: 'resource',
+      unknownResource: 'x',
+    });
     expect(isUnknownResource(copy)).toBe(true);
     expect(isUnknownResource({ ...copy })).toBe(false);
-    expect(isUnknownResource(Object.assign(new Error('x'), { name: 'TypeError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'x' }))).toBe(false);
+    expect(isUnknownResource(Object.assign(new Error('x'), { name: 'TypeError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: 'x' }))).toBe(
+      false,
+    );
     expect(isUnknownResource(undefined)).toBe(false);
     expect(sent).toEqual([]);
   });
@@ -114,14 +125,25 @@ describe('validation before any I/O', () => {
     expect(() => new RespireAdmin(client, { discoverQueues: { scanCount: 0 } })).toThrow(/scanCount/);
     expect(() => new RespireAdmin(client, { discover: true } as object)).toThrow(/unknown option 'discover'/);
     expect(() => new RespireAdmin(client, { audit: 'log' as unknown as () => void })).toThrow(/audit/);
-    expect(() => new RespireAdmin(client, { queues: 'orders' as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'queues' }));
-    expect(() => new RespireAdmin(client, { streams: { stream: 's' } as unknown as [] })).toThrow(expect.objectContaining({ name: 'RespireValidationError', argument: 'streams' }));
+    expect(() => new RespireAdmin(client, { queues: 'orders' as unknown as [] })).toThrow(
+      expect.objectContaining({ name: 'RespireValidationError', argument: 'queues' }),
+    );
+    expect(() => new RespireAdmin(client, { streams: { stream: 's' } as unknown as [] })).toThrow(
+      expect.objectContaining({ name: 'RespireValidationError', argument: 'streams' }),
+    );
     // Audit records appended to a stream a worker reads, or to a dead-letter stream, would be taken for work.
-    expect(() => new RespireAdmin(client, { streams: [{ stream: '{o}:events', deadLetterStream: '{o}:dead' }], auditStream: '{o}:events' })).toThrow(/auditStream/);
+    expect(() => new RespireAdmin(client, { streams: [{ stream: '{o}:events', deadLetterStream: '{o}:dead' }], auditStream: '{o}:events' })).toThrow(
+      /auditStream/,
+    );
     expect(() => new RespireAdmin(client, { streams: [{ stream: 'e', keyPrefix: 't:', deadLetterStream: 'd' }], auditStream: 't:d' })).toThrow(/auditStream/);
     expect(() => new RespireAdmin(client, { queues: [{ name: 'n' }], auditStream: '{respire-queue:n}:dead-letter' })).toThrow(/auditStream/);
     expect(() => new RespireAdmin(client, { discoverQueues: true, auditStream: 'x{respire-queue:other}:stream' })).toThrow(/auditStream/);
-    const cross = new RespireAdmin(client, { streams: [{ stream: '{a}:s', deadLetterStream: '{b}:d' }, { stream: 'x', keyPrefix: '{t}:', deadLetterStream: 'y' }] });
+    const cross = new RespireAdmin(client, {
+      streams: [
+        { stream: '{a}:s', deadLetterStream: '{b}:d' },
+        { stream: 'x', keyPrefix: '{t}:', deadLetterStream: 'y' },
+      ],
+    });
     return cross.resources().then(({ resources }) => {
       expect(resources.map((r) => r.kind === 'stream' && [r.id, r.deadLetterStream, r.retryAtomic])).toEqual([
         ['{a}:s', '{b}:d', false],

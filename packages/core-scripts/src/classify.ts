@@ -151,7 +151,9 @@ export function toRespireError(error: unknown, operation: string): RespireError 
     return new RespireTransportError(`${operation}: not sent: ${notSent}; nothing happened`, { cause: error, outcomeUnknown: false });
   }
   if (type === 'DisconnectsClientError') {
-    return new RespireTransportError(`${operation}: the client was closed (close() or destroy()) while the command was pending; the outcome is unknown`, { cause: error });
+    return new RespireTransportError(`${operation}: the client was closed (close() or destroy()) while the command was pending; the outcome is unknown`, {
+      cause: error,
+    });
   }
   return new RespireTransportError(`${operation}: the outcome is unknown (${describeError(error)})`, { cause: error });
 }

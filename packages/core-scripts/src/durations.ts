@@ -16,7 +16,7 @@ export const MAX_DURATION_MS = MAX_INT32;
  *
  * @param name - the option or argument name, used in the error message.
  * @param allowZero - true where the contract allows 0 (NACK delay).
- * @throws {RespireValidationError} when `value` is not a number, NaN, infinite, negative,
+ * @throws {@link RespireValidationError} when `value` is not a number, NaN, infinite, negative,
  *   zero (unless allowed) or more than 2^31-1 ms after rounding up.
  */
 export function toDurationMs(name: string, value: unknown, allowZero = false): number {
@@ -26,17 +26,14 @@ export function toDurationMs(name: string, value: unknown, allowZero = false): n
   const ms = Math.ceil(value);
   const min = allowZero ? 0 : 1;
   if (value < 0 || ms < min || ms > MAX_DURATION_MS) {
-    throw new RespireValidationError(
-      name,
-      `must be ${allowZero ? 'at least 0' : 'positive'} and at most ${MAX_DURATION_MS} ms, got ${describeValue(value)}`,
-    );
+    throw new RespireValidationError(name, `must be ${allowZero ? 'at least 0' : 'positive'} and at most ${MAX_DURATION_MS} ms, got ${describeValue(value)}`);
   }
   return ms;
 }
 
 /**
  * Validates a whole number in `min..max`.
- * @throws {RespireValidationError} when `value` is not an integer in range.
+ * @throws {@link RespireValidationError} when `value` is not an integer in range.
  */
 export function toIntegerInRange(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -48,7 +45,7 @@ export function toIntegerInRange(name: string, value: unknown, min: number, max:
 /**
  * Refuses option names that are not known, so a typo (`dedupeId`, `deliverylimit`) fails loudly
  * instead of silently falling back to a default.
- * @throws {RespireValidationError} naming the unknown option and the known ones.
+ * @throws {@link RespireValidationError} naming the unknown option and the known ones.
  */
 export function assertKnownOptions(argument: string, options: object, known: readonly string[]): void {
   let keys: string[];

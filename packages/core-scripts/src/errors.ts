@@ -178,8 +178,18 @@ export class RespireCanceledError extends RespireError {
 }
 
 const CODES = new Set<string>([
-  'INVALID_ARGUMENT', 'INVALID_STATE', 'CROSS_SLOT', 'WRONG_TYPE', 'PERMISSION_DENIED', 'UNSUPPORTED_SERVER',
-  'TOO_MANY_FIELDS', 'SERVER_ERROR', 'TRANSPORT_FAILED', 'CODEC_FAILED', 'SCOPE_FAILED', 'CANCELED',
+  'INVALID_ARGUMENT',
+  'INVALID_STATE',
+  'CROSS_SLOT',
+  'WRONG_TYPE',
+  'PERMISSION_DENIED',
+  'UNSUPPORTED_SERVER',
+  'TOO_MANY_FIELDS',
+  'SERVER_ERROR',
+  'TRANSPORT_FAILED',
+  'CODEC_FAILED',
+  'SCOPE_FAILED',
+  'CANCELED',
 ] satisfies RespireErrorCode[]);
 
 /**
@@ -194,4 +204,3 @@ export function isRespireError(error: unknown, code?: RespireErrorCode): error i
   if (typeof name !== 'string' || !name.startsWith('Respire') || typeof found !== 'string' || !CODES.has(found)) return false;
   return code === undefined || found === code;
 }
-

@@ -4,7 +4,7 @@ import { keySlot } from './slots.js';
 /**
  * Checks that the keys of one unit of work are distinct and share one Cluster slot (also on
  * standalone Redis, so a move to Cluster never splits them).
- * @throws {RespireCrossSlotError} naming the keys that differ.
+ * @throws {@link RespireCrossSlotError} naming the keys that differ.
  */
 export function assertSameSlot(keys: Readonly<Record<string, string>>): void {
   const entries = Object.entries(keys);
@@ -30,7 +30,7 @@ export function assertSameSlot(keys: Readonly<Record<string, string>>): void {
 
 /**
  * Validates a key prefix (the client key-prefixed view of the seed; node-redis has none of its own).
- * @throws {RespireValidationError} when it is not a string.
+ * @throws {@link RespireValidationError} when it is not a string.
  */
 export function toKeyPrefix(value: unknown): string {
   if (value === undefined) return '';
@@ -71,8 +71,8 @@ export interface QueueKeys {
  * Resolves and checks the keys of the queue `name` under `keyPrefix`.
  * Seed 000: names are nonblank and contain no braces; keys share the hash tag
  * `{respire-queue:<name>}`; resolved keys are distinct and in one slot.
- * @throws {RespireValidationError} for a blank name or one with `{` or `}`.
- * @throws {RespireCrossSlotError} when the prefix splits the keys across slots.
+ * @throws {@link RespireValidationError} for a blank name or one with `{` or `}`.
+ * @throws {@link RespireCrossSlotError} when the prefix splits the keys across slots.
  */
 export function queueKeys(name: unknown, keyPrefix: unknown): QueueKeys {
   if (typeof name !== 'string' || name.trim() === '') {

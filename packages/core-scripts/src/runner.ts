@@ -28,8 +28,8 @@ const toArg = (value: ScriptArg): RedisArg => (typeof value === 'number' ? Strin
  * that node for the EVAL). Concurrent calls pipeline through the client.
  * Prefer the typed wrappers (`scriptCalls`), which name every key and argument.
  *
- * @throws {RespireValidationError} when `keys` does not match the script's KEYS count (before any I/O).
- * @throws {RespireError} mapped by `toRespireError`: typed script errors, other server replies,
+ * @throws {@link RespireValidationError} when `keys` does not match the script's KEYS count (before any I/O).
+ * @throws {@link RespireError} mapped by `toRespireError`: typed script errors, other server replies,
  *   or `RespireTransportError` when the outcome is unknown.
  */
 export async function runScript(

@@ -81,7 +81,7 @@ export interface CommandTarget {
   readonly isCluster: boolean;
   /**
    * Sends one command; `key` routes it in a Cluster.
-   * @throws {RespireError} mapped by `toRespireError`: typed server replies (the reply stays the
+   * @throws {@link RespireError} mapped by `toRespireError`: typed server replies (the reply stays the
    *   `cause`, see `replyCode`; `retryable` for a transient one), or `RespireTransportError` (not
    *   sent, or the outcome is unknown: see `outcomeUnknown`).
    */
@@ -93,7 +93,7 @@ const BINARY_MAPPING = { 36: Buffer, 37: Array };
 
 /**
  * Wraps a node-redis client. Works with standalone clients and `createCluster`.
- * @throws {RespireValidationError} when `client` is not a node-redis v5/v6 client, saying what to
+ * @throws {@link RespireValidationError} when `client` is not a node-redis v5/v6 client, saying what to
  *   pass instead: for a Promise (a missing `await` on `connect()`), a URL string, client options, a
  *   node-redis v4 client, an ioredis client, anything else.
  */
@@ -157,7 +157,10 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         // node-redis throws these for arguments or options it cannot use, before writing anything.
         const type = exceptionType(error);
         if (type === 'TypeError' || type === 'RangeError') {
-          throw new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, { cause: error, outcomeUnknown: false });
+          throw new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, {
+            cause: error,
+            outcomeUnknown: false,
+          });
         }
         throw toRespireError(error, operation);
       }
@@ -188,7 +191,7 @@ const CLIENT_HINT = "pass a connected node-redis v5 or v6 client: `const client 
 /**
  * Checks once, when a queue, worker, producer or admin API is created, that `client` is a node-redis
  * v5/v6 client, and otherwise says what was passed and what to pass instead.
- * @throws {RespireValidationError} naming `argument`.
+ * @throws {@link RespireValidationError} naming `argument`.
  */
 function checkClient(client: unknown, argument: string): void {
   const refuse = (what: string) => {

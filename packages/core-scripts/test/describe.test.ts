@@ -27,8 +27,16 @@ const hostileProxy = new Proxy(
 
 function errorWithThrowingGetters(): Error {
   const error = new TypeError('unused');
-  Object.defineProperty(error, 'message', { get: () => { throw new Error('message getter'); } });
-  Object.defineProperty(error, 'constructor', { get: () => { throw new Error('constructor getter'); } });
+  Object.defineProperty(error, 'message', {
+    get: () => {
+      throw new Error('message getter');
+    },
+  });
+  Object.defineProperty(error, 'constructor', {
+    get: () => {
+      throw new Error('constructor getter');
+    },
+  });
   return error;
 }
 
@@ -47,7 +55,12 @@ describe('describing thrown values (never throws)', () => {
     ['a plain object', { code: 42 }, 'Object', 'Object'],
     ['an object with a message', { message: 'from a plain object' }, 'Object', 'Object: from a plain object'],
     ['a null-prototype object', Object.create(null) as object, 'Object', 'Object'],
-    ['an Error with a null prototype constructor', Object.assign(Object.create(Error.prototype) as Error, { constructor: undefined, name: 'Custom', message: 'm' }), 'Custom', 'Custom: m'],
+    [
+      'an Error with a null prototype constructor',
+      Object.assign(Object.create(Error.prototype) as Error, { constructor: undefined, name: 'Custom', message: 'm' }),
+      'Custom',
+      'Custom: m',
+    ],
   ])('%s', (_label, value, type, description) => {
     expect(exceptionType(value)).toBe(type);
     expect(describeThrown(value)).toBe(description);
@@ -64,7 +77,11 @@ describe('describing thrown values (never throws)', () => {
 
   it('survives a class whose name is not a string', () => {
     class Weird extends Error {}
-    Object.defineProperty(Weird, 'name', { get: () => { throw new Error('name getter'); } });
+    Object.defineProperty(Weird, 'name', {
+      get: () => {
+        throw new Error('name getter');
+      },
+    });
     expect(exceptionType(new Weird('x'))).toBe('Error');
     expect(describeThrown(new Weird('x'))).toBe('Error: x');
   });

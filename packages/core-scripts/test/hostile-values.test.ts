@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { errorSummary, hostileValues } from '@respire/harness';
 import { isRespireError } from '@respire/core-scripts';
-import { describeValue, isConnectionFailure, isErrorReply, isNotSent, isTransient, toDurationMs, toIntegerInRange, toRespireError } from '@respire/core-scripts/internal';
+import {
+  describeValue,
+  isConnectionFailure,
+  isErrorReply,
+  isNotSent,
+  isTransient,
+  toDurationMs,
+  toIntegerInRange,
+  toRespireError,
+} from '@respire/core-scripts/internal';
 
 /**
  * Issue 11, kind 4, the shared error and validation helpers: whatever value they are handed
@@ -34,12 +43,19 @@ describe('kind 4: the error helpers never throw on a hostile value', () => {
     const result = attempt(() => toRespireError(made, 'Op.call'));
     expect('returned' in result).toBe(true);
     const error = (result as { returned: unknown }).returned;
-    expect({ isRespire: isRespireError(error), namesOperation: String(errorSummary(error).message).startsWith('Op.call') }).toEqual({ isRespire: true, namesOperation: true });
+    expect({ isRespire: isRespireError(error), namesOperation: String(errorSummary(error).message).startsWith('Op.call') }).toEqual({
+      isRespire: true,
+      namesOperation: true,
+    });
   });
 
   it.each(table)('%s: isNotSent, isTransient and isConnectionFailure answer false', (_label, value) => {
     const made = value.make();
-    expect({ notSent: attempt(() => isNotSent(made)), transient: attempt(() => isTransient(made)), connection: attempt(() => isConnectionFailure(made)) }).toEqual({
+    expect({
+      notSent: attempt(() => isNotSent(made)),
+      transient: attempt(() => isTransient(made)),
+      connection: attempt(() => isConnectionFailure(made)),
+    }).toEqual({
       notSent: { returned: false },
       transient: { returned: false },
       connection: { returned: false },

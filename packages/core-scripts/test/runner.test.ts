@@ -22,7 +22,7 @@ describe('script runner', () => {
   const echo: ScriptDefinition = {
     name: 'test-echo',
     numberOfKeys: 1,
-    source: "return { KEYS[1], ARGV[1] }",
+    source: 'return { KEYS[1], ARGV[1] }',
     sha1: '',
   };
 
@@ -50,9 +50,7 @@ describe('script runner', () => {
     expect(await runScript(target, { ...echo, sha1 }, ['k'], ['w'])).toEqual(['k', 'w']);
     expect(await commandCalls('eval')).toBe(evalBefore + 1);
     await client.sendCommand(['SCRIPT', 'FLUSH']);
-    const replies: unknown[] = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => runScript(target, { ...echo, sha1 }, ['k'], [String(i)])),
-    );
+    const replies: unknown[] = await Promise.all(Array.from({ length: 20 }, (_, i) => runScript(target, { ...echo, sha1 }, ['k'], [String(i)])));
     expect(replies.map((r) => (r as string[])[1])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
   });
 
@@ -64,7 +62,11 @@ describe('script runner', () => {
 
   it('maps server replies to typed errors and other failures to transport errors', async () => {
     const failing = (source: string): ScriptDefinition => ({ name: 'test-fail', numberOfKeys: 1, source, sha1: '0'.repeat(40) });
-    const run = (source: string) => runScript(commandTarget(client), failing(source), ['k'], []).then(() => null, (e: unknown) => e);
+    const run = (source: string) =>
+      runScript(commandTarget(client), failing(source), ['k'], []).then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(isRespireError(await run("error({err='RESPIRE_NOPERM XDEL on k is not permitted'})"), 'PERMISSION_DENIED')).toBe(true);
     expect(isRespireError(await run("error({err='RESPIRE_WRONGTYPE k holds a string'})"), 'WRONG_TYPE')).toBe(true);
     expect(isRespireError(await run("error({err='RESPIRE_UNSUPPORTED old'})"), 'UNSUPPORTED_SERVER')).toBe(true);
@@ -108,7 +110,9 @@ describe('codegen', () => {
   });
 
   it('wraps each script by the names its header gives KEYS and ARGV, and fails on a line that names none', () => {
-    const named = scratchPackage({ 'a.lua': '--[[ a: test\nKEYS[1]  stream: source stream  (stream)\nARGV[1]  count: page size\nARGV[2..] pairs: id, value, ...\n]]\nreturn 1\n' });
+    const named = scratchPackage({
+      'a.lua': '--[[ a: test\nKEYS[1]  stream: source stream  (stream)\nARGV[1]  count: page size\nARGV[2..] pairs: id, value, ...\n]]\nreturn 1\n',
+    });
     execFileSync('node', ['scripts/codegen.mjs'], { cwd: named, stdio: 'pipe' });
     const calls = execFileSync('cat', [join(named, 'src', 'generated', 'calls.ts')]).toString();
     expect(calls).toContain('runScript(target, scripts.a, [args.stream], [args.count, ...args.pairs], options)');

@@ -18,8 +18,16 @@ describe('Cluster slots computed locally', () => {
 
   it('agrees with CLUSTER KEYSLOT for random keys, hash tags, empty tags and binary bytes', async () => {
     const keys = [
-      'foo', '{user1000}.following', 'a{}b', '{}{x}', 'x{y', 'x}y{z}', '{respire-queue:orders}:stream',
-      'tenant:{respire-queue:q}:deadlines', 'é{ü}', ...Array.from({ length: 200 }, () => randomBytes(8).toString('base64')),
+      'foo',
+      '{user1000}.following',
+      'a{}b',
+      '{}{x}',
+      'x{y',
+      'x}y{z}',
+      '{respire-queue:orders}:stream',
+      'tenant:{respire-queue:q}:deadlines',
+      'é{ü}',
+      ...Array.from({ length: 200 }, () => randomBytes(8).toString('base64')),
     ];
     for (const key of keys) {
       expect(keySlot(key), key).toBe(Number(await client.sendCommand(['CLUSTER', 'KEYSLOT', key])));

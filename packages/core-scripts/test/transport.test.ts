@@ -61,7 +61,9 @@ describe('client detection: what was passed, and what to pass instead', () => {
   it('refuses node-redis v4 (standalone, legacy mode and cluster) once, at construction, naming v5/v6', () => {
     for (const client of [createClientV4(), createClientV4({ legacyMode: true }), createClusterV4(unusedCluster)]) {
       const error = refusal(client);
-      expect(error.message).toBe("client: is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6");
+      expect(error.message).toBe(
+        "client: is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6",
+      );
     }
   });
 
@@ -77,7 +79,17 @@ describe('client detection: what was passed, and what to pass instead', () => {
     expect(refusal({}).message).toMatch(/^client: Object is not a node-redis client/);
     class Db {}
     expect(refusal(new Db()).message).toMatch(/^client: Db is not a node-redis client/);
-    const hostile = new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        getPrototypeOf() {
+          throw new Error('trap');
+        },
+      },
+    );
     expect(refusal(hostile).message).toMatch(/is not a node-redis client/);
   });
 });
@@ -88,7 +100,10 @@ describe("Redis's bulk limit (512 MiB per argument), checked before any I/O", ()
     const target = commandTarget({ isOpen: true, sendCommand: async (args: unknown) => void sent.push(args) });
     // Untouched memory: allocUnsafe does not fill it, so this costs no 512 MiB of RAM.
     const huge = Buffer.allocUnsafe(MAX_BULK_BYTES + 1);
-    const error = await target.send('k', ['XADD', 'k', '*', 'payload', huge], { operation: 'Test.append' }).then(() => null, (e: unknown) => e);
+    const error = await target.send('k', ['XADD', 'k', '*', 'payload', huge], { operation: 'Test.append' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'INVALID_ARGUMENT'), String(error)).toBe(true);
     expect((error as RespireValidationError).argument).toBe('payload');
     expect((error as Error).message).toBe(
@@ -123,14 +138,18 @@ describe('a plain command on a key of another type', () => {
     const key = `{t-${randomBytes(4).toString('hex')}}:stream`;
     await client.set(key, 'occupied');
     const target = commandTarget(client);
-    const error = await target
-      .send(key, ['XADD', key, '*', 'payload', 'x'], { operation: 'Test.append', keyType: { key, type: 'stream' } })
-      .then(() => null, (e: unknown) => e);
+    const error = await target.send(key, ['XADD', key, '*', 'payload', 'x'], { operation: 'Test.append', keyType: { key, type: 'stream' } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).name).toBe('RespireKeyTypeError');
     expect((error as Error).message).toBe(`Test.append: ${key} holds a string, expected a stream`);
     // Without the expectation it is still typed, with the server's words.
-    const plain = await target.send(key, ['XADD', key, '*', 'payload', 'x']).then(() => null, (e: unknown) => e);
+    const plain = await target.send(key, ['XADD', key, '*', 'payload', 'x']).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(plain, 'WRONG_TYPE')).toBe(true);
     await client.del(key);
   });
@@ -143,7 +162,10 @@ describe('a plain command on a key of another type', () => {
         throw args[0] === 'TYPE' ? new Error('connection lost') : new ErrorReply('WRONGTYPE Operation against a key holding the wrong kind of value');
       },
     });
-    const error = await target.send('k', ['XADD', 'k', '*', 'f', 'v'], { operation: 'Test.append', keyType: { key: 'k', type: 'stream' } }).then(() => null, (e: unknown) => e);
+    const error = await target.send('k', ['XADD', 'k', '*', 'f', 'v'], { operation: 'Test.append', keyType: { key: 'k', type: 'stream' } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE')).toBe(true);
     expect((error as Error).message).toBe('Test.append: k holds another type, expected a stream');
   });
@@ -154,9 +176,17 @@ describe('isNotSent: a command provably never written', () => {
     const closed = createClient({ url: inject('redisUrl') });
     await closed.connect();
     closed.destroy();
-    const notSent = await commandTarget(closed).send('k', ['PING']).then(() => null, (e: unknown) => e);
+    const notSent = await commandTarget(closed)
+      .send('k', ['PING'])
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     const lost = commandTarget({ isOpen: true, sendCommand: async () => Promise.reject(new Error('Socket closed unexpectedly')) });
-    const unknown = await lost.send('k', ['PING']).then(() => null, (e: unknown) => e);
+    const unknown = await lost.send('k', ['PING']).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect({ closed: isNotSent(notSent), lost: isNotSent(unknown), plain: isNotSent(new Error('x')) }).toEqual({ closed: true, lost: false, plain: false });
   });
 });
@@ -183,7 +213,10 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
     const target = commandTarget(client);
     const key = `{t-${randomBytes(4).toString('hex')}}:list`;
     const began = performance.now();
-    const error = await replyWithin(target.send(key, ['BLPOP', key, '1'], { timeoutMs: 0 }), 150, 'Test.read').then(() => null, (e: unknown) => e);
+    const error = await replyWithin(target.send(key, ['BLPOP', key, '1'], { timeoutMs: 0 }), 150, 'Test.read').then(
+      () => null,
+      (e: unknown) => e,
+    );
     const elapsed = performance.now() - began;
     expect({
       transport: isRespireError(error, 'TRANSPORT_FAILED'),
@@ -191,7 +224,13 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
       connectionFailure: isConnectionFailure(error),
       notSent: isNotSent(error),
       message: String((error as Error).message),
-    }).toEqual({ transport: true, outcomeUnknown: true, connectionFailure: true, notSent: false, message: expect.stringMatching(/^Test\.read: no reply within 150 ms/) });
+    }).toEqual({
+      transport: true,
+      outcomeUnknown: true,
+      connectionFailure: true,
+      notSent: false,
+      message: expect.stringMatching(/^Test\.read: no reply within 150 ms/),
+    });
     expect(elapsed).toBeGreaterThanOrEqual(150);
     expect(elapsed).toBeLessThan(900);
     // A reply that comes in time passes through unchanged.
@@ -216,12 +255,22 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
     const heldTwice = async () => ++asked <= 2;
     const began = performance.now();
     const first = target.send(key, ['BLPOP', key, '1'], { timeoutMs: 0 });
-    const error = await replyWithin(first, 100, 'Test.read', heldTwice).then(() => null, (e: unknown) => e);
-    expect({ asked, outcomeUnknown: (error as { outcomeUnknown?: unknown }).outcomeUnknown, connectionFailure: isConnectionFailure(error) }).toEqual({ asked: 3, outcomeUnknown: true, connectionFailure: true });
+    const error = await replyWithin(first, 100, 'Test.read', heldTwice).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect({ asked, outcomeUnknown: (error as { outcomeUnknown?: unknown }).outcomeUnknown, connectionFailure: isConnectionFailure(error) }).toEqual({
+      asked: 3,
+      outcomeUnknown: true,
+      connectionFailure: true,
+    });
     expect(performance.now() - began).toBeLessThan(900);
     const failing = () => Promise.reject(new Error('probe failed'));
     const second = target.send(key, ['BLPOP', key, '0.2'], { timeoutMs: 0 });
-    const rejected = await replyWithin(second, 100, 'Test.read', failing).then(() => null, (e: unknown) => e);
+    const rejected = await replyWithin(second, 100, 'Test.read', failing).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isConnectionFailure(rejected)).toBe(true);
     await Promise.allSettled([first, second]); // the shared connection is free again for the next test
   });

@@ -24,9 +24,12 @@
     var current = document.querySelector(selector);
     var fresh = next.querySelector(selector);
     if (!current || !fresh) return;
-    current.replaceChildren.apply(current, Array.prototype.map.call(fresh.childNodes, function (node) {
-      return document.importNode(node, true);
-    }));
+    current.replaceChildren.apply(
+      current,
+      Array.prototype.map.call(fresh.childNodes, function (node) {
+        return document.importNode(node, true);
+      }),
+    );
   }
 
   function tick() {

@@ -66,7 +66,10 @@ export async function within<T>(value: T | Promise<T>, ms: number, what: string)
   if (typeof (value as { then?: unknown } | null)?.then !== 'function') return value;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([value, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CallbackTimeout(`${what} did not answer within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      value,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CallbackTimeout(`${what} did not answer within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

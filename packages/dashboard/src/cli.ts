@@ -64,11 +64,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     .addOption(new Option('--url <url>', 'Redis URL (default: $REDIS_URL)'))
     .option('--cluster', 'treat --url as a root node of a Redis Cluster')
     .option('--host <address>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
-      return n;
-    }, 7373)
+    .option(
+      '--port <port>',
+      'port to listen on (0: any free port)',
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
+        return n;
+      },
+      7373,
+    )
     .option('--base-path <path>', 'serve under this path, e.g. /respire', '/')
     .option('--queue <name>', 'a reliable queue to show (repeatable)', (name: string) => {
       queues.push({ name });
@@ -87,7 +92,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       return key;
     })
     .option('--discover-queues', 'also find reliable queues with a bounded SCAN of the key space')
-    .option('--config <file>', 'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, auditStream }')
+    .option(
+      '--config <file>',
+      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, auditStream }',
+    )
     .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
     .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
     .option('--viewer-token-env <name>', 'environment variable holding a read-only token (user "viewer")', 'RESPIRE_DASHBOARD_VIEWER_TOKEN')
@@ -112,8 +120,20 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     throw error;
   }
   const o = program.opts<{
-    url?: string; cluster?: boolean; host: string; port: number; basePath: string; keyPrefix?: string; discoverQueues?: boolean;
-    config?: string; users?: string; tokenEnv: string; viewerTokenEnv: string; auditStream?: string; pollIntervalMs?: number; secureCookies?: boolean;
+    url?: string;
+    cluster?: boolean;
+    host: string;
+    port: number;
+    basePath: string;
+    keyPrefix?: string;
+    discoverQueues?: boolean;
+    config?: string;
+    users?: string;
+    tokenEnv: string;
+    viewerTokenEnv: string;
+    auditStream?: string;
+    pollIntervalMs?: number;
+    secureCookies?: boolean;
   }>();
 
   try {
@@ -132,7 +152,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     const viewerToken = env[o.viewerTokenEnv];
     if (viewerToken) users.push({ name: 'viewer', role: 'viewer', token: viewerToken });
     if (users.length === 0) {
-      throw new UsageError(`no credential: set ${o.tokenEnv} (an operator token of at least 16 characters; e.g. export ${o.tokenEnv}=$(openssl rand -hex 24)), ${o.viewerTokenEnv}, or pass --users FILE. There is no anonymous mode.`);
+      throw new UsageError(
+        `no credential: set ${o.tokenEnv} (an operator token of at least 16 characters; e.g. export ${o.tokenEnv}=$(openssl rand -hex 24)), ${o.viewerTokenEnv}, or pass --users FILE. There is no anonymous mode.`,
+      );
     }
 
     const prefix = o.keyPrefix ? { keyPrefix: o.keyPrefix } : {};

@@ -21,7 +21,7 @@ export type { Dashboard, DashboardOptions } from './options.js';
  * delete, release, ack and idle-consumer actions, each authorized on the server, CSRF-checked
  * and audited by the admin API with the principal as the actor.
  *
- * @throws {TypeError} when an option is missing or out of range.
+ * @throws {@link TypeError} when an option is missing or out of range.
  * @example
  * ```ts
  * const dashboard = createDashboard({ admin, authorize, basePath: '/ops/respire' });
@@ -31,7 +31,10 @@ export type { Dashboard, DashboardOptions } from './options.js';
 export function createDashboard(options: DashboardOptions): Dashboard {
   const s = resolveOptions(options);
   if (s.anonymous) {
-    process.emitWarning('Respire dashboard: dangerouslyAllowAnonymousOperator() lets anyone who reaches it retry and delete. Development only.', 'SecurityWarning');
+    process.emitWarning(
+      'Respire dashboard: dangerouslyAllowAnonymousOperator() lets anyone who reaches it retry and delete. Development only.',
+      'SecurityWarning',
+    );
   }
 
   const app = new Hono<Env>({ strict: false });

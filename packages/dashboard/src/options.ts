@@ -97,7 +97,8 @@ export interface Settings {
 
 function normalizeBase(basePath: string | undefined): string {
   const base = (basePath ?? '/').trim();
-  if (!base.startsWith('/') || /[?#\\]|\/\//.test(base)) throw new TypeError(`createDashboard: basePath must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
+  if (!base.startsWith('/') || /[?#\\]|\/\//.test(base))
+    throw new TypeError(`createDashboard: basePath must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
   return base.replace(/\/+$/, '');
 }
 

@@ -41,7 +41,8 @@ export function page(s: Settings, c: Ctx, status: number, title: string, childre
 }
 
 /** 303 to a page of the dashboard (after an action: the result shows as a notice there). */
-export const redirect = (s: Settings, c: Ctx, path: string, params: Record<string, string | number | undefined>) => c.redirect(href({ base: s.base }, path, params), 303);
+export const redirect = (s: Settings, c: Ctx, path: string, params: Record<string, string | number | undefined>) =>
+  c.redirect(href({ base: s.base }, path, params), 303);
 
 /** First-page and next-page links of a cursor-paged table. */
 export function cursorPager(ctx: PageContext, path: string, keep: Record<string, string | undefined>, cursor: string | undefined, next: string | undefined) {

@@ -83,7 +83,13 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     if (header?.startsWith('Bearer ') || header?.startsWith('Basic ')) return fromAuthorizationHeader(credentials, header);
     return sessions.read(request);
   };
-  const dashboard = createDashboard({ admin, authorize, basePath: base || '/', signOutPath: `${base}/logout`, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
+  const dashboard = createDashboard({
+    admin,
+    authorize,
+    basePath: base || '/',
+    signOutPath: `${base}/logout`,
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
 
   const app = new Hono();
   app.use('*', await fillSecurityHeaders());

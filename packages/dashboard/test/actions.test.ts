@@ -40,7 +40,9 @@ describe('dead letters', () => {
     const entries = await range(world, world.stream.key);
     expect(entries).toHaveLength(2);
     expect(entries[1]![1]).toEqual(['order-id', '42', 'status', 'paid']);
-    expect(world.audits).toContainEqual(expect.objectContaining({ actor: 'alice', role: 'operator', action: 'retry', resource: world.stream.id, result: 'ok' }));
+    expect(world.audits).toContainEqual(
+      expect.objectContaining({ actor: 'alice', role: 'operator', action: 'retry', resource: world.stream.id, result: 'ok' }),
+    );
 
     const after = await get(world, location(response.headers).replace(world.base, ''));
     expect(after.body).toContain(`Retried dead letter ${record}: appended again as entry ${entries[1]![0]}.`);
@@ -116,11 +118,27 @@ describe('pending entries', () => {
     const page = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group })}`);
     expect(page.body).toContain(`name="deliveryCount" value="1"`);
     expect(page.body).toContain(`name="consumer" value="c-1"`);
-    const response = await post(world, '/actions/release', { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    const response = await post(world, '/actions/release', {
+      id: world.stream.id,
+      group: world.stream.group,
+      entry: id,
+      deliveryCount: 1,
+      consumer: 'c-1',
+      _csrf: token,
+    });
     expect(response.status).toBe(303);
     expect(location(response.headers)).toContain('done=released');
     // Released: claimable at once by any reader (its idle time is past every minimum idle time).
-    const claimed = (await world.raw(world.stream.key, ['XAUTOCLAIM', world.stream.key, world.stream.group, 'c-2', '60000', '0-0', 'COUNT', '10'])) as unknown[];
+    const claimed = (await world.raw(world.stream.key, [
+      'XAUTOCLAIM',
+      world.stream.key,
+      world.stream.group,
+      'c-2',
+      '60000',
+      '0-0',
+      'COUNT',
+      '10',
+    ])) as unknown[];
     expect(((claimed[1] as unknown[][]) ?? []).map((e) => String(e[0]))).toEqual([id]);
     expect(world.audits).toContainEqual(expect.objectContaining({ action: 'release', actor: 'alice', result: 'ok' }));
   });
@@ -131,7 +149,14 @@ describe('pending entries', () => {
     // Shown: c-1, 1 delivery. Meanwhile another reader claims it (delivery count 2, owner c-2).
     await world.raw(world.stream.key, ['XCLAIM', world.stream.key, world.stream.group, 'c-2', '0', id]);
     for (const action of ['release', 'ack']) {
-      const response = await post(world, `/actions/${action}`, { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+      const response = await post(world, `/actions/${action}`, {
+        id: world.stream.id,
+        group: world.stream.group,
+        entry: id,
+        deliveryCount: 1,
+        consumer: 'c-1',
+        _csrf: token,
+      });
       expect(response.status).toBe(409);
       expect(response.body).toContain('Changed since the page was rendered');
       expect(response.body).toContain('Nothing was done');
@@ -145,7 +170,15 @@ describe('pending entries', () => {
     const id = await xadd(world, world.stream.key, ['order-id', '7']);
     await readAsConsumer(world, 'c-1', 1);
     await world.raw(world.stream.key, ['XCLAIM', world.stream.key, world.stream.group, 'c-2', '0', id]);
-    const response = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: id, deliveryCount: 1, consumer: 'c-1', deleteEntry: '1', _csrf: token });
+    const response = await post(world, '/actions/ack', {
+      id: world.stream.id,
+      group: world.stream.group,
+      entry: id,
+      deliveryCount: 1,
+      consumer: 'c-1',
+      deleteEntry: '1',
+      _csrf: token,
+    });
     expect(response.status).toBe(409);
     expect((await range(world, world.stream.key)).map(([entry]) => entry)).toEqual([id]);
     expect(await pendingRows(world, world.stream.key, world.stream.group)).toEqual([expect.objectContaining({ id, consumer: 'c-2' })]);
@@ -157,12 +190,29 @@ describe('pending entries', () => {
     await readAsConsumer(world, 'c-1', 2);
     const confirm = await get(world, `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1' })}`);
     expect(confirm.body).toContain('Also delete the entry from the stream');
-    expect((await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1', _csrf: token })).status).toBe(303);
-    const ack2 = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: b, deliveryCount: 1, consumer: 'c-1', deleteEntry: '1', _csrf: token });
+    expect(
+      (await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1', _csrf: token })).status,
+    ).toBe(303);
+    const ack2 = await post(world, '/actions/ack', {
+      id: world.stream.id,
+      group: world.stream.group,
+      entry: b,
+      deliveryCount: 1,
+      consumer: 'c-1',
+      deleteEntry: '1',
+      _csrf: token,
+    });
     expect(ack2.status).toBe(303);
     expect(await pendingRows(world, world.stream.key, world.stream.group)).toEqual([]);
     expect((await range(world, world.stream.key)).map(([id]) => id)).toEqual([a]);
-    const again = await post(world, '/actions/ack', { id: world.stream.id, group: world.stream.group, entry: a, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    const again = await post(world, '/actions/ack', {
+      id: world.stream.id,
+      group: world.stream.group,
+      entry: a,
+      deliveryCount: 1,
+      consumer: 'c-1',
+      _csrf: token,
+    });
     expect(again.status).toBe(409);
     expect(again.body).toContain('no longer pending');
   });
@@ -177,7 +227,9 @@ describe('pending entries', () => {
     expect(location(none.headers)).toMatch(/n=0/);
     expect((await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => c.name).sort()).toEqual(['busy', 'idle-one', 'idle-two']);
     // Below the one-second floor the form is refused.
-    expect((await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 999, _csrf: token })).status).toBe(400);
+    expect((await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 999, _csrf: token })).status).toBe(
+      400,
+    );
     await sleep(1100);
     const removed = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 1000, _csrf: token });
     expect(location(removed.headers)).toMatch(/n=2.*kept=1/);

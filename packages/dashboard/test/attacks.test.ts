@@ -35,7 +35,9 @@ const raw = (method: string, path: string, headers: Record<string, string> = {},
   rawHttp(
     world.origin,
     `${method} ${path} HTTP/1.1\r\nHost: ${new URL(world.origin).host}\r\nConnection: close\r\n` +
-      Object.entries({ ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) }).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+      Object.entries({ ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
       `\r\n${body}`,
   );
 
@@ -84,7 +86,12 @@ describe('path tricks under the base path (hold)', () => {
     const form = `id=${encodeURIComponent(world.stream.id)}&record=${record}&_csrf=${encodeURIComponent(token)}`;
     const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: world.origin, 'Sec-Fetch-Site': 'same-origin', ...bearer(TOKENS.operator) };
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH', 'PURGE', 'PROPFIND']) {
-      const response = await raw(method, `${world.base}/actions/delete?_method=POST`, { ...headers, 'X-HTTP-Method-Override': 'POST', 'X-Method-Override': 'POST' }, form);
+      const response = await raw(
+        method,
+        `${world.base}/actions/delete?_method=POST`,
+        { ...headers, 'X-HTTP-Method-Override': 'POST', 'X-Method-Override': 'POST' },
+        form,
+      );
       expect(response.status, method).toBe(405);
       expect(response.head.toLowerCase(), method).toContain('allow: post');
     }
@@ -94,7 +101,15 @@ describe('path tricks under the base path (hold)', () => {
   });
 
   it('serves only its three assets: no traversal out of the folder, no file of the package', async () => {
-    for (const path of ['/assets/..%2f..%2fpackage.json', '/assets/..%2F..%2Fsrc%2Fcli.ts', '/assets/%2e%2e/%2e%2e/package.json', '/assets/..%5c..%5cpackage.json', '/assets/.%2e/package.json', '/assets/dashboard.css%00.js', '/assets/Dashboard.css']) {
+    for (const path of [
+      '/assets/..%2f..%2fpackage.json',
+      '/assets/..%2F..%2Fsrc%2Fcli.ts',
+      '/assets/%2e%2e/%2e%2e/package.json',
+      '/assets/..%5c..%5cpackage.json',
+      '/assets/.%2e/package.json',
+      '/assets/dashboard.css%00.js',
+      '/assets/Dashboard.css',
+    ]) {
       const response = await raw('GET', `${world.base}${path}`);
       expect([401, 404], path).toContain(response.status);
       expect(response.body, path).not.toContain('"name"');
@@ -136,7 +151,17 @@ describe('CSRF variants (hold)', () => {
   it('reads no token from a JSON or text/plain body, and refuses a cross-site text/plain form', async () => {
     const token = await csrfFor(world);
     const send = (contentType: string, body: string, site: string) =>
-      fetch(`${world.url}/actions/delete`, { method: 'POST', redirect: 'manual', headers: { ...bearer(TOKENS.operator), 'content-type': contentType, origin: site === 'same-origin' ? world.origin : 'https://evil.example', 'sec-fetch-site': site }, body });
+      fetch(`${world.url}/actions/delete`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          ...bearer(TOKENS.operator),
+          'content-type': contentType,
+          origin: site === 'same-origin' ? world.origin : 'https://evil.example',
+          'sec-fetch-site': site,
+        },
+        body,
+      });
     const json = await send('application/json', JSON.stringify({ id: world.stream.id, record, _csrf: token }), 'same-origin');
     expect(json.status).toBe(403);
     const text = await send('text/plain', `id=${world.stream.id}&record=${record}&_csrf=${token}`, 'cross-site');
@@ -147,7 +172,13 @@ describe('CSRF variants (hold)', () => {
   });
 
   it('never puts the token in a URL (no GET form or link carries it), so no Referer or log can leak it', async () => {
-    const paths = ['/', `/stream${q({ id: world.stream.id })}`, `/dead-letters${q({ id: world.stream.id })}`, `/dead-letter${q({ id: world.stream.id, record })}`, `/confirm/delete${q({ id: world.stream.id, record })}`];
+    const paths = [
+      '/',
+      `/stream${q({ id: world.stream.id })}`,
+      `/dead-letters${q({ id: world.stream.id })}`,
+      `/dead-letter${q({ id: world.stream.id, record })}`,
+      `/confirm/delete${q({ id: world.stream.id, record })}`,
+    ];
     for (const path of paths) {
       const page = await get(world, path);
       expect(page.status, path).toBe(200);
@@ -176,7 +207,11 @@ describe('errors', () => {
   it('finding: a 500 page showed the error message (a Redis URL with its password, a host, a path); now a reference, the details go to onError', async () => {
     const logged: { error: unknown; reference: string | undefined }[] = [];
     const served = await serveDashboard({
-      admin: stubAdmin({ overview: () => { throw new Error(secret); } }),
+      admin: stubAdmin({
+        overview: () => {
+          throw new Error(secret);
+        },
+      }),
       onError: (error, _request, info) => void logged.push({ error, reference: (info as { reference?: string } | undefined)?.reference }),
     });
     try {
@@ -194,8 +229,17 @@ describe('errors', () => {
     }
   });
 
-  it('finding: an onError callback that throws left Hono\'s bare 500 (no CSP, no page); the 500 page still shows', async () => {
-    const served = await serveDashboard({ admin: stubAdmin({ overview: () => { throw new Error(secret); } }), onError: () => { throw new Error('logger down'); } });
+  it("finding: an onError callback that throws left Hono's bare 500 (no CSP, no page); the 500 page still shows", async () => {
+    const served = await serveDashboard({
+      admin: stubAdmin({
+        overview: () => {
+          throw new Error(secret);
+        },
+      }),
+      onError: () => {
+        throw new Error('logger down');
+      },
+    });
     try {
       const page = await fetch(`${served.url}/`, { headers: bearer(TOKENS.operator) });
       expect(page.status).toBe(500);
@@ -206,7 +250,7 @@ describe('errors', () => {
     }
   });
 
-  it('finding: a malformed multipart form answered 500 with the parser\'s message; now 400, nothing done', async () => {
+  it("finding: a malformed multipart form answered 500 with the parser's message; now 400, nothing done", async () => {
     const token = await csrfFor(world);
     const response = await fetch(`${world.url}/actions/delete`, {
       method: 'POST',
@@ -221,7 +265,13 @@ describe('errors', () => {
   it('shows no stack trace or message when authorize throws, and none when the guard throws', async () => {
     const status = { resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 };
     const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams: [status], discoveryTruncated: false, unavailable: [] }) });
-    const served = await serveDashboard({ admin, guard: () => { throw new Error(secret); }, onError: () => {} });
+    const served = await serveDashboard({
+      admin,
+      guard: () => {
+        throw new Error(secret);
+      },
+      onError: () => {},
+    });
     try {
       for (const path of ['/', `/stream?id=${STUB_STREAM.id}`]) {
         const page = await fetch(`${served.url}${path}`, { headers: bearer(TOKENS.operator) });
@@ -239,7 +289,13 @@ describe('errors', () => {
 
 describe('unknown resources', () => {
   it('answers 404 only to what the admin API calls an unknown resource (isUnknownResource); another refusal of the resource id is a 400 naming the parameter', async () => {
-    const refusal = (fields: object) => Object.assign(new Error(`resource: ${'x'.repeat(20)} is a queue`), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', ...fields });
+    const refusal = (fields: object) =>
+      Object.assign(new Error(`resource: ${'x'.repeat(20)} is a queue`), {
+        name: 'RespireValidationError',
+        code: 'INVALID_ARGUMENT',
+        argument: 'resource',
+        ...fields,
+      });
     const served = await serveDashboard({
       admin: stubAdmin({
         resource: (id: string) => {
@@ -277,7 +333,12 @@ describe('headers on every response', () => {
     for (const path of ['/OPS/respire/', '/ops/respirex/', '/ops/Respire/actions/delete', '/']) {
       const response = await raw('GET', path, bearer(TOKENS.operator));
       expect(response.status, path).toBe(404);
-      const headers = new Headers(response.head.split('\r\n').slice(1).map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = new Headers(
+        response.head
+          .split('\r\n')
+          .slice(1)
+          .map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       expectHeaders(headers, path);
     }
   });
@@ -301,7 +362,12 @@ describe('headers on every response', () => {
       ['409', await post(world, '/actions/delete', { id: world.stream.id, record: '1-999', _csrf: token })],
       ['413', await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token, pad: 'x'.repeat(20_000) })],
     ];
-    expect(responses.map(([k, r]) => [k, r.status])).toEqual([['redirect', 303], ['405', 405], ['409', 409], ['413', 413]]);
+    expect(responses.map(([k, r]) => [k, r.status])).toEqual([
+      ['redirect', 303],
+      ['405', 405],
+      ['409', 409],
+      ['413', 413],
+    ]);
     for (const [what, response] of responses) {
       expectHeaders(response.headers, what);
       expect(response.headers.get('cache-control'), what).toBe('no-store');
@@ -313,10 +379,16 @@ describe('links built from the request', () => {
   it('finding: at the root base path, the Refresh link of a page reached as //evil.example/ pointed to //evil.example/ (another site)', async () => {
     const served = await serveDashboard({ admin: stubAdmin(), basePath: '/' });
     try {
-      const served404 = await rawHttp(served.origin, `GET //evil.example/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`);
+      const served404 = await rawHttp(
+        served.origin,
+        `GET //evil.example/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`,
+      );
       expect(served404.body).toContain('id="refresh-now"');
       for (const path of ['//evil.example/', '//evil.example/?refresh=on', '/\\evil.example/', '//evil.example/stream?id=orders']) {
-        const response = await rawHttp(served.origin, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`);
+        const response = await rawHttp(
+          served.origin,
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.operator}\r\nConnection: close\r\n\r\n`,
+        );
         expect(response.status, path).toBeLessThan(500);
         for (const [, href] of response.body.matchAll(/href="([^"]*)"/g)) {
           expect(href, `${path}: ${href}`).not.toMatch(/^(\/\/|\/\\|\\|[a-z]+:)/i);
@@ -353,7 +425,21 @@ describe('authorization', () => {
   });
 
   it('refuses odd principals: a role of "admin", a string, a number, an array, a name of the wrong type, a getter that throws', async () => {
-    const odd: unknown[] = [{ name: 'x', role: 'admin' }, 'operator', 42, ['alice', 'operator'], { name: 7, role: 'operator' }, { name: '', role: 'operator' }, { get name(): string { throw new Error('boom'); }, role: 'operator' }, true];
+    const odd: unknown[] = [
+      { name: 'x', role: 'admin' },
+      'operator',
+      42,
+      ['alice', 'operator'],
+      { name: 7, role: 'operator' },
+      { name: '', role: 'operator' },
+      {
+        get name(): string {
+          throw new Error('boom');
+        },
+        role: 'operator',
+      },
+      true,
+    ];
     for (const [i, value] of odd.entries()) {
       const served = await serveDashboard({ admin: stubAdmin(), authorize: () => value as never });
       try {
@@ -384,7 +470,13 @@ describe('authorization', () => {
 
 describe('a slow guard', () => {
   it('finding: the overview asked the guard about one resource after another, so its latency added up per resource; it asks about all at once', async () => {
-    const streams = Array.from({ length: 20 }, (_, i) => ({ resource: { ...STUB_STREAM, id: `s${i}`, stream: `s${i}`, label: `s${i}` }, length: 0, exists: true, groups: [], deadLetters: 0 }));
+    const streams = Array.from({ length: 20 }, (_, i) => ({
+      resource: { ...STUB_STREAM, id: `s${i}`, stream: `s${i}`, label: `s${i}` },
+      length: 0,
+      exists: true,
+      groups: [],
+      deadLetters: 0,
+    }));
     const admin = stubAdmin({ overview: () => ({ serverTimeMs: 0, queues: [], streams, discoveryTruncated: false, unavailable: [] }) });
     const served = await serveDashboard({ admin, guard: () => new Promise((resolve) => setTimeout(() => resolve(true), 300)) });
     try {
@@ -444,7 +536,12 @@ describe('per-resource guard: a hidden resource answers exactly as an unknown on
         expect(a.body).not.toContain('salary');
       }
       const csrf = await csrfFor(guarded, token);
-      for (const [action, extra] of [['retry', { record: hidden.record }], ['delete', { record: hidden.record }], ['delete-all', {}], ['ack', { group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' }]] as const) {
+      for (const [action, extra] of [
+        ['retry', { record: hidden.record }],
+        ['delete', { record: hidden.record }],
+        ['delete-all', {}],
+        ['ack', { group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' }],
+      ] as const) {
         const a = await post(guarded, `/actions/${action}`, { id: hidden.key, ...extra, _csrf: csrf }, { token });
         const b = await post(guarded, `/actions/${action}`, { id: unknown, ...extra, _csrf: csrf }, { token });
         expect([a.status, message(a.body)], `${token} ${action}`).toEqual([b.status, message(b.body)]);
@@ -489,7 +586,11 @@ describe('what a page says', () => {
 
   it('finding: a 400 page quoted the rejected parameter back (cursor=Your session expired…); it names the parameter only', async () => {
     const bait = 'Your session expired: sign in again at https://evil.example';
-    for (const path of [`/dead-letters${q({ id: world.stream.id, cursor: bait })}`, `/group${q({ id: world.stream.id, group: world.stream.group, cursor: bait })}`, `/deliveries${q({ id: world.queue.id, cursor: bait })}`]) {
+    for (const path of [
+      `/dead-letters${q({ id: world.stream.id, cursor: bait })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group, cursor: bait })}`,
+      `/deliveries${q({ id: world.queue.id, cursor: bait })}`,
+    ]) {
       const page = await get(world, path);
       expect(page.status, path).toBe(400);
       const text = page.body.replace(/<[^>]*>/g, '');
@@ -545,7 +646,13 @@ describe('bounded pages', () => {
     const many = await startWorld({ label: 'many', extraStreams: [{ stream: key }] });
     try {
       const create = (group: string, n: number) =>
-        many.raw(key, ['EVAL', `redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM') for i = 1, ${n} do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], ARGV[1], 'consumer-' .. i) end return 0`, '1', key, group]);
+        many.raw(key, [
+          'EVAL',
+          `redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM') for i = 1, ${n} do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], ARGV[1], 'consumer-' .. i) end return 0`,
+          '1',
+          key,
+          group,
+        ]);
       await create('g', 1200);
       await create('h', 200);
       const rows = (body: string) => [...body.matchAll(/<th scope="row"><a href="[^"]*consumer=consumer-/g)].length;

@@ -61,7 +61,11 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSH
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> };
+      }
+    ).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
     return violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
   });
@@ -71,13 +75,30 @@ async function axeViolations(page: Page): Promise<string[]> {
 /** Orders with a realistic mix: pending entries on two consumers, dead letters of each reason. */
 async function seedOrders(world: World): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 1; i <= 12; i++) ids.push(await xadd(world, world.stream.key, ['order-id', String(1000 + i), 'customer', `customer-${i % 5}`, 'total', (i * 12.5).toFixed(2)]));
+  for (let i = 1; i <= 12; i++)
+    ids.push(await xadd(world, world.stream.key, ['order-id', String(1000 + i), 'customer', `customer-${i % 5}`, 'total', (i * 12.5).toFixed(2)]));
   await readAsConsumer(world, 'orders-host-1-0', 4);
   await readAsConsumer(world, 'orders-host-2-0', 3);
-  await addWorkerDeadLetter(world, ids[0]!, ['order-id', '1001', 'customer', 'customer-1', 'total', '12.50'], { reason: 'processing-failed', exceptionType: 'PaymentGatewayTimeout', attempt: 3 });
-  await addWorkerDeadLetter(world, ids[1]!, ['order-id', '1002', 'customer', 'customer-2', 'total', '25.00'], { reason: 'explicit', exceptionType: '', attempt: 1 });
-  await addWorkerDeadLetter(world, ids[2]!, ['order-id', '1003', 'customer', 'customer-3', 'total', '37.50'], { reason: 'delivery-limit', exceptionType: '', attempt: 3 });
-  await deadLetterQueueMessages(world, ['{"orderId":1001,"customer":"customer-1","event":"shipped"}', 'order 1002 shipped', Buffer.from([0x00, 0xff, 0x10, 0x80])]);
+  await addWorkerDeadLetter(world, ids[0]!, ['order-id', '1001', 'customer', 'customer-1', 'total', '12.50'], {
+    reason: 'processing-failed',
+    exceptionType: 'PaymentGatewayTimeout',
+    attempt: 3,
+  });
+  await addWorkerDeadLetter(world, ids[1]!, ['order-id', '1002', 'customer', 'customer-2', 'total', '25.00'], {
+    reason: 'explicit',
+    exceptionType: '',
+    attempt: 1,
+  });
+  await addWorkerDeadLetter(world, ids[2]!, ['order-id', '1003', 'customer', 'customer-3', 'total', '37.50'], {
+    reason: 'delivery-limit',
+    exceptionType: '',
+    attempt: 3,
+  });
+  await deadLetterQueueMessages(world, [
+    '{"orderId":1001,"customer":"customer-1","event":"shipped"}',
+    'order 1002 shipped',
+    Buffer.from([0x00, 0xff, 0x10, 0x80]),
+  ]);
   const queue = queueOf(world, 5);
   for (let i = 0; i < 3; i++) await queue.send(`{"orderId":${2000 + i},"event":"shipped"}`);
   await queue.receive(10 * 60_000, { max: 3 }); // leased for ten minutes
@@ -120,7 +141,10 @@ describe('operator pages', () => {
       expect(await axeViolations(page), name).toEqual([]);
     }
     await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
-    await page.getByRole('link', { name: /^View dead letter/ }).first().click();
+    await page
+      .getByRole('link', { name: /^View dead letter/ })
+      .first()
+      .click();
     await expect(page.locator('h1').textContent()).resolves.toMatch(/^Dead letter \d+-\d+$/);
     await expect(page.locator('dl.facts').textContent()).resolves.toContain('Reason');
     await shot(page, 'dead-letter');
@@ -186,7 +210,9 @@ describe('resources whose status could not be read', () => {
     expect((await page.goto(`${world.url}/`))!.status()).toBe(200);
     const section = page.locator('section', { has: page.locator('#unavailable-heading') });
     await expect(section.locator('h2').textContent()).resolves.toBe('Unavailable');
-    await expect(section.locator('[role="status"]').textContent()).resolves.toMatch(/The server refused the status of 2 resources; the others are shown\s+below\./);
+    await expect(section.locator('[role="status"]').textContent()).resolves.toMatch(
+      /The server refused the status of 2 resources; the others are shown\s+below\./,
+    );
     const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent?.trim() ?? '')));
     expect(rows.map((cells) => cells.slice(0, 3))).toEqual([
       [`${BROKEN_LABEL} ${world.broken}`, 'worker stream', 'WRONG_TYPE'],
@@ -198,7 +224,9 @@ describe('resources whose status could not be read', () => {
     // The readable resources are still there, below.
     await expect(page.getByRole('link', { name: world.stream.group }).count()).resolves.toBe(1);
     await expect(page.getByRole('link', { name: world.queue.name }).count()).resolves.toBe(1);
-    const [unavailableTop, streamsTop] = await Promise.all(['#unavailable-heading', '#streams-heading'].map(async (h) => (await page.locator(h).boundingBox())!.y));
+    const [unavailableTop, streamsTop] = await Promise.all(
+      ['#unavailable-heading', '#streams-heading'].map(async (h) => (await page.locator(h).boundingBox())!.y),
+    );
     expect(unavailableTop!).toBeLessThan(streamsTop!);
     await shot(page, 'overview-unavailable');
     expect(await axeViolations(page)).toEqual([]);
@@ -242,7 +270,9 @@ describe('retry end to end', () => {
       await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
       await page.getByRole('button', { name: `Retry dead letter ${record![0]}` }).click();
       await page.waitForURL(/done=retried/);
-      await expect(page.getByRole('status').textContent()).resolves.toMatch(new RegExp(`^Retried dead letter ${record![0]}: appended again as entry \\d+-\\d+\\.$`));
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(
+        new RegExp(`^Retried dead letter ${record![0]}: appended again as entry \\d+-\\d+\\.$`),
+      );
       await shot(page, 'retried');
       await eventually(() => handled.some((h) => h.order === '4242' && h.healed));
       expect(handled.map((h) => [h.order, h.healed])).toEqual([
@@ -286,7 +316,7 @@ describe('authorization in the browser', () => {
     await world.close();
   });
 
-  it('shows a viewer no retry or delete controls, and answers 403 to the viewer\'s direct POST', async () => {
+  it("shows a viewer no retry or delete controls, and answers 403 to the viewer's direct POST", async () => {
     const { page } = await open(TOKENS.viewer);
     await page.goto(`${world.url}/dead-letters${q({ id: world.stream.id })}`);
     await expect(page.locator('.role').textContent()).resolves.toBe('viewer');
@@ -296,17 +326,20 @@ describe('authorization in the browser', () => {
     await shot(page, 'viewer-dead-letters');
     const [record] = await range(world, world.stream.dead);
     // A hand-made same-origin POST with the viewer's own valid token: refused on the server.
-    const status = await page.evaluate(async ({ url, id, record }) => {
-      const token = document.querySelector('meta[name="csrf-token"]')!.getAttribute('content')!;
-      const body = new URLSearchParams({ id, record, _csrf: token });
-      const response = await fetch(`${url}/actions/retry`, { method: 'POST', body, redirect: 'manual' });
-      return response.status;
-    }, { url: world.url, id: world.stream.id, record: record![0] });
+    const status = await page.evaluate(
+      async ({ url, id, record }) => {
+        const token = document.querySelector('meta[name="csrf-token"]')!.getAttribute('content')!;
+        const body = new URLSearchParams({ id, record, _csrf: token });
+        const response = await fetch(`${url}/actions/retry`, { method: 'POST', body, redirect: 'manual' });
+        return response.status;
+      },
+      { url: world.url, id: world.stream.id, record: record![0] },
+    );
     expect(status).toBe(403);
     expect(await xlen(world, world.stream.dead)).toBe(3);
   });
 
-  it('refuses a form that another site posts with the operator\'s credentials, and changes nothing', async () => {
+  it("refuses a form that another site posts with the operator's credentials, and changes nothing", async () => {
     const { page } = await open();
     const before = await range(world, world.stream.dead);
     const refused = page.waitForResponse((response) => response.url().startsWith(`${world.url}/actions/delete`));
@@ -331,9 +364,21 @@ describe('hostile corpus', () => {
     const id = await xadd(world, hostile.key, [svg, '<script>alert(3)</script>', 'img', '<img src=x onerror=alert(4)>']);
     await world.raw(hostile.key, ['XGROUP', 'CREATE', hostile.key, hostile.group, '0']);
     await world.raw(hostile.key, ['XREADGROUP', 'GROUP', hostile.group, `c${svg}`, 'COUNT', '1', 'STREAMS', hostile.key, '>']);
-    await addWorkerDeadLetter(world, id, [svg, svg, 'script', '<script>alert(5)</script>'], { group: hostile.group, reason: `<b onmouseover=alert(6)>x</b>`, exceptionType: `</code><script>alert(7)</script>` }, hostile.dead);
+    await addWorkerDeadLetter(
+      world,
+      id,
+      [svg, svg, 'script', '<script>alert(5)</script>'],
+      { group: hostile.group, reason: `<b onmouseover=alert(6)>x</b>`, exceptionType: `</code><script>alert(7)</script>` },
+      hostile.dead,
+    );
     await addWorkerDeadLetter(world, id, ['big', Buffer.alloc(1024 * 1024, '<svg onload=alert(8)>')], { group: hostile.group }, hostile.dead);
-    await addWorkerDeadLetter(world, id, ['bytes', Buffer.from([0xff, 0x3c, 0x73, 0x63, 0x72, 0x69, 0x70, 0x74, 0x3e, 0xc3, 0x28])], { group: hostile.group }, hostile.dead);
+    await addWorkerDeadLetter(
+      world,
+      id,
+      ['bytes', Buffer.from([0xff, 0x3c, 0x73, 0x63, 0x72, 0x69, 0x70, 0x74, 0x3e, 0xc3, 0x28])],
+      { group: hostile.group },
+      hostile.dead,
+    );
     await deadLetterQueueMessages(world, [svg, Buffer.from([0xc3, 0x28, 0xa0, 0xa1])]);
   });
   afterAll(() => world.close());
@@ -362,7 +407,9 @@ describe('hostile corpus', () => {
       // Only our own script element; no element came from the data.
       expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src'))), name).toEqual(['/ops/respire/assets/dashboard.js']);
       expect(await page.locator('main svg, main img, main b, main iframe').count(), name).toBe(0);
-      expect(await page.evaluate(() => [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on')))), name).toBe(false);
+      expect(await page.evaluate(() => [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on')))), name).toBe(
+        false,
+      );
       if (['hostile-overview', 'hostile-dead-letters', 'hostile-1mib'].includes(name)) await shot(page, name);
     }
     await page.goto(`${world.url}/dead-letters${q({ id: hostile.key })}`);

@@ -15,7 +15,9 @@ export const SCREENSHOT_DIR = resolve(process.env.RESPIRE_TEST_REPORT_DIR ?? joi
  */
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: the browser tests need it. Install it with: apt-get install -y chromium (or set RESPIRE_CHROMIUM to a Chromium binary).`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: the browser tests need it. Install it with: apt-get install -y chromium (or set RESPIRE_CHROMIUM to a Chromium binary).`,
+    );
   }
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const browser = await chromium.launch({

@@ -20,8 +20,12 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  const built = spawnSync(process.execPath, [join(packageDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: packageDir, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`building the dashboard failed (run pnpm build first if @respire/admin has no dist):\n${built.stdout}${built.stderr}`);
+  const built = spawnSync(process.execPath, [join(packageDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: packageDir,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0)
+    throw new Error(`building the dashboard failed (run pnpm build first if @respire/admin has no dist):\n${built.stdout}${built.stderr}`);
   world = await startWorld({ label: 'cli' });
   await deadLetterQueueMessages(world, ['cli order']);
   await addWorkerDeadLetter(world, '1-1', ['order-id', '1']);
@@ -36,7 +40,10 @@ afterAll(async () => {
 });
 
 /** Runs the binary; resolves when it prints its URL (or exits). */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ url?: string; code?: number | null; stdout: string; stderr: string; child: ChildProcess; output(): string; errors(): string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url?: string; code?: number | null; stdout: string; stderr: string; child: ChildProcess; output(): string; errors(): string }> {
   const child = spawn(process.execPath, [cli, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +93,10 @@ describe('respire-dashboard', () => {
   });
 
   it('binds 127.0.0.1, prints its URL, sends a browser to sign in, and accepts the token by form (cookie), Bearer and Basic', async () => {
-    const started = await run(['--url', inject('redisUrl'), '--port', '0', ...resourceArgs()], { RESPIRE_DASHBOARD_TOKEN: TOKEN, RESPIRE_DASHBOARD_VIEWER_TOKEN: VIEWER });
+    const started = await run(['--url', inject('redisUrl'), '--port', '0', ...resourceArgs()], {
+      RESPIRE_DASHBOARD_TOKEN: TOKEN,
+      RESPIRE_DASHBOARD_VIEWER_TOKEN: VIEWER,
+    });
     expect(started.url, started.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     await eventually(() => started.output().includes('sign in as operator (operator), viewer (viewer)'));
     expect(started.output()).toContain('; 1 queue, 1 stream configured\n');
@@ -102,7 +112,12 @@ describe('respire-dashboard', () => {
     expect(await loginPage.text()).toContain('<label for="token">Token</label>');
 
     const login = (name: string, token: string, headers: Record<string, string> = { origin, 'sec-fetch-site': 'same-origin' }) =>
-      fetch(`${origin}/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ name, token, next: '/' }) });
+      fetch(`${origin}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({ name, token, next: '/' }),
+      });
     expect((await login('operator', 'wrong-token-wrong-token')).status).toBe(401);
     expect((await login('viewer', TOKEN)).status).toBe(401);
     expect((await login('operator', TOKEN, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
@@ -116,7 +131,11 @@ describe('respire-dashboard', () => {
     expect(html).toContain(world.queue.name);
     expect(html).toMatch(/<span class="principal">operator<\/span>/);
     expect(html).toContain('<form method="post" action="/logout" class="inline"><button type="submit" class="button signout small">Sign out</button></form>');
-    const out = await fetch(`${origin}/logout`, { method: 'POST', redirect: 'manual', headers: { cookie: cookie.split(';')[0]!, origin, 'content-type': 'application/x-www-form-urlencoded' } });
+    const out = await fetch(`${origin}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookie.split(';')[0]!, origin, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/^respire_session=; Max-Age=0/);
     const tampered = cookie.split(';')[0]!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
@@ -125,14 +144,23 @@ describe('respire-dashboard', () => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     const asViewer = await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`viewer:${VIEWER}`).toString('base64')}` } });
     expect(await asViewer.text()).toMatch(/<span class="role role-viewer">viewer<\/span>/);
-    expect((await fetch(url, { redirect: 'manual', headers: { authorization: `Basic ${Buffer.from(`operator:${VIEWER}`).toString('base64')}` } })).status).toBe(401);
+    expect((await fetch(url, { redirect: 'manual', headers: { authorization: `Basic ${Buffer.from(`operator:${VIEWER}`).toString('base64')}` } })).status).toBe(
+      401,
+    );
   });
 
   it('reads users with roles from a file (SHA-256 of the tokens) and queues and streams from a config file; the operator retries', async () => {
     const users = join(dir, 'users.json');
     writeFileSync(users, JSON.stringify({ users: [{ name: 'oncall', role: 'operator', tokenSha256: createHash('sha256').update(TOKEN).digest('hex') }] }));
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ url: inject('redisUrl'), queues: [{ name: world.queue.name }], streams: [{ stream: world.stream.key, deadLetterStream: world.stream.dead, label: 'orders' }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        url: inject('redisUrl'),
+        queues: [{ name: world.queue.name }],
+        streams: [{ stream: world.stream.key, deadLetterStream: world.stream.dead, label: 'orders' }],
+      }),
+    );
     const started = await run(['--config', config, '--users', users, '--port', '0', '--base-path', '/respire']);
     expect(started.url, started.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/respire\/$/);
     const url = started.url!;
@@ -152,7 +180,12 @@ describe('respire-dashboard', () => {
     expect(retried.status).toBe(303);
     expect(await xlen(world, world.stream.dead)).toBe(0);
     // The audit record of the action, one JSON line on stdout.
-    const audit = await eventually(() => started.output().split('\n').find((line) => line.includes('"audit"')));
+    const audit = await eventually(() =>
+      started
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"audit"')),
+    );
     expect(JSON.parse(audit!).audit).toMatchObject({ actor: 'oncall', action: 'retry', resource: world.stream.id, result: 'ok' });
   });
 
@@ -175,11 +208,26 @@ describe('respire-dashboard', () => {
       ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
       ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
       ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role must be 'viewer' or 'operator'/],
-      ['twice', JSON.stringify({ users: [{ name: 'alice', role: 'viewer', tokenSha256: digest }, { name: 'alice', role: 'operator', tokenSha256: digest }] }), /appears twice/],
+      [
+        'twice',
+        JSON.stringify({
+          users: [
+            { name: 'alice', role: 'viewer', tokenSha256: digest },
+            { name: 'alice', role: 'operator', tokenSha256: digest },
+          ],
+        }),
+        /appears twice/,
+      ],
       ['short-digest', JSON.stringify({ users: [{ name: 'alice', role: 'operator', tokenSha256: 'abc' }] }), /needs a token or a tokenSha256/],
       ['short-token', JSON.stringify({ users: [{ name: 'alice', role: 'operator', token: 'short' }] }), /at least 16 characters/],
       ['object-token', JSON.stringify({ users: [{ name: 'alice', role: 'operator', token: { length: 99 } }] }), /needs a token or a tokenSha256/],
-      ['proto', '{"users": [{"name": "__proto__", "role": "operator", "tokenSha256": "' + digest + '", "__proto__": {"role": "operator"}}], "__proto__": {"users": []}}', /listening on/],
+      [
+        'proto',
+        '{"users": [{"name": "__proto__", "role": "operator", "tokenSha256": "' +
+          digest +
+          '", "__proto__": {"role": "operator"}}], "__proto__": {"users": []}}',
+        /listening on/,
+      ],
     ];
     for (const [name, content, expected] of files) {
       const path = join(dir, `${name}.json`);

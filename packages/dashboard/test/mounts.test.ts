@@ -91,7 +91,10 @@ describe('mount recipes', () => {
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-      const handler = (request: { raw: Parameters<typeof dashboard.nodeListener>[0] }, reply: { hijack(): void; raw: Parameters<typeof dashboard.nodeListener>[1] }) => {
+      const handler = (
+        request: { raw: Parameters<typeof dashboard.nodeListener>[0] },
+        reply: { hijack(): void; raw: Parameters<typeof dashboard.nodeListener>[1] },
+      ) => {
         reply.hijack();
         dashboard.nodeListener(request.raw, reply.raw);
       };

@@ -31,7 +31,11 @@ describe('pages on a standalone server', () => {
     const queue = queueOf(world, 3);
     for (let i = 0; i < 4; i++) await queue.send(`m${i}`);
     await queue.receive(60_000, { max: 1 });
-    const ids = [await xadd(world, world.stream.key, ['n', '1']), await xadd(world, world.stream.key, ['n', '2']), await xadd(world, world.stream.key, ['n', '3'])];
+    const ids = [
+      await xadd(world, world.stream.key, ['n', '1']),
+      await xadd(world, world.stream.key, ['n', '2']),
+      await xadd(world, world.stream.key, ['n', '3']),
+    ];
     await world.raw(world.stream.key, ['XGROUP', 'CREATE', world.stream.key, world.stream.group, '0']);
     // A deleted entry the group has not read yet: Redis cannot tell the lag.
     await world.raw(world.stream.key, ['XDEL', world.stream.key, ids[1]!]);
@@ -54,7 +58,12 @@ describe('pages on a standalone server', () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain('leased');
     expect(page.body).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/);
-    const receipts = (await world.raw(`{respire-queue:${world.queue.name}}:deadlines`, ['ZRANGE', `{respire-queue:${world.queue.name}}:deadlines`, '0', '-1'])) as string[];
+    const receipts = (await world.raw(`{respire-queue:${world.queue.name}}:deadlines`, [
+      'ZRANGE',
+      `{respire-queue:${world.queue.name}}:deadlines`,
+      '0',
+      '-1',
+    ])) as string[];
     expect(receipts).toHaveLength(1);
     const receipt = String(receipts[0]).split(':')[1]!;
     expect(receipt.length).toBeGreaterThan(4);
@@ -122,7 +131,11 @@ describe('resources whose status could not be read (Overview.unavailable)', () =
   /** The unavailable section's rows: [name cell text, kind, code, message]. */
   const rows = (body: string) => {
     const section = /<section aria-labelledby="unavailable-heading">([\s\S]*?)<\/section>/.exec(body)?.[1] ?? '';
-    return [...section.matchAll(/<tr><th scope="row">([\s\S]*?)<\/th><td class="kind">([^<]*)<\/td><td class="danger"><code>([^<]*)<\/code><\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m.slice(1));
+    return [
+      ...section.matchAll(
+        /<tr><th scope="row">([\s\S]*?)<\/th><td class="kind">([^<]*)<\/td><td class="danger"><code>([^<]*)<\/code><\/td><td>([^<]*)<\/td><\/tr>/g,
+      ),
+    ].map((m) => m.slice(1));
   };
   const names = (body: string) => rows(body).map(([name]) => name!.replace(/<[^>]+>/g, ''));
 
@@ -154,7 +167,7 @@ describe('resources whose status could not be read (Overview.unavailable)', () =
     expect(page.body).not.toContain(world.hidden);
   });
 
-  it('pages them like the other lists (?upage=), keeping the other lists\' pages', async () => {
+  it("pages them like the other lists (?upage=), keeping the other lists' pages", async () => {
     const paged = await startBrokenWorld('unavailable-pages', { brokenQueue: true, pageSize: 2 });
     try {
       const first = await get(paged, '/');
@@ -181,18 +194,19 @@ describe('hostile data (server-rendered HTML)', () => {
     const id = await xadd(world, hostile.key, [svg, '<script>alert(3)</script>']);
     await world.raw(hostile.key, ['XGROUP', 'CREATE', hostile.key, `g${svg}`, '0']);
     await world.raw(hostile.key, ['XREADGROUP', 'GROUP', `g${svg}`, `c${svg}`, 'COUNT', '1', 'STREAMS', hostile.key, '>']);
-    await addWorkerDeadLetter(world, id, [svg, `<img src=x onerror=alert(4)>`], { reason: `<b>${svg}</b>`, exceptionType: `</code><script>alert(5)</script>` }, hostile.dead);
+    await addWorkerDeadLetter(
+      world,
+      id,
+      [svg, `<img src=x onerror=alert(4)>`],
+      { reason: `<b>${svg}</b>`, exceptionType: `</code><script>alert(5)</script>` },
+      hostile.dead,
+    );
     await addWorkerDeadLetter(world, id, ['big', Buffer.alloc(1024 * 1024, 'A')], {}, hostile.dead);
     await addWorkerDeadLetter(world, id, ['bytes', Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x3c, 0x73])], {}, hostile.dead);
   });
   afterAll(() => world.close());
 
-  const pages = () => [
-    '/',
-    `/stream${q({ id: hostile.key })}`,
-    `/group${q({ id: hostile.key, group: `g${svg}` })}`,
-    `/dead-letters${q({ id: hostile.key })}`,
-  ];
+  const pages = () => ['/', `/stream${q({ id: hostile.key })}`, `/group${q({ id: hostile.key, group: `g${svg}` })}`, `/dead-letters${q({ id: hostile.key })}`];
 
   it('renders stream, group, consumer and field names, reasons, exception types and payloads as text', async () => {
     for (const path of pages()) {
@@ -256,9 +270,20 @@ describe('Cluster: the queue and the worker stream in different slots', () => {
     expect((await post(world, '/actions/retry', { id: world.queue.id, record: queueRecord![0], _csrf: token })).status).toBe(303);
     expect((await queueOf(world, 5).receive(10_000, { max: 5 })).map((m) => m.payload)).toEqual(['cluster order']);
 
-    const release = await post(world, '/actions/release', { id: world.stream.id, group: world.stream.group, entry: source, deliveryCount: 1, consumer: 'c-1', _csrf: token });
+    const release = await post(world, '/actions/release', {
+      id: world.stream.id,
+      group: world.stream.group,
+      entry: source,
+      deliveryCount: 1,
+      consumer: 'c-1',
+      _csrf: token,
+    });
     expect(release.status).toBe(303);
-    for (const path of [`/group${q({ id: world.stream.id, group: world.stream.group })}`, `/deliveries${q({ id: world.queue.id })}`, `/dead-letters${q({ id: world.queue.id })}`]) {
+    for (const path of [
+      `/group${q({ id: world.stream.id, group: world.stream.group })}`,
+      `/deliveries${q({ id: world.queue.id })}`,
+      `/dead-letters${q({ id: world.queue.id })}`,
+    ]) {
       expect((await get(world, path)).status, path).toBe(200);
     }
   });
@@ -332,7 +357,12 @@ describe('on the fake server (@respire/testing), which runs the same Lua', () =>
       const source = await xadd(world, world.stream.key, ['order-id', '8']);
       const record = await addWorkerDeadLetter(world, source, ['order-id', '8']);
       await readAsConsumer(world, 'c-1', 1);
-      for (const path of ['/', `/group${q({ id: world.stream.id, group: world.stream.group })}`, `/dead-letters${q({ id: world.queue.id })}`, `/deliveries${q({ id: world.queue.id })}`]) {
+      for (const path of [
+        '/',
+        `/group${q({ id: world.stream.id, group: world.stream.group })}`,
+        `/dead-letters${q({ id: world.queue.id })}`,
+        `/deliveries${q({ id: world.queue.id })}`,
+      ]) {
         expect((await get(world, path)).status, path).toBe(200);
       }
       const token = await csrfFor(world);

@@ -162,7 +162,12 @@ describe('per-resource guard', () => {
     expect(overview.body).toContain(world.queue.name);
     expect((await get(world, '/', TOKENS.operator)).body).toContain('payroll');
 
-    const paths = [`/stream${q({ id: hidden.key })}`, `/dead-letters${q({ id: hidden.key })}`, `/group${q({ id: hidden.key, group: 'g' })}`, `/confirm/delete-all${q({ id: hidden.key })}`];
+    const paths = [
+      `/stream${q({ id: hidden.key })}`,
+      `/dead-letters${q({ id: hidden.key })}`,
+      `/group${q({ id: hidden.key, group: 'g' })}`,
+      `/confirm/delete-all${q({ id: hidden.key })}`,
+    ];
     for (const path of paths) {
       const page = await get(world, path, TOKENS.limited);
       expect(page.status, path).toBe(404);
@@ -187,7 +192,7 @@ describe('per-resource guard', () => {
 });
 
 describe('CSRF', () => {
-  it('refuses a POST without a token, with a forged or another user\'s token, and with an expired one; nothing changes', async () => {
+  it("refuses a POST without a token, with a forged or another user's token, and with an expired one; nothing changes", async () => {
     const before = await snapshot();
     const form = { id: world.stream.id, record: deadRecord };
     const other = new CsrfTokens('0123456789abcdef0123456789abcdef').issue('alice');
@@ -241,7 +246,12 @@ describe('CSRF', () => {
     const response = await fetch(`${world.url}/actions/delete?`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': await csrfFor(world), 'sec-fetch-site': 'same-origin' },
+      headers: {
+        authorization: `Bearer ${TOKENS.operator}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-csrf-token': await csrfFor(world),
+        'sec-fetch-site': 'same-origin',
+      },
       body: new URLSearchParams({ id: world.stream.id, record: extra }),
     });
     expect(response.status).toBe(303);
@@ -296,7 +306,18 @@ describe('input', () => {
     expect((await get(world, `/dead-letters${q({ id: '{nope}:x' })}`)).status).toBe(404);
     expect((await get(world, '/no-such-page')).status).toBe(404);
     const token = await csrfFor(world);
-    expect((await post(world, '/actions/release', { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 'x', consumer: 'c-1', _csrf: token })).status).toBe(400);
+    expect(
+      (
+        await post(world, '/actions/release', {
+          id: world.stream.id,
+          group: world.stream.group,
+          entry: pendingEntry,
+          deliveryCount: 'x',
+          consumer: 'c-1',
+          _csrf: token,
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('refuses out-of-range options when the dashboard is created', () => {
@@ -309,6 +330,8 @@ describe('input', () => {
     for (const origin of ['null', '*', 'https://ops.example.com/', 'ops.example.com', 'https://*.example.com', 'javascript:alert(1)']) {
       expect(() => createDashboard({ admin: world.admin, authorize: () => null, allowedOrigins: [origin] }), origin).toThrow(/allowedOrigins/);
     }
-    expect(() => createDashboard({ admin: world.admin, authorize: () => null, allowedOrigins: ['https://ops.example.com', 'http://127.0.0.1:8080'] })).not.toThrow();
+    expect(() =>
+      createDashboard({ admin: world.admin, authorize: () => null, allowedOrigins: ['https://ops.example.com', 'http://127.0.0.1:8080'] }),
+    ).not.toThrow();
   });
 });

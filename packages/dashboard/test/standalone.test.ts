@@ -48,7 +48,19 @@ async function start(options: Partial<StandaloneOptions> = {}) {
 describe('after sign-in', () => {
   it('finding: it followed a `next` that a browser reads as another site (a tab, a backslash, //); now only a path of the dashboard', async () => {
     const { signIn } = await start();
-    const hostile = ['/\t/evil.example/', '/\t\t/evil.example', '/ /evil.example', '//evil.example', '/\\evil.example', '/\\/evil.example', 'https://evil.example/', 'javascript:alert(1)', '/\u3000/evil.example', '\t//evil.example', ' /'];
+    const hostile = [
+      '/\t/evil.example/',
+      '/\t\t/evil.example',
+      '/ /evil.example',
+      '//evil.example',
+      '/\\evil.example',
+      '/\\/evil.example',
+      'https://evil.example/',
+      'javascript:alert(1)',
+      '/\u3000/evil.example',
+      '\t//evil.example',
+      ' /',
+    ];
     for (const next of hostile) {
       const response = await signIn({ name: 'operator', token: OPERATOR, next });
       expect(response.status, JSON.stringify(next)).toBe(303);
@@ -63,7 +75,13 @@ describe('after sign-in', () => {
   it('keeps a `next` inside the base path, resolving dot segments first', async () => {
     const { url, signIn } = await start({ basePath: '/respire' });
     expect(url).toMatch(/\/respire\/$/);
-    for (const [next, expected] of [['/respire/queue?id=q', '/respire/queue?id=q'], ['/respire/../admin', '/respire/'], ['/respire/%2e%2e/admin', '/respire/'], ['/respirex/', '/respire/'], ['/other', '/respire/']]) {
+    for (const [next, expected] of [
+      ['/respire/queue?id=q', '/respire/queue?id=q'],
+      ['/respire/../admin', '/respire/'],
+      ['/respire/%2e%2e/admin', '/respire/'],
+      ['/respirex/', '/respire/'],
+      ['/other', '/respire/'],
+    ]) {
       const response = await signIn({ name: 'operator', token: OPERATOR, next: next! });
       expect(response.headers.get('location'), next).toBe(expected);
     }
@@ -73,11 +91,15 @@ describe('after sign-in', () => {
 });
 
 describe('sessions', () => {
-  it('finding: signing out only deleted the browser\'s cookie; a copy of it stayed valid for 12 hours. Now the session ends on the server', async () => {
+  it("finding: signing out only deleted the browser's cookie; a copy of it stayed valid for 12 hours. Now the session ends on the server", async () => {
     const { url, origin, signIn, cookieOf } = await start();
     const cookie = cookieOf(await signIn({ name: 'operator', token: OPERATOR, next: '/' }));
     expect((await fetch(url, { headers: { cookie } })).status).toBe(200);
-    const out = await fetch(`${url}logout`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' } });
+    const out = await fetch(`${url}logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(out.status).toBe(303);
     expect((await fetch(url, { redirect: 'manual', headers: { cookie } })).status).toBe(401);
   });
@@ -148,7 +170,7 @@ describe('what the sign-in reads and sends', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('finding: the sign-in page\'s script-less CSP was applied to every dashboard page of the standalone server (its auto-refresh script was blocked)', async () => {
+  it("finding: the sign-in page's script-less CSP was applied to every dashboard page of the standalone server (its auto-refresh script was blocked)", async () => {
     const { url } = await start();
     const page = await fetch(url, { headers: { authorization: `Bearer ${OPERATOR}` } });
     expect(page.status).toBe(200);

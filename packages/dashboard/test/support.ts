@@ -22,7 +22,13 @@ export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_
 }
 
 /** Bearer tokens of the test users: an operator, a viewer, and a viewer that the guard limits. */
-export const TOKENS = { operator: 'operator-token', viewer: 'viewer-token', limited: 'limited-token', broken: 'throws-token', badRole: 'bad-role-token' } as const;
+export const TOKENS = {
+  operator: 'operator-token',
+  viewer: 'viewer-token',
+  limited: 'limited-token',
+  broken: 'throws-token',
+  badRole: 'bad-role-token',
+} as const;
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The tests' `authorize`: a bearer token names the principal; `throws-token` makes it throw. */
@@ -156,13 +162,19 @@ export const BROKEN_LABEL = '<img src=x onerror=alert(7)>';
  * them as unavailable), one of them hidden from lena by the guard; with `brokenQueue`, the world's
  * queue too (its deadlines key holds a string).
  */
-export async function startBrokenWorld(label: string, { brokenQueue = false, pageSize }: { brokenQueue?: boolean; pageSize?: number } = {}): Promise<BrokenWorld> {
+export async function startBrokenWorld(
+  label: string,
+  { brokenQueue = false, pageSize }: { brokenQueue?: boolean; pageSize?: number } = {},
+): Promise<BrokenWorld> {
   const tag = uniqueTag(label);
   const broken = `{${tag}}:invoices`;
   const hidden = `{${tag}}:payroll`;
   const world = await startWorld({
     label,
-    extraStreams: [{ stream: broken, label: BROKEN_LABEL }, { stream: hidden, label: 'payroll' }],
+    extraStreams: [
+      { stream: broken, label: BROKEN_LABEL },
+      { stream: hidden, label: 'payroll' },
+    ],
     dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.id === hidden), ...(pageSize ? { pageSize } : {}) },
   });
   const keys = [broken, hidden, ...(brokenQueue ? [`{respire-queue:${world.queue.name}}:deadlines`] : [])];
@@ -201,12 +213,19 @@ export async function addWorkerDeadLetter(
 ): Promise<string> {
   return String(
     await world.raw(dead, [
-      'XADD', dead, '*',
-      '_respire.source_id', sourceId,
-      '_respire.group', meta.group ?? world.stream.group,
-      '_respire.attempt', String(meta.attempt ?? 3),
-      '_respire.reason', meta.reason ?? 'processing-failed',
-      '_respire.exception_type', meta.exceptionType ?? 'PaymentGatewayTimeout',
+      'XADD',
+      dead,
+      '*',
+      '_respire.source_id',
+      sourceId,
+      '_respire.group',
+      meta.group ?? world.stream.group,
+      '_respire.attempt',
+      String(meta.attempt ?? 3),
+      '_respire.reason',
+      meta.reason ?? 'processing-failed',
+      '_respire.exception_type',
+      meta.exceptionType ?? 'PaymentGatewayTimeout',
       ...fields,
     ]),
   );
@@ -297,7 +316,11 @@ export async function csrfFor(world: World, token: string = TOKENS.operator): Pr
 
 /** `?id=...&...` */
 export const q = (params: Record<string, string | number | undefined>) =>
-  `?${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+  `?${new URLSearchParams(
+    Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString()}`;
 
 // ---------------------------------------------------------------------------------------------
 // A dashboard over a stub admin API (no Redis): for what the real one cannot be made to do.
@@ -309,7 +332,13 @@ export const STUB_STREAM = { kind: 'stream', id: 'orders', stream: 'orders', dea
  * (`orders`); any other id is unknown (RespireValidationError, as the real one throws).
  */
 export function stubAdmin(overrides: Record<string, (...args: never[]) => unknown> = {}): AdminApi {
-  const unknown = (id: string) => Object.assign(new Error(`resource: unknown resource '${id}'`), { name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'resource', unknownResource: id });
+  const unknown = (id: string) =>
+    Object.assign(new Error(`resource: unknown resource '${id}'`), {
+      name: 'RespireValidationError',
+      code: 'INVALID_ARGUMENT',
+      argument: 'resource',
+      unknownResource: id,
+    });
   const defaults: Record<string, (...args: never[]) => unknown> = {
     resource: (id: string) => {
       if (id === STUB_STREAM.id) return STUB_STREAM;
@@ -322,16 +351,20 @@ export function stubAdmin(overrides: Record<string, (...args: never[]) => unknow
     deadLetters: () => ({ items: [], next: undefined }),
   };
   return new Proxy({} as AdminApi, {
-    get: (_target, name: string) => async (...args: never[]) => {
-      const method = overrides[name] ?? defaults[name];
-      if (!method) throw new Error(`stub admin: ${name} not stubbed`);
-      return method(...args);
-    },
+    get:
+      (_target, name: string) =>
+      async (...args: never[]) => {
+        const method = overrides[name] ?? defaults[name];
+        if (!method) throw new Error(`stub admin: ${name} not stubbed`);
+        return method(...args);
+      },
   });
 }
 
 /** A dashboard over `admin` on a loopback port, as `startWorld` serves one (nodeListener). */
-export async function serveDashboard(options: Partial<DashboardOptions> & { admin: AdminApi }): Promise<{ url: string; origin: string; dashboard: Dashboard; close(): Promise<void> }> {
+export async function serveDashboard(
+  options: Partial<DashboardOptions> & { admin: AdminApi },
+): Promise<{ url: string; origin: string; dashboard: Dashboard; close(): Promise<void> }> {
   const dashboard = createDashboard({ authorize: testAuthorize, basePath: '/ops/respire', ...options });
   const server: Server = createServer(dashboard.nodeListener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -31,16 +31,16 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  *
  * - `respire.queue.operation.duration` (histogram, s): each send, receive, ack and nack call,
  *   tagged `respire.queue.name`, `respire.queue.operation` and `respire.queue.outcome` (ok | error).
- * - `respire.queue.messages` (counter, {message}): messages sent (duplicates excluded), received,
+ * - `respire.queue.messages` (counter, `{message}`): messages sent (duplicates excluded), received,
  *   acked and nacked, tagged `respire.queue.name` and `respire.queue.operation`.
- * - `respire.queue.dead_letters` (counter, {message}): messages a receive moved to the dead-letter stream.
+ * - `respire.queue.dead_letters` (counter, `{message}`): messages a receive moved to the dead-letter stream.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
  *   with the messaging semantic-convention attributes. `messaging.batch.message_count` is the
  *   number of receipts for ack and nack, and for receive the number of messages received — absent
  *   when the receive failed (never the requested `max`). A failed operation's span has status
  *   ERROR and `error.type` = the error's class name, never its message.
  *
- * @throws {RespireValidationError} when `telemetryName` does not match `[A-Za-z0-9._-]{1,128}`.
+ * @throws {@link RespireValidationError} when `telemetryName` does not match `[A-Za-z0-9._-]{1,128}`.
  */
 export function createQueueTelemetry(options: QueueTelemetryOptions = {}): QueueTelemetry {
   const telemetryName = options.telemetryName ?? 'default';

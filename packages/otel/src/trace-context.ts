@@ -1,18 +1,10 @@
-import {
-  ROOT_CONTEXT,
-  TraceFlags,
-  context as contextApi,
-  createTraceState,
-  isSpanContextValid,
-  trace,
-  type Context,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, TraceFlags, context as contextApi, createTraceState, isSpanContextValid, trace, type Context } from '@opentelemetry/api';
 
 /** Seed 002 "Trace context": a traceparent is exactly 55 ASCII bytes, version 00, lowercase hex. */
 const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const MAX_TRACE_STATE_BYTES = 512;
 const MAX_TRACE_STATE_MEMBERS = 32;
-/** W3C tracestate key: simple-key, or tenant@system. */
+/** W3C tracestate key: simple-key, or `tenant@system`. */
 const KEY = /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})$/;
 /** W3C tracestate value: printable ASCII except ',' and '=', no trailing space. */
 const VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;

@@ -61,10 +61,10 @@ function destinationName(stream: string): string {
  *
  * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
  *   `respire.worker.name` and `respire.worker.outcome`.
- * - `respire.stream.worker.group.lag` / `.pending` (observable gauges, {message}) from XINFO
+ * - `respire.stream.worker.group.lag` / `.pending` (observable gauges, `{message}`) from XINFO
  *   GROUPS, polled only while a reader collects, never overlapping; a worker's first collection
  *   waits for its first query (at most `metricsPollTimeoutMs`), so it already has the gauges.
- * - `respire.stream.worker.dead_letters` (counter, {message}): confirmed appends, tagged
+ * - `respire.stream.worker.dead_letters` (counter, `{message}`): confirmed appends, tagged
  *   `respire.worker.name` and `respire.worker.reason`.
  * - A CONSUMER span "stream process" per attempt, child of the entry's W3C parent when valid,
  *   else a new root (never the host's active span). When the worker ends an attempt with the

@@ -13,10 +13,13 @@ const realNow = Date.now.bind(Date);
 const clocks: [string, () => () => number][] = [
   ['stepped back 1 h', () => () => realNow() - 3_600_000],
   ['stepped forward 1 h', () => () => realNow() + 3_600_000],
-  ['frozen', () => {
-    const frozen = realNow();
-    return () => frozen;
-  }],
+  [
+    'frozen',
+    () => {
+      const frozen = realNow();
+      return () => frozen;
+    },
+  ],
 ];
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,36 +78,50 @@ describe('kind 3: worker telemetry under wall-clock steps', () => {
     }
   });
 
-  it.each(clocks)('with the wall clock %s mid-delivery, the recorded processing duration is the real one', async (_label, make) => {
-    const sdk = telemetrySdk();
-    const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
-    const tag = randomBytes(5).toString('hex');
-    const stream = `{duration-${tag}}:events`;
-    let handled = false;
-    const worker = new StreamWorker({
-      client, stream, group: 'g', telemetryName: `duration-${tag}`, readWaitMs: 100, logger: quietLogger, instrumentation: telemetry,
-      handler: async (_entry: StreamEntry) => {
-        vi.spyOn(Date, 'now').mockImplementation(make());
-        await sleep(100);
-        handled = true;
-        return 'ack';
-      },
-    });
-    await worker.start();
-    try {
-      await client.sendCommand(['XADD', stream, '*', 'k', 'v']);
-      await until(async () => handled, 5000, 'handled');
-      const [point] = await until(async () => {
-        const points = (await sdk.points(WORKER_PROCESSING_DURATION)).filter((p) => p.attributes['respire.worker.name'] === `duration-${tag}`);
-        return points.length > 0 ? points : undefined;
-      }, 3000, 'a duration point');
-      const sum = (point!.value as { sum: number }).sum;
-      expect(sum).toBeGreaterThanOrEqual(0.09);
-      expect(sum).toBeLessThan(3);
-    } finally {
-      await worker.stop(1000);
-      telemetry.dispose();
-      await sdk.shutdown();
-    }
-  }, 15_000);
+  it.each(clocks)(
+    'with the wall clock %s mid-delivery, the recorded processing duration is the real one',
+    async (_label, make) => {
+      const sdk = telemetrySdk();
+      const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
+      const tag = randomBytes(5).toString('hex');
+      const stream = `{duration-${tag}}:events`;
+      let handled = false;
+      const worker = new StreamWorker({
+        client,
+        stream,
+        group: 'g',
+        telemetryName: `duration-${tag}`,
+        readWaitMs: 100,
+        logger: quietLogger,
+        instrumentation: telemetry,
+        handler: async (_entry: StreamEntry) => {
+          vi.spyOn(Date, 'now').mockImplementation(make());
+          await sleep(100);
+          handled = true;
+          return 'ack';
+        },
+      });
+      await worker.start();
+      try {
+        await client.sendCommand(['XADD', stream, '*', 'k', 'v']);
+        await until(async () => handled, 5000, 'handled');
+        const [point] = await until(
+          async () => {
+            const points = (await sdk.points(WORKER_PROCESSING_DURATION)).filter((p) => p.attributes['respire.worker.name'] === `duration-${tag}`);
+            return points.length > 0 ? points : undefined;
+          },
+          3000,
+          'a duration point',
+        );
+        const sum = (point!.value as { sum: number }).sum;
+        expect(sum).toBeGreaterThanOrEqual(0.09);
+        expect(sum).toBeLessThan(3);
+      } finally {
+        await worker.stop(1000);
+        telemetry.dispose();
+        await sdk.shutdown();
+      }
+    },
+    15_000,
+  );
 });

@@ -47,12 +47,15 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
 
   it('clears the sample on failure, timeout, a missing group and stop', async () => {
     let mode: 'ok' | 'fail' | 'slow' | 'missing' = 'ok';
-    const { info } = source(async () => {
-      if (mode === 'fail') throw new Error('NOPERM');
-      if (mode === 'slow') await sleep(200);
-      if (mode === 'missing') return null;
-      return { lag: 1, pending: 1 };
-    }, { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 30 });
+    const { info } = source(
+      async () => {
+        if (mode === 'fail') throw new Error('NOPERM');
+        if (mode === 'slow') await sleep(200);
+        if (mode === 'missing') return null;
+        return { lag: 1, pending: 1 };
+      },
+      { metricsPollIntervalMs: 1, metricsPollTimeoutMs: 30 },
+    );
     const poller = new GroupPoller(info);
     const settle = async () => {
       void poller.observe();
@@ -86,7 +89,9 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const { info } = source(async () => ({ lag: null, pending: 4 }), { metricsPollIntervalMs: 1 });
     telemetry.workerStarted!(info);
-    expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': 'orders' }, value: 4, unit: '{message}' })]);
+    expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([
+      expect.objectContaining({ attributes: { 'respire.worker.name': 'orders' }, value: 4, unit: '{message}' }),
+    ]);
     expect(await sdk.points(WORKER_GROUP_LAG)).toEqual([]);
     telemetry.workerStopped!(info);
     expect(await sdk.points(WORKER_GROUP_PENDING)).toEqual([]);
@@ -135,7 +140,12 @@ describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
   });
 
   it('a query that throws synchronously only clears the sample', async () => {
-    const info = { ...source(async () => null).info, queryGroup: () => { throw new Error('boom'); } } as WorkerInfo;
+    const info = {
+      ...source(async () => null).info,
+      queryGroup: () => {
+        throw new Error('boom');
+      },
+    } as WorkerInfo;
     const poller = new GroupPoller(info);
     await expect(poller.observe()).resolves.toBeNull();
     await sleep(5);

@@ -33,11 +33,20 @@ describe('reliable-queue telemetry on real Redis', () => {
 
     const spans = sdk.spans.getFinishedSpans();
     expect(spans.map((s) => s.name)).toEqual([
-      `${name} send`, `${name} send`, `${name} send`, `${name} receive`, `${name} ack`, `${name} nack`, `${name} receive`,
+      `${name} send`,
+      `${name} send`,
+      `${name} send`,
+      `${name} receive`,
+      `${name} ack`,
+      `${name} nack`,
+      `${name} receive`,
     ]);
     expect(spans[0]!.kind).toBe(SpanKind.PRODUCER);
     expect(spans[0]!.attributes).toMatchObject({
-      'messaging.system': 'redis', 'messaging.operation.type': 'send', 'messaging.destination.name': name, 'messaging.message.id': id,
+      'messaging.system': 'redis',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': name,
+      'messaging.message.id': id,
     });
     expect(spans[4]!.attributes).toMatchObject({ 'messaging.operation.type': 'settle', 'messaging.message.id': a!.id });
     expect(spans[3]!.attributes['messaging.batch.message_count']).toBe(2);
@@ -77,7 +86,10 @@ describe('reliable-queue telemetry on real Redis', () => {
     const instrumentation = createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const writer = new ReliableQueue(client, name, { codec: utf8Codec });
     await writer.send('not json');
-    const reader = new ReliableQueue(client, name, { codec: { encode: (v: unknown) => JSON.stringify(v), decode: (b) => JSON.parse(b.toString()) as unknown }, instrumentation });
+    const reader = new ReliableQueue(client, name, {
+      codec: { encode: (v: unknown) => JSON.stringify(v), decode: (b) => JSON.parse(b.toString()) as unknown },
+      instrumentation,
+    });
     await expect(reader.receive(30_000, { max: 10 })).rejects.toMatchObject({ code: 'CODEC_FAILED' });
     expect(await reader.receive(30_000, { max: 10 })).toEqual([]);
     const [failed, empty] = sdk.spans.getFinishedSpans();

@@ -31,8 +31,13 @@ describe('README set-up', () => {
       return span.spanContext().spanId;
     });
     const worker = new StreamWorker({
-      client, stream, group: 'fulfillment', telemetryName: 'readme-orders', readWaitMs: 100,
-      instrumentation: createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider }), handler: () => StreamWorkerResult.Ack,
+      client,
+      stream,
+      group: 'fulfillment',
+      telemetryName: 'readme-orders',
+      readWaitMs: 100,
+      instrumentation: createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider }),
+      handler: () => StreamWorkerResult.Ack,
     });
     await worker.start();
     try {

@@ -34,7 +34,8 @@ export function pointsOf(resourceMetrics: ResourceMetrics, name: string) {
   for (const scope of resourceMetrics.scopeMetrics) {
     for (const metric of scope.metrics) {
       if (metric.descriptor.name !== name) continue;
-      for (const point of metric.dataPoints) out.push({ attributes: point.attributes as Record<string, unknown>, value: point.value, unit: metric.descriptor.unit });
+      for (const point of metric.dataPoints)
+        out.push({ attributes: point.attributes as Record<string, unknown>, value: point.value, unit: metric.descriptor.unit });
     }
   }
   return out;

@@ -36,8 +36,15 @@ describe('worker telemetry on real Redis', () => {
     await client.xAdd(stream, '*', { payload: 'order-2' });
     let attempts = 0;
     const worker = new StreamWorker({
-      client, stream, group: 'g', telemetryName: `orders-${tag}`, readWaitMs: 100, minimumIdleTimeMs: 150, recoveryPollIntervalMs: 50,
-      logger: quietLogger, instrumentation: telemetry,
+      client,
+      stream,
+      group: 'g',
+      telemetryName: `orders-${tag}`,
+      readWaitMs: 100,
+      minimumIdleTimeMs: 150,
+      recoveryPollIntervalMs: 50,
+      logger: quietLogger,
+      instrumentation: telemetry,
       handler: (entry: StreamEntry) => (entry.getString('payload') === 'order-1' && ++attempts === 1 ? StreamWorkerResult.Nack : StreamWorkerResult.Ack),
     });
     // A host span that must not become the parent of the new root.
@@ -83,15 +90,27 @@ describe('worker telemetry on real Redis', () => {
     await client.xAdd(stream, '*', { payload: 'a' });
     await client.xAdd(stream, '*', { payload: 'b' });
     const worker = new StreamWorker({
-      client, stream, group: 'g', groupStart: '$', telemetryName: `gauges-${tag}`, readWaitMs: 100, metricsPollIntervalMs: 60_000,
-      logger: quietLogger, instrumentation: telemetry, handler: () => StreamWorkerResult.Ack,
+      client,
+      stream,
+      group: 'g',
+      groupStart: '$',
+      telemetryName: `gauges-${tag}`,
+      readWaitMs: 100,
+      metricsPollIntervalMs: 60_000,
+      logger: quietLogger,
+      instrumentation: telemetry,
+      handler: () => StreamWorkerResult.Ack,
     });
     await worker.start();
     try {
       const { resourceMetrics } = await sdk.reader.collect();
       // The group starts at '$': nothing undelivered, nothing pending.
-      expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
-      expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 })]);
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_LAG)).toEqual([
+        expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 }),
+      ]);
+      expect(pointsOf(resourceMetrics, WORKER_GROUP_PENDING)).toEqual([
+        expect.objectContaining({ attributes: { 'respire.worker.name': `gauges-${tag}` }, value: 0 }),
+      ]);
     } finally {
       await worker.stop();
     }
@@ -106,8 +125,16 @@ describe('worker telemetry on real Redis', () => {
     const stream = `{${tag}}:events`;
     await client.xAdd(`tenant:${stream}`, '*', { payload: 'explicit' });
     const worker = new StreamWorker({
-      client, stream, keyPrefix: 'tenant:', group: 'g', telemetryName: `dl-${tag}`, readWaitMs: 100, deadLetterStream: `{${tag}}:dead`,
-      logger: quietLogger, instrumentation: telemetry, handler: () => StreamWorkerResult.DeadLetter,
+      client,
+      stream,
+      keyPrefix: 'tenant:',
+      group: 'g',
+      telemetryName: `dl-${tag}`,
+      readWaitMs: 100,
+      deadLetterStream: `{${tag}}:dead`,
+      logger: quietLogger,
+      instrumentation: telemetry,
+      handler: () => StreamWorkerResult.DeadLetter,
     });
     await worker.start();
     try {
@@ -118,7 +145,9 @@ describe('worker telemetry on real Redis', () => {
     // The destination is the configured stream, without the key prefix or hash-tag braces.
     expect(sdk.spans.getFinishedSpans()[0]!.attributes['messaging.destination.name']).toBe(`${tag}:events`);
     const points = await sdk.points(WORKER_DEAD_LETTERS);
-    expect(points).toEqual([expect.objectContaining({ attributes: { 'respire.worker.name': `dl-${tag}`, 'respire.worker.reason': 'explicit' }, value: 1, unit: '{message}' })]);
+    expect(points).toEqual([
+      expect.objectContaining({ attributes: { 'respire.worker.name': `dl-${tag}`, 'respire.worker.reason': 'explicit' }, value: 1, unit: '{message}' }),
+    ]);
     const durations = await sdk.points(WORKER_PROCESSING_DURATION);
     expect(durations.map((p) => p.attributes['respire.worker.outcome'])).toEqual(['dead-letter']);
     telemetry.dispose();
@@ -126,11 +155,23 @@ describe('worker telemetry on real Redis', () => {
   });
 
   it('a throwing meter and tracer never change an outcome', async () => {
-    const throwing = new Proxy({}, { get: () => () => { throw new Error('exporter down'); } });
-    const brokenMeterProvider = { getMeter: () => ({
-      createHistogram: () => throwing, createCounter: () => throwing, createObservableGauge: () => ({}),
-      addBatchObservableCallback: () => {}, removeBatchObservableCallback: () => {},
-    }) } as unknown as MeterProvider;
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => () => {
+          throw new Error('exporter down');
+        },
+      },
+    );
+    const brokenMeterProvider = {
+      getMeter: () => ({
+        createHistogram: () => throwing,
+        createCounter: () => throwing,
+        createObservableGauge: () => ({}),
+        addBatchObservableCallback: () => {},
+        removeBatchObservableCallback: () => {},
+      }),
+    } as unknown as MeterProvider;
     const brokenTracerProvider = { getTracer: () => ({ startSpan: () => throwing }) } as never;
     const telemetry = createStreamWorkerTelemetry({ meterProvider: brokenMeterProvider, tracerProvider: brokenTracerProvider });
     const tag = uniqueTag();
@@ -138,8 +179,14 @@ describe('worker telemetry on real Redis', () => {
     await client.xAdd(stream, '*', { payload: 'x' });
     await client.xAdd(stream, '*', { payload: 'dead' });
     const worker = new StreamWorker({
-      client, stream, group: 'g', telemetryName: `broken-${tag}`, readWaitMs: 100, deadLetterStream: `{${tag}}:dead`,
-      logger: quietLogger, instrumentation: telemetry,
+      client,
+      stream,
+      group: 'g',
+      telemetryName: `broken-${tag}`,
+      readWaitMs: 100,
+      deadLetterStream: `{${tag}}:dead`,
+      logger: quietLogger,
+      instrumentation: telemetry,
       handler: (entry: StreamEntry) => (entry.getString('payload') === 'dead' ? StreamWorkerResult.DeadLetter : StreamWorkerResult.Ack),
     });
     await worker.start();
@@ -157,7 +204,14 @@ describe('every outcome tag', () => {
     const sdk = telemetrySdk();
     const telemetry = createStreamWorkerTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider });
     const scope = telemetry.startDelivery!({
-      telemetryName: 'orders', stream: 'tenant:{orders}:events', destination: '{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 3, traceParent: undefined, traceState: undefined,
+      telemetryName: 'orders',
+      stream: 'tenant:{orders}:events',
+      destination: '{orders}:events',
+      group: 'g',
+      entryId: '1-1',
+      deliveryCount: 3,
+      traceParent: undefined,
+      traceState: undefined,
     });
     scope!.end(outcome);
     scope!.end('ack');
@@ -175,7 +229,14 @@ describe('every outcome tag', () => {
 
 describe('a delivery that failed because something threw (end(outcome, errorType))', () => {
   const start = {
-    telemetryName: 'orders', stream: '{orders}:events', destination: '{orders}:events', group: 'g', entryId: '1-1', deliveryCount: 1, traceParent: undefined, traceState: undefined,
+    telemetryName: 'orders',
+    stream: '{orders}:events',
+    destination: '{orders}:events',
+    group: 'g',
+    entryId: '1-1',
+    deliveryCount: 1,
+    traceParent: undefined,
+    traceState: undefined,
   };
 
   it.each([

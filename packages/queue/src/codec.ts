@@ -31,7 +31,7 @@ export function jsonCodec<T>(): Codec<T> {
   };
 }
 
-/** @throws {RespireValidationError} unless `codec` has `encode` and `decode` functions. */
+/** @throws {@link RespireValidationError} unless `codec` has `encode` and `decode` functions. */
 export function toCodec<T>(codec: unknown): Codec<T> {
   if (codec === jsonCodec) throw new RespireValidationError('codec', 'jsonCodec is a factory: pass jsonCodec() (called), not jsonCodec');
   const candidate = codec as Partial<Codec<T>> | null | undefined;

@@ -7,22 +7,10 @@ export {
   MAX_DEDUPLICATION_ID_BYTES,
   MAX_PAYLOAD_BYTES,
 } from './queue.js';
-export type {
-  ReliableQueueOptions,
-  SendOptions,
-  SendResult,
-  ReceiveOptions,
-  ReceivedMessage,
-  MessageReceipt,
-} from './queue.js';
+export type { ReliableQueueOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage, MessageReceipt } from './queue.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';
-export type {
-  QueueInstrumentation,
-  QueueOperationName,
-  QueueOperationStart,
-  QueueOperationEnd,
-} from './instrumentation.js';
+export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd } from './instrumentation.js';
 export {
   RespireError,
   RespireValidationError,

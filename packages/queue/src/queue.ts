@@ -40,7 +40,13 @@ export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
 
 const ENTRY_ID = /^\d+-\d+$/;
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
-const QUEUE_OPTIONS = ['codec', 'deliveryLimit', 'keyPrefix', 'instrumentation', 'commandTimeoutMs'] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
+const QUEUE_OPTIONS = [
+  'codec',
+  'deliveryLimit',
+  'keyPrefix',
+  'instrumentation',
+  'commandTimeoutMs',
+] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
 
 /** Options of a {@link ReliableQueue}. */
 export interface ReliableQueueOptions<T> {
@@ -171,10 +177,10 @@ export class ReliableQueue<T> {
   /**
    * @param client - a connected node-redis client or Cluster client, owned by the caller.
    * @param name - nonblank, without `{` or `}`.
-   * @throws {RespireValidationError} for a blank name or one with braces, a codec without
+   * @throws {@link RespireValidationError} for a blank name or one with braces, a codec without
    *   encode/decode, a delivery limit that is not a whole number from 1 to 2^31-1, a key prefix
    *   that is not a string, or a client that is not node-redis.
-   * @throws {RespireCrossSlotError} when the resolved keys would not share one Cluster slot.
+   * @throws {@link RespireCrossSlotError} when the resolved keys would not share one Cluster slot.
    */
   constructor(client: RedisClientLike, name: string, options: ReliableQueueOptions<T>) {
     if (typeof options !== 'object' || options === null) {
@@ -197,16 +203,16 @@ export class ReliableQueue<T> {
    * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
    * window returns the original ID and appends nothing.
    *
-   * @throws {RespireValidationError} for a bad deduplication ID or window, or an encoded payload
+   * @throws {@link RespireValidationError} for a bad deduplication ID or window, or an encoded payload
    *   longer than {@link MAX_PAYLOAD_BYTES} (512 MiB), before any I/O: nothing is sent, and a retry
    *   cannot succeed.
-   * @throws {RespireCodecError} when the codec's encode throws (nothing is sent); the message
+   * @throws {@link RespireCodecError} when the codec's encode throws (nothing is sent); the message
    *   includes what it threw.
-   * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} when a key has another type or the
    *   user may not write it; nothing changed.
-   * @throws {RespireTransportError} when the outcome is unknown (`outcomeUnknown`): retry with the
+   * @throws {@link RespireTransportError} when the outcome is unknown (`outcomeUnknown`): retry with the
    *   same deduplication ID; or, with `outcomeUnknown: false`, when it was not sent.
-   * @throws {RespireServerError} for other replies; `retryable` when the reply proves nothing ran
+   * @throws {@link RespireServerError} for other replies; `retryable` when the reply proves nothing ran
    *   (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): repeat the call after a backoff.
    */
   async send(payload: T, options: SendOptions = {}): Promise<string> {
@@ -255,15 +261,15 @@ export class ReliableQueue<T> {
    *
    * @param visibilityTimeoutMs - how long the batch stays invisible to other receivers, in ms
    *   (1..2^31-1, fractions round up). Receivers may use different durations.
-   * @throws {RespireValidationError} for a bad timeout or `max` (before any I/O).
-   * @throws {RespireCodecError} when decoding a payload throws (the message includes what it
+   * @throws {@link RespireValidationError} for a bad timeout or `max` (before any I/O).
+   * @throws {@link RespireCodecError} when decoding a payload throws (the message includes what it
    *   threw): the whole batch stays leased and is received again after the timeout, counting
    *   toward the delivery limit.
-   * @throws {RespireKeyTypeError} / {RespirePermissionError} when a key has another type or the
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} when a key has another type or the
    *   user may not make a write this call needs (the writes it will make are checked); nothing changed.
-   * @throws {RespireTransportError} when the reply was lost: the batch stays leased (or, with
+   * @throws {@link RespireTransportError} when the reply was lost: the batch stays leased (or, with
    *   `outcomeUnknown: false`, nothing was sent).
-   * @throws {RespireServerError} for other replies; `retryable` when it proves nothing ran.
+   * @throws {@link RespireServerError} for other replies; `retryable` when it proves nothing ran.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
@@ -302,8 +308,8 @@ export class ReliableQueue<T> {
    * @returns true when acknowledged; false for an expired, revoked, superseded or already
    *   completed receipt (nothing changed). A lost reply leaves the outcome uncertain, even if a
    *   retry returns false.
-   * @throws {RespireValidationError} when `message` is not a received message (before any I/O).
-   * @throws {RespirePermissionError} / {RespireKeyTypeError} as for receive; nothing changed.
+   * @throws {@link RespireValidationError} when `message` is not a received message (before any I/O).
+   * @throws {@link RespirePermissionError} / {@link RespireKeyTypeError} as for receive; nothing changed.
    */
   async ack(message: MessageReceipt): Promise<boolean> {
     return (await this.ackMany([message]))[0]!;
@@ -326,7 +332,7 @@ export class ReliableQueue<T> {
    * timeout. NACK never dead-letters: the next receive that finds it due and exhausted does.
    * @param delayMs - ms, 0..2^31-1, fractions round up. @defaultValue 0
    * @returns as {@link ack}.
-   * @throws {RespireValidationError} for a bad delay or message (before any I/O).
+   * @throws {@link RespireValidationError} for a bad delay or message (before any I/O).
    */
   async nack(message: MessageReceipt, delayMs = 0): Promise<boolean> {
     return (await this.nackMany([message], delayMs))[0]!;

@@ -45,8 +45,14 @@ describe('kind 6: a user without XADD on the dead-letter stream', () => {
       expect(poison!.payload).toBe('poison');
       expect(await queue.nack(poison!, 0)).toBe(true); // its one delivery is used up: the next receive must move it
       const before = await snapshot(admin, keys);
-      const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
-      expect({ denied: isRespireError(error, 'PERMISSION_DENIED'), namesXadd: String((error as Error)?.message).includes('XADD') }).toEqual({ denied: true, namesXadd: true });
+      const error = await queue.receive(30_000).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect({ denied: isRespireError(error, 'PERMISSION_DENIED'), namesXadd: String((error as Error)?.message).includes('XADD') }).toEqual({
+        denied: true,
+        namesXadd: true,
+      });
       expect(await snapshot(admin, keys)).toBe(before);
     } finally {
       await conn.close();
@@ -57,15 +63,24 @@ describe('kind 6: a user without XADD on the dead-letter stream', () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
     const { conn, queue } = await userQueue(name, [
-      'resetkeys', `~${keys.stream}`, `~${keys.deadlines}`, `~${keys.deduplicationPrefix}*`, `%R~${keys.deadLetter}`, '+@all',
+      'resetkeys',
+      `~${keys.stream}`,
+      `~${keys.deadlines}`,
+      `~${keys.deduplicationPrefix}*`,
+      `%R~${keys.deadLetter}`,
+      '+@all',
     ]);
     try {
       const id = await queue.send('x'); // the send touches only the ready stream
       expect(id).toMatch(/^\d+-\d+$/);
       const before = await snapshot(admin, keys);
-      const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+      const error = await queue.receive(30_000).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect({ denied: isRespireError(error, 'PERMISSION_DENIED'), message: String((error as Error)?.message) }).toEqual({
-        denied: true, message: expect.stringMatching(/keys used as arguments|no permissions/i),
+        denied: true,
+        message: expect.stringMatching(/keys used as arguments|no permissions/i),
       });
       expect(await snapshot(admin, keys)).toBe(before);
       // Only receive declares the dead-letter stream: another client receives, this user acks.

@@ -84,7 +84,10 @@ describe('uncertain outcomes (lost replies)', () => {
     const [m] = await queue.receive(30_000);
     await queue.ack({ id: '1-0', receipt: `1.${'A'.repeat(16)}.1` }); // loads the script: the fault hits a real run
     server.faults.inject({ script: 'queue-ack', action: { type: 'lost-reply' } });
-    const error = await queue.ack(m!).then(() => null, (e: unknown) => e);
+    const error = await queue.ack(m!).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'TRANSPORT_FAILED'), String(error)).toBe(true);
     await client.ping();
     expect(await client.xLen(keys.stream)).toBe(0);
@@ -97,7 +100,10 @@ describe('uncertain outcomes (lost replies)', () => {
     await queue.send('a');
     await queue.send('b');
     server.faults.inject({ script: 'queue-receive', action: { type: 'lost-reply' } });
-    const error = await queue.receive(10_000).then(() => null, (e: unknown) => e);
+    const error = await queue.receive(10_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'TRANSPORT_FAILED')).toBe(true);
     expect(await queue.receive(10_000)).toEqual([]);
     server.clock.advance(10_000);
@@ -109,7 +115,10 @@ describe('uncertain outcomes (lost replies)', () => {
     await queue.send('warm', { deduplicationId: 'warm' }); // loads the script: the fault hits a real run
     await client.del(keys.stream);
     server.faults.inject({ script: 'queue-send', action: { type: 'lost-reply' } });
-    const error = await queue.send('x', { deduplicationId: 'order-7' }).then(() => null, (e: unknown) => e);
+    const error = await queue.send('x', { deduplicationId: 'order-7' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'TRANSPORT_FAILED')).toBe(true);
     const id = await queue.send('x', { deduplicationId: 'order-7' });
     expect(await client.xLen(keys.stream)).toBe(1);
@@ -133,7 +142,10 @@ describe('server versions decide the path inside the script, per call', () => {
     expect(await queue.ack(a!)).toBe(true);
     expect(await queue.nack(b!, 0)).toBe(true);
     await queue.receive(1_000);
-    const inner = server.commandLog.entries().filter((e) => e.origin === 'script').map((e) => e.name);
+    const inner = server.commandLog
+      .entries()
+      .filter((e) => e.origin === 'script')
+      .map((e) => e.name);
     expect(inner.includes('XACKDEL')).toBe(native);
     expect(inner.includes('XDEL')).toBe(!native);
   });
@@ -151,7 +163,10 @@ describe('server versions decide the path inside the script, per call', () => {
     const [a] = await queue.receive(1_000);
     server.commandLog.clear();
     expect(await queue.ack(a!)).toBe(true);
-    const inner = server.commandLog.entries().filter((e) => e.origin === 'script').map((e) => e.name);
+    const inner = server.commandLog
+      .entries()
+      .filter((e) => e.origin === 'script')
+      .map((e) => e.name);
     expect(inner).toContain('XDEL');
     expect(inner).not.toContain('XACKDEL');
   });
@@ -159,7 +174,10 @@ describe('server versions decide the path inside the script, per call', () => {
   it('refuses Redis 6.2 (no redis.acl_check_cmd) with a typed error and changes nothing', async () => {
     const { queue, client, keys } = await fakeQueue({ version: '6.2' });
     await client.xAdd(keys.stream, '*', { payload: 'x' });
-    const error = await queue.receive(1_000).then(() => null, (e: unknown) => e);
+    const error = await queue.receive(1_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'UNSUPPORTED_SERVER'), String(error)).toBe(true);
     expect(await client.exists([keys.deadlines])).toBe(0);
   });
@@ -174,7 +192,10 @@ describe('server versions decide the path inside the script, per call', () => {
     const batch = await queue.receive(1_000);
     await queue.ackMany(batch);
     await queue.send('c');
-    const fromClient = server.commandLog.entries().filter((e) => e.origin === 'client').map((e) => e.name);
+    const fromClient = server.commandLog
+      .entries()
+      .filter((e) => e.origin === 'client')
+      .map((e) => e.name);
     expect(fromClient).toEqual(['EVALSHA', 'EVALSHA', 'XADD']);
   });
 });

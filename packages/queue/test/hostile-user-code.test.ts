@@ -23,14 +23,27 @@ const CODEC_ERROR = { name: 'RespireCodecError', code: 'CODEC_FAILED' };
 
 describe('kind 4: codec.encode', () => {
   it.each(table)('%s thrown by encode: a RespireCodecError, nothing sent', async (_label, value) => {
-    const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: { encode: () => { throw value.make(); }, decode: (b) => b.toString() } });
-    const error = await queue.send('x').then(() => undefined, (e: unknown) => e);
+    const queue = new ReliableQueue<string>(conn.client, uniqueName(), {
+      codec: {
+        encode: () => {
+          throw value.make();
+        },
+        decode: (b) => b.toString(),
+      },
+    });
+    const error = await queue.send('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ ...summary(error), sent: await conn.raw(queue.streamKey, ['EXISTS', queue.streamKey]) }).toEqual({ ...CODEC_ERROR, sent: 0 });
   });
 
   it.each(table)('%s returned by encode: a RespireCodecError, nothing sent', async (_label, value) => {
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: { encode: () => value.make() as never, decode: (b) => b.toString() } });
-    const error = await queue.send('x', { deduplicationId: 'd' }).then(() => undefined, (e: unknown) => e);
+    const error = await queue.send('x', { deduplicationId: 'd' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ ...summary(error), sent: await conn.raw(queue.streamKey, ['EXISTS', queue.streamKey]) }).toEqual({ ...CODEC_ERROR, sent: 0 });
   });
 
@@ -41,7 +54,10 @@ describe('kind 4: codec.encode', () => {
       }
     }
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: { encode: () => new Hostile(3), decode: (b) => b.toString() } });
-    const error = await queue.send('x').then(() => undefined, (e: unknown) => e);
+    const error = await queue.send('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ ...summary(error), sent: await conn.raw(queue.streamKey, ['EXISTS', queue.streamKey]) }).toEqual({ ...CODEC_ERROR, sent: 0 });
   });
 });
@@ -50,8 +66,18 @@ describe('kind 4: codec.decode', () => {
   it.each(table)('%s thrown by decode: a RespireCodecError, and the batch stays leased', async (_label, value) => {
     const name = uniqueName();
     await new ReliableQueue(conn.client, name, { codec: utf8Codec }).send('x');
-    const queue = new ReliableQueue<string>(conn.client, name, { codec: { encode: (v) => v, decode: () => { throw value.make(); } } });
-    const error = await queue.receive(30_000).then(() => undefined, (e: unknown) => e);
+    const queue = new ReliableQueue<string>(conn.client, name, {
+      codec: {
+        encode: (v) => v,
+        decode: () => {
+          throw value.make();
+        },
+      },
+    });
+    const error = await queue.receive(30_000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     const keys = queueKeys(name, '');
     expect({ ...summary(error), leased: await conn.raw(keys.deadlines, ['ZCARD', keys.deadlines]) }).toEqual({ ...CODEC_ERROR, leased: 1 });
   });
@@ -92,10 +118,26 @@ describe.each(['start throws', 'start returns', 'end throws', 'getter throws'] a
     const [second] = await queue.receive(30_000);
     const acked = await queue.ack(second!);
     const refused = await new ReliableQueue(conn.client, uniqueName(), {
-      codec: { encode: () => { throw new Error('plain'); }, decode: (b) => b },
+      codec: {
+        encode: () => {
+          throw new Error('plain');
+        },
+        decode: (b) => b,
+      },
       instrumentation: hostileInstrumentation(value, how),
-    }).send(Buffer.from('x')).then(() => undefined, (e: unknown) => summary(e));
-    expect({ sent: id === first?.id, nacked, redelivered: second?.deliveryCount, acked, refused }).toEqual({ sent: true, nacked: true, redelivered: 2, acked: true, refused: CODEC_ERROR });
+    })
+      .send(Buffer.from('x'))
+      .then(
+        () => undefined,
+        (e: unknown) => summary(e),
+      );
+    expect({ sent: id === first?.id, nacked, redelivered: second?.deliveryCount, acked, refused }).toEqual({
+      sent: true,
+      nacked: true,
+      redelivered: 2,
+      acked: true,
+      refused: CODEC_ERROR,
+    });
   });
 });
 
@@ -162,4 +204,3 @@ describe('kind 4: asynchronous instrumentation that rejects', () => {
     });
   }, 45_000);
 });
-

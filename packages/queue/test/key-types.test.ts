@@ -23,7 +23,10 @@ describe.each(targets)('a queue key of another type on $name', (target) => {
 
   async function expectKeyTypeError(run: () => Promise<unknown>, keys: ReturnType<typeof queueKeys>, message: string) {
     const before = await snapshot(conn, keys);
-    const error = await run().then(() => null, (e: unknown) => e);
+    const error = await run().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).name).toBe('RespireKeyTypeError');
     expect((error as Error).message).toBe(message);

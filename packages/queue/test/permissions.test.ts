@@ -4,7 +4,6 @@ import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
 import { snapshot, standalone, uniqueName, type Connection } from './support.js';
 
-
 describe('refusals change nothing', () => {
   let admin: Connection;
   beforeAll(async () => {
@@ -31,7 +30,10 @@ describe('refusals change nothing', () => {
     const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xdel', ...native]);
     try {
       const before = await snapshot(admin, keys);
-      const error = await queue.ack(message!).then(() => null, (e: unknown) => e);
+      const error = await queue.ack(message!).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
       expect((error as Error).message).toContain('XDEL');
       expect(await snapshot(admin, keys)).toBe(before);
@@ -56,7 +58,10 @@ describe('refusals change nothing', () => {
       expect(poison!.payload).toBe('poison');
       expect(await queue.nack(poison!, 0)).toBe(true);
       const before = await snapshot(admin, keys);
-      const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+      const error = await queue.receive(30_000).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
       expect((error as Error).message).toContain('XADD');
       expect(await snapshot(admin, keys)).toBe(before);
@@ -78,14 +83,23 @@ describe('refusals change nothing', () => {
     if (role !== 'stream') await queue.send('x');
     await admin.raw(keys[role], ['SET', keys[role], 'occupied']);
     const before = await snapshot(admin, keys);
-    const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+    const error = await queue.receive(30_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).message).toContain(keys[role]);
     expect(await snapshot(admin, keys)).toBe(before);
     if (role === 'stream') {
-      const sendError = await queue.send('y').then(() => null, (e: unknown) => e);
+      const sendError = await queue.send('y').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(sendError, 'WRONG_TYPE')).toBe(true);
-      const dedupError = await queue.send('y', { deduplicationId: 'd' }).then(() => null, (e: unknown) => e);
+      const dedupError = await queue.send('y', { deduplicationId: 'd' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(dedupError, 'WRONG_TYPE')).toBe(true);
       expect(await admin.raw(keys.stream, ['EXISTS', `${keys.deduplicationPrefix}d`])).toBe(0);
     }
@@ -100,7 +114,10 @@ describe('refusals change nothing', () => {
     await queue.nack(message!, 0);
     await admin.raw(keys.deadLetter, ['HSET', keys.deadLetter, 'f', 'v']);
     const before = await snapshot(admin, keys);
-    const error = await queue.receive(30_000).then(() => null, (e: unknown) => e);
+    const error = await queue.receive(30_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect(await snapshot(admin, keys)).toBe(before);
   });

@@ -136,7 +136,11 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const dead = (await conn.raw(queue.deadLetterStreamKey, ['XRANGE', queue.deadLetterStreamKey, '-', '+'])) as [string, string[]][];
     expect(dead).toHaveLength(1);
     const fields = await readDeadLetterFields(conn, queue.deadLetterStreamKey);
-    expect(fields).toEqual([['payload', payload], ['source_id', Buffer.from(id)], ['delivery_count', Buffer.from('3')]]);
+    expect(fields).toEqual([
+      ['payload', payload],
+      ['source_id', Buffer.from(id)],
+      ['delivery_count', Buffer.from('3')],
+    ]);
     const keys = queueKeys(queue.name, '');
     expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
     expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
@@ -233,7 +237,10 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const second = await queue.send('c', { deduplicationId: 'w', deduplicationWindowMs: 300 });
     expect(second).not.toBe(first);
     const batch = await queue.receive(30_000);
-    expect(batch.map((m) => [m.id, m.payload])).toEqual([[first, 'a'], [second, 'c']]);
+    expect(batch.map((m) => [m.id, m.payload])).toEqual([
+      [first, 'a'],
+      [second, 'c'],
+    ]);
   });
 
   it('leaves the whole batch leased when the codec cannot decode, and it counts toward the limit', async () => {
@@ -242,12 +249,17 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     await writer.send('{"ok":true}');
     await writer.send('not json');
     const reader = new ReliableQueue(conn.client, name, { codec: jsonCodec<{ ok: boolean }>() });
-    const error = await reader.receive(100).then(() => null, (e: unknown) => e);
+    const error = await reader.receive(100).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'CODEC_FAILED')).toBe(true);
     expect((error as Error).cause).toBeInstanceOf(SyntaxError);
     // The reason is in the message, not only in `cause`.
     expect((error as Error).message).toContain(`(SyntaxError: ${((error as Error).cause as Error).message})`);
-    expect((error as Error).message).toMatch(/^ReliableQueue\.receive: the codec could not decode entry \d+-\d+ \(SyntaxError: .*json.*\); the whole batch of 2 stays leased/i);
+    expect((error as Error).message).toMatch(
+      /^ReliableQueue\.receive: the codec could not decode entry \d+-\d+ \(SyntaxError: .*json.*\); the whole batch of 2 stays leased/i,
+    );
     expect(await writer.receive(30_000)).toEqual([]);
     await sleep(150);
     const again = await writer.receive(30_000);
@@ -309,9 +321,10 @@ async function readDeadLetterFields(conn: Connection, key: string): Promise<[str
   const client = conn.client as { sendCommand: (...args: unknown[]) => Promise<unknown>; masters?: unknown };
   const args = ['XRANGE', key, '-', '+'];
   const options = { typeMapping: { 36: Buffer } };
-  const reply = (Array.isArray(client.masters)
-    ? await client.sendCommand(key, true, args, options)
-    : await client.sendCommand(args, options)) as [Buffer, Buffer[]][];
+  const reply = (Array.isArray(client.masters) ? await client.sendCommand(key, true, args, options) : await client.sendCommand(args, options)) as [
+    Buffer,
+    Buffer[],
+  ][];
   const fields = reply[0]![1];
   const pairs: [string, Buffer][] = [];
   for (let i = 0; i < fields.length; i += 2) pairs.push([fields[i]!.toString(), fields[i + 1]!]);

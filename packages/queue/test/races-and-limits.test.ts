@@ -6,19 +6,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';
 import { keySlot, queueKeys } from '@respire/core-scripts/internal';
-import {
-  ReliableQueue,
-  isRespireError,
-  jsonCodec,
-  utf8Codec,
-  type QueueOperationEnd,
-  type QueueOperationStart,
-  type ReceivedMessage,
-} from '@respire/queue';
+import { ReliableQueue, isRespireError, jsonCodec, utf8Codec, type QueueOperationEnd, type QueueOperationStart, type ReceivedMessage } from '@respire/queue';
 import { sleep, snapshot, standalone, targets, uniqueName, type Connection } from './support.js';
 
-
-const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e);
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
   let conn: Connection;
@@ -343,5 +338,4 @@ describe('lease deadlines on a single connection', () => {
       for (const m of await queue.receive(30_000, { max: 1000 })) await queue.ack(m);
     }
   });
-
 });

@@ -34,31 +34,35 @@ const calls: [string, (q: ReliableQueue<string>) => Promise<unknown>][] = [
 ];
 
 describe('kind 2: queue calls that were never sent', () => {
-  it.each([6, 5] as const)('on a client whose server is gone (node-redis %i), no call claims an unknown outcome', async (version) => {
-    const server = await startRedisServer();
-    const client = await connect(server.url, version);
-    try {
-      await server.close();
-      // Wait until the client has noticed (it is reconnecting, and commands wait in its offline
-      // queue). Before that, a command may still be written to the closing socket, and then "the
-      // outcome is unknown" is the right answer, not the one this test is about.
-      await eventually(() => !client.isReady, 5000);
-      const queue = new ReliableQueue(client, name(), { codec: utf8Codec, commandTimeoutMs: 300 });
-      const results: Record<string, unknown> = {};
-      for (const [label, call] of calls) {
-        const error = await call(queue).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        const summary = errorSummary(error);
-        results[label] = { code: summary.code, outcomeUnknown: summary.outcomeUnknown, claimsUnknown: /outcome is unknown/.test(String(summary.message)) };
+  it.each([6, 5] as const)(
+    'on a client whose server is gone (node-redis %i), no call claims an unknown outcome',
+    async (version) => {
+      const server = await startRedisServer();
+      const client = await connect(server.url, version);
+      try {
+        await server.close();
+        // Wait until the client has noticed (it is reconnecting, and commands wait in its offline
+        // queue). Before that, a command may still be written to the closing socket, and then "the
+        // outcome is unknown" is the right answer, not the one this test is about.
+        await eventually(() => !client.isReady, 5000);
+        const queue = new ReliableQueue(client, name(), { codec: utf8Codec, commandTimeoutMs: 300 });
+        const results: Record<string, unknown> = {};
+        for (const [label, call] of calls) {
+          const error = await call(queue).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          const summary = errorSummary(error);
+          results[label] = { code: summary.code, outcomeUnknown: summary.outcomeUnknown, claimsUnknown: /outcome is unknown/.test(String(summary.message)) };
+        }
+        const expected = { code: 'TRANSPORT_FAILED', outcomeUnknown: false, claimsUnknown: false };
+        expect(results).toEqual(Object.fromEntries(calls.map(([label]) => [label, expected])));
+      } finally {
+        client.destroy();
       }
-      const expected = { code: 'TRANSPORT_FAILED', outcomeUnknown: false, claimsUnknown: false };
-      expect(results).toEqual(Object.fromEntries(calls.map(([label]) => [label, expected])));
-    } finally {
-      client.destroy();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });
 
 describe('kind 2 and the commandTimeoutMs TSDoc: "a command that times out after it was written has an unknown outcome"', () => {

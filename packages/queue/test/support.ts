@@ -1,9 +1,4 @@
-import {
-  contractTargets,
-  standalone as harnessStandalone,
-  type Connection as HarnessConnection,
-  type Target as HarnessTarget,
-} from '@respire/harness';
+import { contractTargets, standalone as harnessStandalone, type Connection as HarnessConnection, type Target as HarnessTarget } from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
 import type { RedisClientLike } from '@respire/core-scripts';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
@@ -27,8 +22,12 @@ export async function snapshot(conn: Connection, keys: { stream: string; deadlin
   const [type, stream, deadlines, dead, groups] = await Promise.all([
     conn.raw(keys.stream, ['TYPE', keys.stream]),
     conn.raw(keys.stream, ['TYPE', keys.stream]).then((t) => (String(t) === 'stream' ? conn.raw(keys.stream, ['XRANGE', keys.stream, '-', '+']) : null)),
-    conn.raw(keys.deadlines, ['TYPE', keys.deadlines]).then((t) => (String(t) === 'zset' ? conn.raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1', 'WITHSCORES']) : t)),
-    conn.raw(keys.deadLetter, ['TYPE', keys.deadLetter]).then((t) => (String(t) === 'stream' ? conn.raw(keys.deadLetter, ['XRANGE', keys.deadLetter, '-', '+']) : t)),
+    conn
+      .raw(keys.deadlines, ['TYPE', keys.deadlines])
+      .then((t) => (String(t) === 'zset' ? conn.raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1', 'WITHSCORES']) : t)),
+    conn
+      .raw(keys.deadLetter, ['TYPE', keys.deadLetter])
+      .then((t) => (String(t) === 'stream' ? conn.raw(keys.deadLetter, ['XRANGE', keys.deadLetter, '-', '+']) : t)),
     conn.raw(keys.stream, ['TYPE', keys.stream]).then((t) => (String(t) === 'stream' ? conn.raw(keys.stream, ['XINFO', 'GROUPS', keys.stream]) : null)),
   ]);
   return JSON.stringify({ type, stream, deadlines, dead, groups });

@@ -30,10 +30,10 @@ it('redelivers a message once its visibility timeout has passed, without sleepin
   const [first] = await queue.receive(30_000);
   expect(first).toMatchObject({ payload: 'order 1', deliveryCount: 1 });
   expect(await queue.receive(30_000)).toEqual([]); // leased: nobody else gets it
-  server.clock.advance(30_000);                    // the lease expires
+  server.clock.advance(30_000); // the lease expires
   const [again] = await queue.receive(30_000);
   expect(again).toMatchObject({ id: first!.id, deliveryCount: 2 });
-  expect(await queue.ack(first!)).toBe(false);     // the first delivery's receipt is stale
+  expect(await queue.ack(first!)).toBe(false); // the first delivery's receipt is stale
   expect(await queue.ack(again!)).toBe(true);
 });
 

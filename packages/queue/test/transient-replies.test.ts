@@ -37,10 +37,25 @@ const calls: {
   call(queue: ReliableQueue<string>, message: ReceivedMessage<string> | undefined): Promise<unknown>;
 }[] = [
   { name: 'send (XADD)', rule: { command: 'XADD' }, prepare: async () => undefined, call: (q) => q.send('x') },
-  { name: 'send with a deduplication ID (queue-send)', rule: { script: 'queue-send' }, prepare: async () => undefined, call: (q) => q.send('x', { deduplicationId: 'd-1' }) },
+  {
+    name: 'send with a deduplication ID (queue-send)',
+    rule: { script: 'queue-send' },
+    prepare: async () => undefined,
+    call: (q) => q.send('x', { deduplicationId: 'd-1' }),
+  },
   { name: 'receive (queue-receive)', rule: { script: 'queue-receive' }, prepare: async (q) => (await q.send('x'), undefined), call: (q) => q.receive(30_000) },
-  { name: 'ack (queue-ack)', rule: { script: 'queue-ack' }, prepare: async (q) => (await q.send('x'), (await q.receive(30_000))[0]), call: (q, m) => q.ack(m!) },
-  { name: 'nack (queue-nack)', rule: { script: 'queue-nack' }, prepare: async (q) => (await q.send('x'), (await q.receive(30_000))[0]), call: (q, m) => q.nack(m!, 0) },
+  {
+    name: 'ack (queue-ack)',
+    rule: { script: 'queue-ack' },
+    prepare: async (q) => (await q.send('x'), (await q.receive(30_000))[0]),
+    call: (q, m) => q.ack(m!),
+  },
+  {
+    name: 'nack (queue-nack)',
+    rule: { script: 'queue-nack' },
+    prepare: async (q) => (await q.send('x'), (await q.receive(30_000))[0]),
+    call: (q, m) => q.nack(m!, 0),
+  },
 ];
 
 describe.each(calls.map((c) => [c.name, c] as const))('kind 5: %s', (_name, spec) => {
@@ -48,12 +63,21 @@ describe.each(calls.map((c) => [c.name, c] as const))('kind 5: %s', (_name, spec
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
     const received = await spec.prepare(queue);
     const fault: Fault = fake.faults.inject({ ...spec.rule, action: { type: 'error', message } });
-    const error = await spec.call(queue, received).then(() => undefined, (e: unknown) => e);
+    const error = await spec.call(queue, received).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     fault.remove();
     const summary = errorSummary(error);
-    const repeated = await spec.call(queue, received).then(() => 'succeeded', (e: unknown) => String(errorSummary(e).message));
+    const repeated = await spec.call(queue, received).then(
+      () => 'succeeded',
+      (e: unknown) => String(errorSummary(e).message),
+    );
     expect({ failed: error !== undefined, retryable: summary.retryable, namesReply: String(summary.message).includes(code), repeated }).toEqual({
-      failed: true, retryable: true, namesReply: true, repeated: 'succeeded',
+      failed: true,
+      retryable: true,
+      namesReply: true,
+      repeated: 'succeeded',
     });
   });
 });
@@ -62,14 +86,27 @@ describe('kind 5: errors that are not retryable', () => {
   it('WRONGTYPE (a string at the stream key) is not retryable', async () => {
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
     await conn.raw(queue.streamKey, ['SET', queue.streamKey, 'occupied']);
-    const summary = errorSummary(await queue.receive(30_000).then(() => undefined, (e: unknown) => e));
+    const summary = errorSummary(
+      await queue.receive(30_000).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect({ code: summary.code, retryable: summary.retryable === true }).toEqual({ code: 'WRONG_TYPE', retryable: false });
   });
 
   it('NOPERM is not retryable', async () => {
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
-    const fault = fake.faults.inject({ command: 'XADD', action: { type: 'error', message: "NOPERM User default has no permissions to run the 'xadd' command" } });
-    const summary = errorSummary(await queue.send('x').then(() => undefined, (e: unknown) => e));
+    const fault = fake.faults.inject({
+      command: 'XADD',
+      action: { type: 'error', message: "NOPERM User default has no permissions to run the 'xadd' command" },
+    });
+    const summary = errorSummary(
+      await queue.send('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     fault.remove();
     expect({ code: summary.code, retryable: summary.retryable === true }).toEqual({ code: 'PERMISSION_DENIED', retryable: false });
   });
@@ -77,14 +114,21 @@ describe('kind 5: errors that are not retryable', () => {
   it('a lost reply (the command may have run) is not retryable', async () => {
     const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
     fake.faults.inject({ command: 'XADD', action: { type: 'lost-reply' } });
-    const summary = errorSummary(await queue.send('x').then(() => undefined, (e: unknown) => e));
+    const summary = errorSummary(
+      await queue.send('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect({ code: summary.code, outcomeUnknown: summary.outcomeUnknown, retryable: summary.retryable === true }).toEqual({
-      code: 'TRANSPORT_FAILED', outcomeUnknown: true, retryable: false,
+      code: 'TRANSPORT_FAILED',
+      outcomeUnknown: true,
+      retryable: false,
     });
   });
 });
 
-describe('kind 5: a neighbour\'s slow script on a real server', () => {
+describe("kind 5: a neighbour's slow script on a real server", () => {
   it('a queue busy during a 3 s script under busy-reply-threshold 300: every error it throws is retryable, and it works again after', async () => {
     const server = await startRedisServer();
     const admin = await standalone(server.url);
@@ -110,7 +154,8 @@ describe('kind 5: a neighbour\'s slow script on a real server', () => {
         }
       })();
       await new Promise((r) => setTimeout(r, 300));
-      const script = "local t0 = redis.call('TIME') local start = t0[1] * 1000000 + t0[2] while true do local t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > 3000000 then break end end return 1";
+      const script =
+        "local t0 = redis.call('TIME') local start = t0[1] * 1000000 + t0[2] while true do local t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > 3000000 then break end end return 1";
       await neighbour.raw('x', ['EVAL', script, '0']);
       scriptOver = true;
       const deadline = performance.now() + 5000;

@@ -29,7 +29,10 @@ function expectValidation(run: () => unknown, argument: string) {
 }
 
 async function expectRejectsValidation(run: () => Promise<unknown>, argument: string, sent: unknown[]) {
-  const thrown = await run().then(() => null, (e: unknown) => e);
+  const thrown = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(isRespireError(thrown, 'INVALID_ARGUMENT'), String(thrown)).toBe(true);
   expect((thrown as { argument: string }).argument).toBe(argument);
   expect((thrown as Error).name).toBe('RespireValidationError');
@@ -51,15 +54,12 @@ describe('bad input fails before any I/O with a typed error', () => {
     expectValidation(() => new ReliableQueue(client, name as string, { codec: utf8Codec }), argument);
   });
 
-  it.each([
-    [undefined],
-    [{}],
-    [{ encode: () => Buffer.alloc(0) }],
-    [{ decode: (b: Buffer) => b }],
-    [{ encode: 'x', decode: 'y' }],
-  ])('rejects the codec %j', (codec) => {
-    expectValidation(() => new ReliableQueue(client, 'q', { codec: codec as unknown as Codec<string> }), 'codec');
-  });
+  it.each([[undefined], [{}], [{ encode: () => Buffer.alloc(0) }], [{ decode: (b: Buffer) => b }], [{ encode: 'x', decode: 'y' }]])(
+    'rejects the codec %j',
+    (codec) => {
+      expectValidation(() => new ReliableQueue(client, 'q', { codec: codec as unknown as Codec<string> }), 'codec');
+    },
+  );
 
   it.each([[0], [-1], [1.5], [Number.NaN], [2 ** 31], ['5']])('rejects the delivery limit %j', (deliveryLimit) => {
     expectValidation(() => new ReliableQueue(client, 'q', { codec: utf8Codec, deliveryLimit: deliveryLimit as number }), 'deliveryLimit');
@@ -110,7 +110,13 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('rounds fractional durations up instead of rejecting them', async () => {
     const calls: unknown[][] = [];
     const capturing = new ReliableQueue(
-      { isOpen: true, sendCommand: async (args: readonly unknown[]) => { calls.push([...args]); return [0]; } },
+      {
+        isOpen: true,
+        sendCommand: async (args: readonly unknown[]) => {
+          calls.push([...args]);
+          return [0];
+        },
+      },
       'q',
       { codec: utf8Codec },
     );
@@ -122,7 +128,13 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('passes commandTimeoutMs with every command when set, and validates it', async () => {
     const seen: unknown[] = [];
     const capturing = new ReliableQueue(
-      { isOpen: true, sendCommand: async (_args: readonly unknown[], options?: object) => { seen.push(options); return [0]; } },
+      {
+        isOpen: true,
+        sendCommand: async (_args: readonly unknown[], options?: object) => {
+          seen.push(options);
+          return [0];
+        },
+      },
       'q',
       { codec: utf8Codec, commandTimeoutMs: 0 },
     );
@@ -154,15 +166,28 @@ describe('bad input fails before any I/O with a typed error', () => {
   it('says nothing was sent when the client was never connected', async () => {
     const closed = createClient({ url: 'redis://127.0.0.1:1' });
     const unconnected = new ReliableQueue(closed, 'q', { codec: utf8Codec });
-    const error = await unconnected.send('x').then(() => null, (e: unknown) => e);
+    const error = await unconnected.send('x').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'TRANSPORT_FAILED')).toBe(true);
     expect((error as { outcomeUnknown: boolean }).outcomeUnknown).toBe(false);
     expect((error as Error).message).toMatch(/not sent/);
   });
 
   it('reports an encode failure as a codec error without sending, with the reason in the message', async () => {
-    const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw new TypeError('Converting circular structure to JSON'); }, decode: () => 'x' } });
-    const thrown = await throwing.send('x').then(() => null, (e: unknown) => e);
+    const throwing = new ReliableQueue(client, 'q', {
+      codec: {
+        encode: () => {
+          throw new TypeError('Converting circular structure to JSON');
+        },
+        decode: () => 'x',
+      },
+    });
+    const thrown = await throwing.send('x').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(thrown, 'CODEC_FAILED')).toBe(true);
     expect((thrown as Error).message).toBe(
       'ReliableQueue.send: the codec could not encode the payload (TypeError: Converting circular structure to JSON); nothing was sent',
@@ -171,10 +196,34 @@ describe('bad input fails before any I/O with a typed error', () => {
   });
 
   it('describes whatever a codec throws without failing itself: a string, null, a hostile Proxy', async () => {
-    const hostile = new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });
-    for (const [value, described] of [['plain text', '"plain text"'], [null, 'null'], [hostile, 'Object']] as const) {
-      const throwing = new ReliableQueue(client, 'q', { codec: { encode: () => { throw value; }, decode: () => 'x' } });
-      const thrown = await throwing.send('x').then(() => null, (e: unknown) => e);
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        getPrototypeOf() {
+          throw new Error('trap');
+        },
+      },
+    );
+    for (const [value, described] of [
+      ['plain text', '"plain text"'],
+      [null, 'null'],
+      [hostile, 'Object'],
+    ] as const) {
+      const throwing = new ReliableQueue(client, 'q', {
+        codec: {
+          encode: () => {
+            throw value;
+          },
+          decode: () => 'x',
+        },
+      });
+      const thrown = await throwing.send('x').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(thrown, 'CODEC_FAILED'), String(thrown)).toBe(true);
       expect((thrown as Error).message).toContain(`(${described})`);
       expect((thrown as Error).cause).toBe(value);

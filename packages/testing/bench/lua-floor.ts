@@ -39,7 +39,7 @@ const sha = runtime.load(scripts.queueReceive.source);
 const client = { user: {} } as unknown as ClientState;
 const keys = ['s', 'd', 'm', 'dl'];
 const args = ['3600000', '10', '5', 'AAAAAAAAAAAAAAAA', 'respire'];
-console.log(JSON.stringify(runtime.run(client, sha, "", keys, args, false)).slice(0, 200));
+console.log(JSON.stringify(runtime.run(client, sha, '', keys, args, false)).slice(0, 200));
 for (let i = 0; i < 2000; i++) runtime.run(client, sha, '', keys, args, false);
 const session = process.env['PROFILE'] ? new Session() : undefined;
 if (session) {

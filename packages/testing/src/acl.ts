@@ -77,7 +77,13 @@ export class AclUser {
       this.passwords.clear();
       this.commandRules = [];
       this.keyRules = [];
-    } else if (rule.startsWith('&') || lower === 'allchannels' || lower === 'resetchannels' || lower === 'sanitize-payload' || lower === 'skip-sanitize-payload') {
+    } else if (
+      rule.startsWith('&') ||
+      lower === 'allchannels' ||
+      lower === 'resetchannels' ||
+      lower === 'sanitize-payload' ||
+      lower === 'skip-sanitize-payload'
+    ) {
       // Pub/Sub channels are not modelled.
     } else throw new CommandError(`ERR Error in ACL SETUSER modifier '${rule}': Syntax error`);
   }
@@ -158,7 +164,9 @@ export class Acl {
     for (const index of spec.keys(args)) {
       const key = args[index];
       if (key !== undefined && !user.mayAccess(key, read && !write ? true : false, write)) {
-        return model.aclMessages72 ? 'NOPERM No permissions to access a key' : 'NOPERM this user has no permissions to access one of the keys used as arguments';
+        return model.aclMessages72
+          ? 'NOPERM No permissions to access a key'
+          : 'NOPERM this user has no permissions to access one of the keys used as arguments';
       }
     }
     return undefined;

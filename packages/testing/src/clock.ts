@@ -46,7 +46,7 @@ export class FakeClock {
   /**
    * Moves the clock forward by `ms` milliseconds (fractions allowed) and fires blocking-read
    * timeouts that fall due.
-   * @throws {RangeError} when `ms` is negative or not finite.
+   * @throws {@link RangeError} when `ms` is negative or not finite.
    */
   advance(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance(ms) takes a finite, non-negative number of milliseconds, got ${ms}`);
@@ -57,7 +57,7 @@ export class FakeClock {
 
   /**
    * Sets a virtual clock to `unixMs` (may move backwards, as a server clock can).
-   * @throws {Error} on a real clock.
+   * @throws {@link Error} on a real clock.
    */
   set(unixMs: number): void {
     if (this.mode !== 'virtual') throw new Error('set() needs a virtual clock; start the server with clock: { mode: "virtual" }');

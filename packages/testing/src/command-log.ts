@@ -59,7 +59,9 @@ export class CommandLog {
 
   /** Names of the kept entries, oldest first; pass an origin to filter (e.g. `'client'`). */
   names(origin?: LoggedCommand['origin']): string[] {
-    return this.entries().filter((e) => origin === undefined || e.origin === origin).map((e) => e.name);
+    return this.entries()
+      .filter((e) => origin === undefined || e.origin === origin)
+      .map((e) => e.name);
   }
 
   /** Entries whose name equals `name` (case-insensitive). */

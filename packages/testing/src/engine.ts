@@ -85,7 +85,12 @@ export class Engine {
     readonly port: () => number,
   ) {
     for (let i = 0; i < 16; i++) {
-      this.databases.push(new Database(() => this.clock.nowMs(), (key) => this.touched(i, key)));
+      this.databases.push(
+        new Database(
+          () => this.clock.nowMs(),
+          (key) => this.touched(i, key),
+        ),
+      );
     }
   }
 
@@ -370,9 +375,7 @@ export class Engine {
     for (const blocked of [...this.blocked]) {
       if (!filter(blocked)) continue;
       n++;
-      blocked.finish(
-        mode === 'error' ? new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK') : (this.safe(() => blocked.request.timeout()) ?? null),
-      );
+      blocked.finish(mode === 'error' ? new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK') : (this.safe(() => blocked.request.timeout()) ?? null));
     }
     return n;
   }

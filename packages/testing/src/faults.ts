@@ -77,7 +77,7 @@ export class FaultInjector {
 
   /**
    * Registers a fault. It applies to commands sent by clients (not to calls inside scripts).
-   * @throws {RangeError} for a `lost-reply` before execution, a negative latency or a count below 1.
+   * @throws {@link RangeError} for a `lost-reply` before execution, a negative latency or a count below 1.
    */
   inject(rule: FaultRule): Fault {
     if (rule.action.type === 'lost-reply' && rule.when === 'before') throw new RangeError("a 'lost-reply' fault happens after execution; use 'drop' before it");

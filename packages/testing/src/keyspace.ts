@@ -6,10 +6,7 @@ import type { SortedSet } from './zset-model.js';
 export type ValueType = 'string' | 'hash' | 'zset' | 'stream';
 
 export type StoredValue =
-  | { type: 'string'; value: string }
-  | { type: 'hash'; value: Map<string, string> }
-  | { type: 'zset'; value: SortedSet }
-  | { type: 'stream'; value: Stream };
+  { type: 'string'; value: string } | { type: 'hash'; value: Map<string, string> } | { type: 'zset'; value: SortedSet } | { type: 'stream'; value: Stream };
 
 interface Slot {
   data: StoredValue;

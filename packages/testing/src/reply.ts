@@ -42,18 +42,7 @@ export class NullArrayReply {
   private constructor() {}
 }
 
-export type Reply =
-  | string
-  | number
-  | null
-  | Reply[]
-  | StatusReply
-  | ErrorReply
-  | MapReply
-  | SetReply
-  | DoubleReply
-  | VerbatimReply
-  | NullArrayReply;
+export type Reply = string | number | null | Reply[] | StatusReply | ErrorReply | MapReply | SetReply | DoubleReply | VerbatimReply | NullArrayReply;
 
 export const OK = new StatusReply('OK');
 export const QUEUED = new StatusReply('QUEUED');

@@ -1,13 +1,4 @@
-import {
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NullArrayReply,
-  SetReply,
-  StatusReply,
-  VerbatimReply,
-  type Reply,
-} from './reply.js';
+import { DoubleReply, ErrorReply, MapReply, NullArrayReply, SetReply, StatusReply, VerbatimReply, type Reply } from './reply.js';
 
 /** Protocol version of a connection: 2 until `HELLO 3`. */
 export type RespVersion = 2 | 3;

@@ -101,9 +101,9 @@ export class FakeRedisServer {
 
   /**
    * Starts a server on 127.0.0.1.
-   * @throws {RangeError} for an unknown version.
-   * @throws {TypeError} for an unknown option name.
-   * @throws {Error} when the port cannot be bound.
+   * @throws {@link RangeError} for an unknown version.
+   * @throws {@link TypeError} for an unknown option name.
+   * @throws {@link Error} when the port cannot be bound.
    */
   static async start(options: FakeRedisServerOptions = {}): Promise<FakeRedisServer> {
     for (const key of Object.keys(options)) {

@@ -28,7 +28,7 @@ function parseUint(text: string): number | undefined {
 
 /**
  * Parses `ms-seq` or `ms` (seq = `missingSeq`). With `strict`, `-` and `+` are refused.
- * @throws {CommandError} `ERR Invalid stream ID ...`
+ * @throws {@link CommandError} `ERR Invalid stream ID ...`
  */
 export function parseId(text: string, missingSeq = 0, strict = false): StreamId {
   if (!strict) {
@@ -124,7 +124,7 @@ export class Stream {
   firstId: StreamId = ZERO_ID;
   entriesAdded = 0;
   readonly groups = new Map<string, ConsumerGroup>();
-  /** 8.6 IDMP: producer → iid → { entry ID, expiry ms }. */
+  /** 8.6 IDMP: producer → iid → `{ entry ID, expiry ms }`. */
   readonly idmp = new Map<string, Map<string, { id: StreamId; atMs: number }>>();
   idmpDurationS = 100;
   idmpMaxSize = 100;
@@ -133,7 +133,7 @@ export class Stream {
     return this.entries.length;
   }
 
-  /** Index of the first entry with ID >= id. */
+  /** Index of the first entry with ID at or after `id`. */
   lowerBound(id: StreamId): number {
     let lo = 0;
     let hi = this.entries.length;
@@ -150,7 +150,7 @@ export class Stream {
     return entry && compareIds(entry.id, id) === 0 ? entry : undefined;
   }
 
-  /** Entries with start <= ID <= end, in order (reverse when `reverse`), at most `count` (0/undefined = all). */
+  /** Entries with `start <= ID <= end`, in order (reverse when `reverse`), at most `count` (0/undefined = all). */
   range(start: StreamId, end: StreamId, count?: number, reverse = false): StreamEntry[] {
     const out: StreamEntry[] = [];
     if (compareIds(start, end) > 0) return out;
@@ -165,7 +165,7 @@ export class Stream {
     return out;
   }
 
-  /** Appends an entry with an ID already validated to be > lastId. */
+  /** Appends an entry with an ID already validated to be after `lastId`. */
   append(id: StreamId, fields: readonly string[]): StreamEntry {
     const entry: StreamEntry = { id, key: formatId(id), fields, node: Math.floor(this.entriesAdded / NODE_ENTRIES) };
     this.entries.push(entry);

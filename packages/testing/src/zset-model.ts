@@ -134,16 +134,26 @@ export class SortedSet {
       return;
     }
     // The first chunk that ends at or after `entry`, or the last chunk when `entry` is the largest.
-    const c = Math.min(this.firstChunk((last) => compareMembers(last, entry) >= 0), this.chunks.length - 1);
+    const c = Math.min(
+      this.firstChunk((last) => compareMembers(last, entry) >= 0),
+      this.chunks.length - 1,
+    );
     const chunk = this.chunks[c]!;
-    chunk.splice(lowerIndex(chunk, (e) => compareMembers(e, entry) >= 0), 0, entry);
+    chunk.splice(
+      lowerIndex(chunk, (e) => compareMembers(e, entry) >= 0),
+      0,
+      entry,
+    );
     if (chunk.length > 2 * CHUNK) this.chunks.splice(c + 1, 0, chunk.splice(CHUNK));
   }
 
   private remove(entry: ZMember): void {
     const c = this.firstChunk((last) => compareMembers(last, entry) >= 0);
     const chunk = this.chunks[c]!;
-    chunk.splice(lowerIndex(chunk, (e) => compareMembers(e, entry) >= 0), 1);
+    chunk.splice(
+      lowerIndex(chunk, (e) => compareMembers(e, entry) >= 0),
+      1,
+    );
     if (chunk.length === 0) this.chunks.splice(c, 1);
     else if (chunk.length < CHUNK / 4) {
       // Merge a shrunken chunk into its successor so deletions cannot leave many tiny chunks.

@@ -35,10 +35,15 @@ describe('ACL users', () => {
   it('redis.acl_check_cmd checks commands and keys for the calling user', async () => {
     await withServer({ users: [{ name: 'u', password: 'p', rules: ['~q:*', '+@all', '-zadd'] }] }, async (server, open) => {
       const client = await open(`redis://u:p@127.0.0.1:${server.port}`);
-      const check = "return {redis.acl_check_cmd('GET', 'q:1') and 1 or 0, redis.acl_check_cmd('GET', 'x') and 1 or 0, redis.acl_check_cmd('ZADD', 'q:1', '1', 'm') and 1 or 0, redis.acl_check_cmd('XGROUP', 'CREATE', 'q:s', 'g', '0') and 1 or 0}";
+      const check =
+        "return {redis.acl_check_cmd('GET', 'q:1') and 1 or 0, redis.acl_check_cmd('GET', 'x') and 1 or 0, redis.acl_check_cmd('ZADD', 'q:1', '1', 'm') and 1 or 0, redis.acl_check_cmd('XGROUP', 'CREATE', 'q:s', 'g', '0') and 1 or 0}";
       expect(await client.sendCommand(['EVAL', check, '0'])).toEqual([1, 0, 0, 1]);
-      expect(await attempt(client, ['EVAL', "return redis.acl_check_cmd('NOSUCH')", '0'])).toMatchObject({ error: expect.stringMatching(/^ERR Invalid command passed to redis.acl_check_cmd\(\)/) });
-      expect(await attempt(client, ['EVAL', "return redis.call('ZADD', 'q:z', 1, 'm')", '0'])).toMatchObject({ error: expect.stringMatching(/^ERR The user executing the script can't run this command or subcommand script:/) });
+      expect(await attempt(client, ['EVAL', "return redis.acl_check_cmd('NOSUCH')", '0'])).toMatchObject({
+        error: expect.stringMatching(/^ERR Invalid command passed to redis.acl_check_cmd\(\)/),
+      });
+      expect(await attempt(client, ['EVAL', "return redis.call('ZADD', 'q:z', 1, 'm')", '0'])).toMatchObject({
+        error: expect.stringMatching(/^ERR The user executing the script can't run this command or subcommand script:/),
+      });
     });
   });
 

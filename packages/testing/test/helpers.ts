@@ -7,7 +7,10 @@ export type V6Client = ReturnType<typeof makeClient>;
 export type V5Client = ReturnType<typeof createClientV5>;
 
 /** Starts a fake, runs `body`, closes everything it opened. */
-export async function withServer<T>(options: FakeRedisServerOptions, body: (server: FakeRedisServer, open: (url?: string) => Promise<V6Client>) => Promise<T>): Promise<T> {
+export async function withServer<T>(
+  options: FakeRedisServerOptions,
+  body: (server: FakeRedisServer, open: (url?: string) => Promise<V6Client>) => Promise<T>,
+): Promise<T> {
   const server = await FakeRedisServer.start(options);
   const clients: V6Client[] = [];
   const open = async (url = server.url): Promise<V6Client> => {

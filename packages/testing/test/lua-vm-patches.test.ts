@@ -82,7 +82,20 @@ describe('patched fengari VM', () => {
                  f('%.0f', '12'), f('%.2f', 1/0), f('%5.1f', 3.14159), f('x%.0fy', 7), f('%d', 3), f('%s-%s', 'a', 1),
                  f('%.0f', 0/0) ~= nil and 'nan-ok' or 'no', pcall(f, '%.0f') and 'no' or 'arg-error' }`;
       expect(await client.sendCommand(['EVAL', script, '0'])).toEqual([
-        '3', '-3', '-0', '-0.000', '1e+21', '1764486806123.457', '12', 'Infinity', '  3.1', 'x7y', '3', 'a-1', 'nan-ok', 'arg-error',
+        '3',
+        '-3',
+        '-0',
+        '-0.000',
+        '1e+21',
+        '1764486806123.457',
+        '12',
+        'Infinity',
+        '  3.1',
+        'x7y',
+        '3',
+        'a-1',
+        'nan-ok',
+        'arg-error',
       ]);
     });
   });

@@ -11,7 +11,13 @@ describe('Lua scripts', () => {
       const binary = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
       const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
       const key = Buffer.from([0xff, 0x00, 0x80, 0x0d, 0x0a]);
-      const reply = await binary.sendCommand(['EVAL', "redis.call('SET', KEYS[1], ARGV[1]) return {redis.call('GET', KEYS[1]), #ARGV[1], string.byte(ARGV[1], 256)}", '1', key, bytes]);
+      const reply = await binary.sendCommand([
+        'EVAL',
+        "redis.call('SET', KEYS[1], ARGV[1]) return {redis.call('GET', KEYS[1]), #ARGV[1], string.byte(ARGV[1], 256)}",
+        '1',
+        key,
+        bytes,
+      ]);
       expect(reply).toEqual([bytes, 256, 255]);
       expect(await binary.sendCommand(['GET', key])).toEqual(bytes);
     });
@@ -21,7 +27,13 @@ describe('Lua scripts', () => {
     await withServer({}, async (_server, open) => {
       const client = await open();
       expect(
-        await client.sendCommand(['EVAL', "local n = tonumber(ARGV[1]) return {65536 * 65536, n * 1000, tostring(n * 1000), string.format('%.0f', 2^53), 0x7fffffff + 1, #KEYS * 4294967296}", '1', 'k', '1796020824030']),
+        await client.sendCommand([
+          'EVAL',
+          "local n = tonumber(ARGV[1]) return {65536 * 65536, n * 1000, tostring(n * 1000), string.format('%.0f', 2^53), 0x7fffffff + 1, #KEYS * 4294967296}",
+          '1',
+          'k',
+          '1796020824030',
+        ]),
       ).toEqual([4294967296, 1796020824030000, '1.79602082403e+15', '9007199254740992', 2147483648, 4294967296]);
     });
   });
@@ -29,7 +41,14 @@ describe('Lua scripts', () => {
   it('truncates numbers to integers, false to nil, true to 1, and stops arrays at the first nil', async () => {
     await withServer({}, async (_server, open) => {
       const client = await open();
-      expect(await client.sendCommand(['EVAL', "return {3.99, -3.99, true, false, {ok='fine'}, 'x', nil, 'unreached'}", '0'])).toEqual([3, -3, 1, null, 'fine', 'x']);
+      expect(await client.sendCommand(['EVAL', "return {3.99, -3.99, true, false, {ok='fine'}, 'x', nil, 'unreached'}", '0'])).toEqual([
+        3,
+        -3,
+        1,
+        null,
+        'fine',
+        'x',
+      ]);
       expect(await client.sendCommand(['EVAL', 'return false', '0'])).toBeNull();
     });
   });
@@ -45,7 +64,8 @@ describe('Lua scripts', () => {
   it('unpacks 2000 values into one call (stack growth)', async () => {
     await withServer({}, async (_server, open) => {
       const client = await open();
-      const script = "local t = {} for i = 1, 2000 do t[i] = tostring(i) end redis.call('ZADD', KEYS[1], unpack(t)) return {redis.call('ZCARD', KEYS[1]), #redis.call('ZRANGE', KEYS[1], 0, -1)}";
+      const script =
+        "local t = {} for i = 1, 2000 do t[i] = tostring(i) end redis.call('ZADD', KEYS[1], unpack(t)) return {redis.call('ZCARD', KEYS[1]), #redis.call('ZRANGE', KEYS[1], 0, -1)}";
       expect(await client.sendCommand(['EVAL', script, '1', 'z'])).toEqual([1000, 1000]);
       expect(await client.sendCommand(['EVAL', 'return {unpack(ARGV)}', '0', ...Array.from({ length: 2000 }, (_, i) => String(i))])).toHaveLength(2000);
     });
@@ -71,10 +91,14 @@ describe('Lua scripts', () => {
     await withServer({}, async (_server, open) => {
       const client = await open();
       await client.set('str', 'v');
-      expect(await client.sendCommand(['EVAL', "local r = redis.pcall('XLEN', KEYS[1]) return r.err", '1', 'str'])).toBe('WRONGTYPE Operation against a key holding the wrong kind of value');
+      expect(await client.sendCommand(['EVAL', "local r = redis.pcall('XLEN', KEYS[1]) return r.err", '1', 'str'])).toBe(
+        'WRONGTYPE Operation against a key holding the wrong kind of value',
+      );
       const script = "\n\nreturn redis.call('XLEN', KEYS[1])";
       const sha = await client.scriptLoad(script);
-      expect(await attempt(client, ['EVALSHA', sha, '1', 'str'])).toEqual({ error: `WRONGTYPE Operation against a key holding the wrong kind of value script: ${sha}, on @user_script:3.` });
+      expect(await attempt(client, ['EVALSHA', sha, '1', 'str'])).toEqual({
+        error: `WRONGTYPE Operation against a key holding the wrong kind of value script: ${sha}, on @user_script:3.`,
+      });
     });
   });
 
@@ -101,14 +125,18 @@ describe('Lua scripts', () => {
       expect(await client.evalSha(sha)).toBe(42);
       await client.scriptFlush();
       expect(await attempt(client, ['EVALSHA', sha, '0'])).toEqual({ error: 'NOSCRIPT No matching script. Please use EVAL.' });
-      expect(await attempt(client, ['EVAL', 'return (', '0'])).toMatchObject({ error: expect.stringMatching(/^ERR Error compiling script \(new function\): user_script:1:/) });
+      expect(await attempt(client, ['EVAL', 'return (', '0'])).toMatchObject({
+        error: expect.stringMatching(/^ERR Error compiling script \(new function\): user_script:1:/),
+      });
     });
   });
 
   it('every script in the core-scripts registry (queue and worker) compiles to the same SHA1', async () => {
     await withServer({}, async (_server, open) => {
       const client = await open();
-      const all = Object.values(scripts as Record<string, unknown>).filter((s): s is { source: string; sha1: string } => typeof (s as { source?: unknown }).source === 'string');
+      const all = Object.values(scripts as Record<string, unknown>).filter(
+        (s): s is { source: string; sha1: string } => typeof (s as { source?: unknown }).source === 'string',
+      );
       expect(all.length).toBeGreaterThanOrEqual(4);
       expect(all.map((s) => (s as unknown as { name: string }).name)).toContain('queue-receive');
       for (const script of all) expect(await client.scriptLoad(script.source)).toBe(script.sha1);
@@ -124,6 +152,8 @@ describe('Lua scripts', () => {
   });
 
   it('rewrites integer literals to floats but leaves strings, comments and names alone', () => {
-    expect(floatLiterals("local a1 = 10 -- 20\nreturn '30' .. [[40]] .. 0x10 .. 1.5 .. 2e3")).toBe("local a1 = 10.0 -- 20\nreturn '30' .. [[40]] .. 16.0 .. 1.5 .. 2e3");
+    expect(floatLiterals("local a1 = 10 -- 20\nreturn '30' .. [[40]] .. 0x10 .. 1.5 .. 2e3")).toBe(
+      "local a1 = 10.0 -- 20\nreturn '30' .. [[40]] .. 16.0 .. 1.5 .. 2e3",
+    );
   });
 });

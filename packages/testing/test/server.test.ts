@@ -38,15 +38,9 @@ describe('FakeRedisServer', () => {
     await withServer({}, async (server) => {
       const resp2 = await rawExchange(server.port, '*3\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\nf\r\n', /\r\n$/);
       expect(resp2).toBe("-ERR wrong number of arguments for 'hset' command\r\n");
-      const script = [
-        'HSET h f v',
-        'ZADD z 1.5 m',
-        'HELLO 3',
-        'HGETALL h',
-        'ZSCORE z m',
-        'GET missing',
-        'XREAD STREAMS nokey 0',
-      ].map((line) => `${line}\r\n`).join('');
+      const script = ['HSET h f v', 'ZADD z 1.5 m', 'HELLO 3', 'HGETALL h', 'ZSCORE z m', 'GET missing', 'XREAD STREAMS nokey 0']
+        .map((line) => `${line}\r\n`)
+        .join('');
       const out = await rawExchange(server.port, script, /_\r\n_\r\n$/);
       expect(out).toContain('%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n');
       expect(out).toContain('$5\r\nproto\r\n:3\r\n');

@@ -13,7 +13,15 @@ async function deletedPending(client: { sendCommand(args: string[]): Promise<unk
 
 describe('version models', () => {
   it('reports each modelled version in INFO, HELLO and Lua', async () => {
-    const expected: Record<string, string> = { '6.2': '6.2.14', '7.0': '7.0.15', '7.2': '7.2.6', '8.2': '8.2.2', '8.4': '8.4.0', '8.6': '8.6.3', '8.8': '8.8.0' };
+    const expected: Record<string, string> = {
+      '6.2': '6.2.14',
+      '7.0': '7.0.15',
+      '7.2': '7.2.6',
+      '8.2': '8.2.2',
+      '8.4': '8.4.0',
+      '8.6': '8.6.3',
+      '8.8': '8.8.0',
+    };
     for (const version of REDIS_VERSIONS) {
       await withServer({ version }, async (server, open) => {
         const client = await open();
@@ -36,11 +44,15 @@ describe('version models', () => {
       expect(info).toContain('server_name:valkey');
       expect(info).toContain('valkey_version:9.1.2');
       expect(info).toContain('redis_version:7.2.4');
-      expect(await client.sendCommand(['EVAL', 'return {redis.REDIS_VERSION, redis.SERVER_NAME, redis.VALKEY_VERSION, server.REDIS_VERSION_NUM}', '0'])).toEqual([
-        '7.2.4', 'valkey', '9.1.2', 0x070204,
-      ]);
-      expect(await attempt(client, ['XACKDEL', 's', 'g', 'IDS', '1', '1-1'])).toEqual({ error: "ERR unknown command 'XACKDEL', with args beginning with: 's' 'g' 'IDS' '1' '1-1' " });
-      expect(await attempt(client, ['XADD', 's', 'IDMP', 'p', 'i', '*', 'f', 'v'])).toEqual({ error: 'ERR Invalid stream ID specified as stream command argument' });
+      expect(
+        await client.sendCommand(['EVAL', 'return {redis.REDIS_VERSION, redis.SERVER_NAME, redis.VALKEY_VERSION, server.REDIS_VERSION_NUM}', '0']),
+      ).toEqual(['7.2.4', 'valkey', '9.1.2', 0x070204]);
+      expect(await attempt(client, ['XACKDEL', 's', 'g', 'IDS', '1', '1-1'])).toEqual({
+        error: "ERR unknown command 'XACKDEL', with args beginning with: 's' 'g' 'IDS' '1' '1-1' ",
+      });
+      expect(await attempt(client, ['XADD', 's', 'IDMP', 'p', 'i', '*', 'f', 'v'])).toEqual({
+        error: 'ERR Invalid stream ID specified as stream command argument',
+      });
       expect(await attempt(client, ['XREADGROUP', 'GROUP', 'g', 'c', 'CLAIM', '10', 'STREAMS', 's', '>'])).toEqual({ error: 'ERR syntax error' });
     });
   });
@@ -52,7 +64,7 @@ describe('version models', () => {
       expect(await client.sendCommand(['XAUTOCLAIM', 's', 'g', 'bob', '0', '0'])).toEqual(['0-0', [['1-1', ['f', '1-1']], null, ['3-1', ['f', '3-1']]]]);
       expect(await client.sendCommand(['XPENDING', 's', 'g'])).toEqual([3, '1-1', '3-1', [['bob', '3']]]);
       expect(await client.sendCommand(['XCLAIM', 's', 'g', 'carol', '0', '2-1'])).toEqual([]);
-      expect(await attempt(client, ['EVAL_RO', 'return 1', '0'])).toMatchObject({ error: expect.stringContaining("unknown command `EVAL_RO`") });
+      expect(await attempt(client, ['EVAL_RO', 'return 1', '0'])).toMatchObject({ error: expect.stringContaining('unknown command `EVAL_RO`') });
       expect(await client.sendCommand(['EVAL', 'return type(redis.acl_check_cmd)', '0'])).toBe('nil');
     });
   });
@@ -61,7 +73,14 @@ describe('version models', () => {
     await withServer({ version: '7.0' }, async (_server, open) => {
       const client = await open();
       await deletedPending(client);
-      expect(await client.sendCommand(['XAUTOCLAIM', 's', 'g', 'bob', '0', '0'])).toEqual(['0-0', [['1-1', ['f', '1-1']], ['3-1', ['f', '3-1']]], ['2-1']]);
+      expect(await client.sendCommand(['XAUTOCLAIM', 's', 'g', 'bob', '0', '0'])).toEqual([
+        '0-0',
+        [
+          ['1-1', ['f', '1-1']],
+          ['3-1', ['f', '3-1']],
+        ],
+        ['2-1'],
+      ]);
       expect(await client.sendCommand(['XPENDING', 's', 'g'])).toEqual([2, '1-1', '3-1', [['bob', '2']]]);
     });
   });
@@ -81,7 +100,10 @@ describe('version models', () => {
   });
 
   it('XINFO CONSUMERS reports inactive from 7.2 and lag from 7.0', async () => {
-    for (const [version, fields] of [['7.0', ['name', 'pending', 'idle']], ['7.2', ['name', 'pending', 'idle', 'inactive']]] as const) {
+    for (const [version, fields] of [
+      ['7.0', ['name', 'pending', 'idle']],
+      ['7.2', ['name', 'pending', 'idle', 'inactive']],
+    ] as const) {
       await withServer({ version }, async (_server, open) => {
         const client = await open();
         await client.sendCommand(['XGROUP', 'CREATE', 's', 'g', '0', 'MKSTREAM']);
@@ -116,7 +138,9 @@ describe('version models', () => {
       expect(await client.sendCommand(['XDELEX', 's', 'DELREF', 'IDS', '2', '3-1', '7-7'])).toEqual([1, -1]);
       expect(await client.sendCommand(['XPENDING', 's', 'g2'])).toEqual([1, '1-1', '1-1', [['c', '1']]]);
       expect(await client.sendCommand(['XDELEX', 's', 'ACKED', 'IDS', '1', '1-1'])).toEqual([2]);
-      expect(await attempt(client, ['XACKDEL', 's', 'g1', 'IDS', '2', '1-1'])).toEqual({ error: 'ERR The `numids` parameter must match the number of arguments' });
+      expect(await attempt(client, ['XACKDEL', 's', 'g1', 'IDS', '2', '1-1'])).toEqual({
+        error: 'ERR The `numids` parameter must match the number of arguments',
+      });
     });
     await withServer({ version: '8.0' as never }, async () => undefined).catch((error: Error) => expect(error).toBeInstanceOf(RangeError));
     await withServer({ version: '7.2' }, async (_server, open) => {
@@ -158,8 +182,16 @@ describe('version models', () => {
       await client.sendCommand(['XREADGROUP', 'GROUP', 'g', 'alice', 'COUNT', '1', 'STREAMS', 's', '>']);
       server.clock.advance(5000);
       const reply = await client.sendCommand(['XREADGROUP', 'GROUP', 'g', 'bob', 'CLAIM', '1000', 'STREAMS', 's', '>']);
-      expect(reply).toEqual({ s: [['1-1', ['f', 'a'], 5000, 1], ['2-1', ['f', 'b'], 0, 0]] });
-      expect(await client.sendCommand(['XPENDING', 's', 'g', '-', '+', '10'])).toEqual([['1-1', 'bob', 0, 2], ['2-1', 'bob', 0, 1]]);
+      expect(reply).toEqual({
+        s: [
+          ['1-1', ['f', 'a'], 5000, 1],
+          ['2-1', ['f', 'b'], 0, 0],
+        ],
+      });
+      expect(await client.sendCommand(['XPENDING', 's', 'g', '-', '+', '10'])).toEqual([
+        ['1-1', 'bob', 0, 2],
+        ['2-1', 'bob', 0, 1],
+      ]);
     });
     await withServer({ version: '8.2' }, async (_server, open) => {
       const client = await open();
@@ -185,7 +217,9 @@ describe('version models', () => {
     });
     await withServer({ version: '8.4' }, async (_server, open) => {
       const client = await open();
-      expect(await attempt(client, ['XADD', 's', 'IDMP', 'p', 'i', '*', 'f', 'v'])).toEqual({ error: 'ERR Invalid stream ID specified as stream command argument' });
+      expect(await attempt(client, ['XADD', 's', 'IDMP', 'p', 'i', '*', 'f', 'v'])).toEqual({
+        error: 'ERR Invalid stream ID specified as stream command argument',
+      });
     });
   });
 
@@ -207,12 +241,18 @@ describe('version models', () => {
     });
     await withServer({ version: '8.6' }, async (_server, open) => {
       const client = await open();
-      expect(await attempt(client, ['XNACK', 's', 'g', 'FAIL', 'IDS', '1', '1-1'])).toMatchObject({ error: expect.stringMatching(/^ERR unknown command 'XNACK'/) });
+      expect(await attempt(client, ['XNACK', 's', 'g', 'FAIL', 'IDS', '1', '1-1'])).toMatchObject({
+        error: expect.stringMatching(/^ERR unknown command 'XNACK'/),
+      });
     });
   });
 
   it('6.2 and 7.0 write doubles with %.17g, 7.2+ with the shortest form', async () => {
-    for (const [version, expected] of [['7.0', '1.1000000000000001'], ['7.2', '1.1'], ['6.2', '1.1000000000000001']] as const) {
+    for (const [version, expected] of [
+      ['7.0', '1.1000000000000001'],
+      ['7.2', '1.1'],
+      ['6.2', '1.1000000000000001'],
+    ] as const) {
       await withServer({ version }, async (_server, open) => {
         const client = await open();
         await client.zAdd('z', { score: 1.1, value: 'm' });

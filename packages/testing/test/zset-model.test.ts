@@ -51,7 +51,15 @@ describe('SortedSet', () => {
 
   it('honours exclusive and infinite score bounds and the limit', () => {
     const set = new SortedSet();
-    for (const [m, s] of [['n', -Infinity], ['a', 1], ['b', 2], ['c', 2], ['d', 3], ['p', Infinity]] as const) set.set(m, s);
+    for (const [m, s] of [
+      ['n', -Infinity],
+      ['a', 1],
+      ['b', 2],
+      ['c', 2],
+      ['d', 3],
+      ['p', Infinity],
+    ] as const)
+      set.set(m, s);
     const names = (ms: ZMember[]) => ms.map((m) => m.member);
     expect(names(set.byScore(2, false, 2, false))).toEqual(['b', 'c']);
     expect(names(set.byScore(2, true, 3, false))).toEqual(['d']);

@@ -1,5 +1,15 @@
 import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, describeError, isErrorReply, isTransient, isUnanswered, replyString, safeGet, toRespireError, type CommandTarget } from '@respire/core-scripts/internal';
+import {
+  commandTarget,
+  describeError,
+  isErrorReply,
+  isTransient,
+  isUnanswered,
+  replyString,
+  safeGet,
+  toRespireError,
+  type CommandTarget,
+} from '@respire/core-scripts/internal';
 
 /** The parts of a node-redis duplicate the worker drives. */
 interface DuplicateClient {
@@ -65,7 +75,13 @@ export class OwnedConnection {
       const id = this.clientId;
       if (this.#closed || id === undefined || performance.now() - since > MAX_HELD_MS) return false;
       try {
-        const line = replyString(await probe.send(key, ['CLIENT', 'LIST', 'ID', id], { timeoutMs: PROBE_TIMEOUT_MS, operation: 'StreamWorker: probing an unanswered connection', node: true }));
+        const line = replyString(
+          await probe.send(key, ['CLIENT', 'LIST', 'ID', id], {
+            timeoutMs: PROBE_TIMEOUT_MS,
+            operation: 'StreamWorker: probing an unanswered connection',
+            node: true,
+          }),
+        );
         if (/ (?:argv-mem|qbuf|obl|oll)=[1-9]/.test(` ${line}`)) return true;
         // The server wrote to or read from it within the last period (idle is in whole seconds):
         // the command ran just now, as a pause ended, and its reply may still be on its way.
@@ -115,8 +131,8 @@ export class Connections {
    * Duplicates the caller's client without automatic reconnection, connects it and checks it with
    * one round trip (CLIENT ID, routed by `key`), so a connection the server refuses fails here
    * with the server's own words.
-   * @throws {RespireError} (the connection is closed): the server's reply (`max number of clients
-   *   reached`, `WRONGPASS`, `NOAUTH`, `LOADING`, ...) mapped by `toRespireError`, or a
+   * @throws {@link RespireError} (the connection is closed): the server's reply
+   *   (`max number of clients reached`, `WRONGPASS`, `NOAUTH`, `LOADING`, ...) mapped by `toRespireError`, or a
    *   `RespireTransportError` with `outcomeUnknown: false` naming the network failure
    *   (`ECONNREFUSED`, ...) or the `deadlineMs` that passed.
    */
@@ -136,7 +152,10 @@ export class Connections {
       await Promise.race([
         opening,
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new RespireTransportError(`${OPENING}: not connected within ${deadlineMs} ms`, { outcomeUnknown: false })), deadlineMs);
+          timer = setTimeout(
+            () => reject(new RespireTransportError(`${OPENING}: not connected within ${deadlineMs} ms`, { outcomeUnknown: false })),
+            deadlineMs,
+          );
         }),
       ]);
     } catch (error) {

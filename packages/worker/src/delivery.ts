@@ -52,13 +52,7 @@ export class Countdown implements FinishedListener {
  * the entry stays pending unless its completion committed.
  * @param signal - the handler's AbortSignal, aborted when the shutdown timeout expires.
  */
-export function deliver(
-  ctx: RunContext,
-  completions: Completions,
-  raw: RawEntry,
-  signal: AbortSignal,
-  onFinished: FinishedListener,
-): void | Promise<void> {
+export function deliver(ctx: RunContext, completions: Completions, raw: RawEntry, signal: AbortSignal, onFinished: FinishedListener): void | Promise<void> {
   const o = ctx.options;
   if (o.deadLetterStream !== undefined && raw.fields.length > 2 * MAX_DEAD_LETTER_FIELD_PAIRS) {
     // Seed 002 "1,024-field limit": fault before the handler; the entry stays pending.
@@ -161,7 +155,12 @@ export class Delivery {
         return c.fail(this, 'nack', '');
       case 'dead-letter':
         if (o.deadLetterStream !== undefined) return c.deadLetter(this, 'explicit', '');
-        safeLog(o.logger, 'warn', `handler returned dead-letter but no deadLetterStream is set; counted as a handler failure: ${this.#failureFate()}`, this.#log());
+        safeLog(
+          o.logger,
+          'warn',
+          `handler returned dead-letter but no deadLetterStream is set; counted as a handler failure: ${this.#failureFate()}`,
+          this.#log(),
+        );
         return c.fail(this, 'processing-failed', '');
       default:
         // The value is described by type (a string quoted, at most 256 characters), never by calling into it.

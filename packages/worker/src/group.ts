@@ -22,8 +22,8 @@ const noSuchKey = (error: unknown) => replyCode(error) !== undefined && /no such
  * group (BUSYGROUP); without it requires the group to exist. Transient replies are repeated
  * (retry.ts); `signal` ends that early.
  * @param recreate - true when the group vanished while running (then a missing group is a fault).
- * @throws {RespireServerError} when the group is missing and `createGroup` is false.
- * @throws {RespireKeyTypeError} when the stream key holds another type (named, with both types).
+ * @throws {@link RespireServerError} when the group is missing and `createGroup` is false.
+ * @throws {@link RespireKeyTypeError} when the stream key holds another type (named, with both types).
  */
 export async function ensureGroup(o: ResolvedOptions, recreate: boolean, signal?: AbortSignal): Promise<void> {
   const operation = recreate ? 'StreamWorker: recreate consumer group' : 'StreamWorker.start: create consumer group';
@@ -52,7 +52,7 @@ export async function ensureGroup(o: ResolvedOptions, recreate: boolean, signal?
 /**
  * A read found the group gone (NOGROUP: group destroyed, or stream deleted): recreates it at
  * `groupStart` when `createGroup`, else faults.
- * @throws {RespireServerError} when `createGroup` is false; `cause` is the NOGROUP reply.
+ * @throws {@link RespireServerError} when `createGroup` is false; `cause` is the NOGROUP reply.
  */
 export async function recoverMissingGroup(o: ResolvedOptions, error: unknown, signal?: AbortSignal): Promise<void> {
   if (!o.createGroup) throw missingGroup(o, 'StreamWorker read', error);

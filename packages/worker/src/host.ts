@@ -60,9 +60,10 @@ export class StreamWorkerHost {
     void this.stop();
   };
 
-  /** @throws {RespireValidationError} for an invalid option. */
+  /** @throws {@link RespireValidationError} for an invalid option. */
   constructor(options: StreamWorkerHostOptions = {}) {
-    this.#shutdownTimeoutMs = options.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
+    this.#shutdownTimeoutMs =
+      options.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
     const policy = options.faultPolicy ?? 'stop-all';
     if (policy !== 'stop-all' && policy !== 'ignore') {
       throw new RespireValidationError('faultPolicy', `must be 'stop-all' or 'ignore', got ${describeValue(policy)}`);
@@ -74,8 +75,8 @@ export class StreamWorkerHost {
 
   /**
    * Creates a worker and registers it with the host.
-   * @throws {RespireValidationError} for invalid options, or `telemetryName` already used by another worker of this host.
-   * @throws {RespireStateError} when the host has already started.
+   * @throws {@link RespireValidationError} for invalid options, or `telemetryName` already used by another worker of this host.
+   * @throws {@link RespireStateError} when the host has already started.
    */
   add<T = StreamEntry>(options: StreamWorkerOptions<T>): StreamWorker<T> {
     if (this.#started) throw new RespireStateError('StreamWorkerHost.add: the host has already started');
@@ -101,8 +102,8 @@ export class StreamWorkerHost {
   /**
    * Starts every worker (all or none: when one fails to start, the started ones are stopped and the
    * error is thrown) and installs the signal handlers.
-   * @throws {RespireStateError} when the host has already started.
-   * @throws {RespireError} what the failing worker's `start()` threw.
+   * @throws {@link RespireStateError} when the host has already started.
+   * @throws {@link RespireError} what the failing worker's `start()` threw.
    */
   async start(): Promise<void> {
     if (this.#started) throw new RespireStateError('StreamWorkerHost.start: already started');

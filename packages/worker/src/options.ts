@@ -172,11 +172,32 @@ type OptionName = keyof StreamWorkerBaseOptions | 'handler' | 'createScope' | 'd
  * against the option types both ways: a name missing here or there fails the build.
  */
 const KNOWN_OPTIONS = [
-  'client', 'stream', 'group', 'keyPrefix', 'consumerName', 'consumerCount', 'batchSize', 'readWaitMs',
-  'minimumIdleTimeMs', 'recoveryPollIntervalMs', 'createGroup', 'groupStart', 'deleteAcknowledgedEntries',
-  'deadLetterStream', 'deliveryLimit', 'telemetryName', 'metricsPollIntervalMs', 'metricsPollTimeoutMs',
-  'traceParentField', 'traceStateField', 'shutdownTimeoutMs', 'logger', 'instrumentation',
-  'handler', 'createScope', 'deserialize',
+  'client',
+  'stream',
+  'group',
+  'keyPrefix',
+  'consumerName',
+  'consumerCount',
+  'batchSize',
+  'readWaitMs',
+  'minimumIdleTimeMs',
+  'recoveryPollIntervalMs',
+  'createGroup',
+  'groupStart',
+  'deleteAcknowledgedEntries',
+  'deadLetterStream',
+  'deliveryLimit',
+  'telemetryName',
+  'metricsPollIntervalMs',
+  'metricsPollTimeoutMs',
+  'traceParentField',
+  'traceStateField',
+  'shutdownTimeoutMs',
+  'logger',
+  'instrumentation',
+  'handler',
+  'createScope',
+  'deserialize',
 ] as const satisfies readonly OptionName[];
 type Unlisted = Exclude<OptionName, (typeof KNOWN_OPTIONS)[number]>;
 const everyOptionListed: [Unlisted] extends [never] ? true : Unlisted = true;

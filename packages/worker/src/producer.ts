@@ -51,7 +51,7 @@ export class StreamProducer<T> {
   readonly #producerId: string;
   readonly #maxRetries: number;
 
-  /** @throws {RespireValidationError} for an invalid option. */
+  /** @throws {@link RespireValidationError} for an invalid option. */
   constructor(options: StreamProducerOptions<T>) {
     this.#target = commandTarget(options.client);
     if (typeof options.stream !== 'string' || options.stream.trim() === '') throw new RespireValidationError('stream', 'must be a nonblank string');
@@ -62,16 +62,17 @@ export class StreamProducer<T> {
       throw new RespireValidationError('producerId', 'must be a nonempty string');
     }
     this.#producerId = options.producerId ?? `respire-${randomBytes(8).toString('hex')}`;
-    this.#maxRetries = options.maxRetries === undefined ? DEFAULT_PRODUCER_RETRIES : toIntegerInRange('maxRetries', options.maxRetries, 0, MAX_PRODUCER_RETRIES);
+    this.#maxRetries =
+      options.maxRetries === undefined ? DEFAULT_PRODUCER_RETRIES : toIntegerInRange('maxRetries', options.maxRetries, 0, MAX_PRODUCER_RETRIES);
   }
 
   /**
    * Appends one entry and returns its ID (the original entry's ID for an IDMP repeat).
-   * @param options.idempotencyId - a stable ID for this logical append (e.g. an order ID); @defaultValue random per call
-   * @throws {RespireCodecError} when `serialize` throws or returns no fields.
-   * @throws {RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to
+   * @param options - `idempotencyId`: a stable ID for this logical append (e.g. an order ID); random per call when absent.
+   * @throws {@link RespireCodecError} when `serialize` throws or returns no fields.
+   * @throws {@link RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to
    *   retry safely), or, with `outcomeUnknown: false`, when no attempt was sent.
-   * @throws {RespireServerError} for a server reply; `retryable` when it proves nothing ran (`BUSY`, ...).
+   * @throws {@link RespireServerError} for a server reply; `retryable` when it proves nothing ran (`BUSY`, ...).
    */
   async add(value: T, options: { idempotencyId?: string } = {}): Promise<string> {
     let fields: StreamFields;
@@ -114,7 +115,7 @@ export class StreamProducer<T> {
 /**
  * Checks what `serialize` returned and flattens it to `field, value, ...`. Reading a hostile value
  * (a Proxy, throwing getters) may throw: the caller turns that into a `RespireCodecError` too.
- * @throws {RespireCodecError} unless it is an object or an array of pairs of strings or Buffers.
+ * @throws {@link RespireCodecError} unless it is an object or an array of pairs of strings or Buffers.
  */
 function flatten(fields: StreamFields): (string | Buffer)[] {
   const isBytes = (x: unknown): x is string | Buffer => typeof x === 'string' || Buffer.isBuffer(x);
@@ -132,7 +133,9 @@ function flatten(fields: StreamFields): (string | Buffer)[] {
     out.push(f, v);
   }
   if (pairs === undefined || out.length === 0) {
-    throw new RespireCodecError('StreamProducer.add: serialize must return an object or an array of [field, value] pairs with at least one field; nothing was sent');
+    throw new RespireCodecError(
+      'StreamProducer.add: serialize must return an object or an array of [field, value] pairs with at least one field; nothing was sent',
+    );
   }
   return out;
 }

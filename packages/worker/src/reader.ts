@@ -247,11 +247,11 @@ export class Reader {
     const connection = this.#connection!;
     const deadlineMs = block + READ_DEADLINE_MARGIN_MS;
     const read = replyWithin(
-      connection.target.send(
-        key,
-        ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'],
-        { binary: true, timeoutMs: 0, operation: 'StreamWorker read' },
-      ),
+      connection.target.send(key, ['XREADGROUP', 'GROUP', o.group, this.consumer, 'COUNT', String(o.batchSize), 'BLOCK', String(block), 'STREAMS', key, '>'], {
+        binary: true,
+        timeoutMs: 0,
+        operation: 'StreamWorker read',
+      }),
       deadlineMs,
       'StreamWorker read',
       // Past BLOCK + margin the server holds the read only while it is paused or stalled.
@@ -283,7 +283,7 @@ export class Reader {
   /**
    * Replaces a lost connection, repeating refused or dropped connects and transient replies with
    * backoff for up to {@link CONNECT_DEADLINE_MS}. False when the run stopped meanwhile.
-   * @throws {RespireError} the server's reply (`WRONGPASS`, `NOAUTH`, ...) at once, or the last
+   * @throws {@link RespireError} the server's reply (`WRONGPASS`, `NOAUTH`, ...) at once, or the last
    *   failure once the deadline has passed; nothing was sent.
    */
   async #reconnect(): Promise<boolean> {
@@ -315,7 +315,8 @@ export class Reader {
       // BUSY, LOADING, ...: the read did not run and delivered nothing. Read again after a backoff;
       // once such replies have lasted past the deadline, this throws the last one (a fault).
       const delay = this.#readBackoff.next(error);
-      if (this.#readBackoff.attempts === 1) safeLog(o.logger, 'warn', `StreamWorker read: the server answered ${code}; reading again`, { consumer: this.consumer });
+      if (this.#readBackoff.attempts === 1)
+        safeLog(o.logger, 'warn', `StreamWorker read: the server answered ${code}; reading again`, { consumer: this.consumer });
       await sleep(delay, this.#ctx.stopSignal);
       return [];
     }

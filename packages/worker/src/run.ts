@@ -81,7 +81,8 @@ export class Run implements RunContext {
       }
       await ensureGroup(this.options, false, this.stopSignal);
       // A refusal fails at once with the server's reply; a transient one (LOADING) is repeated.
-      const connect = (r: Reader) => retryingTransient(this.options.logger, 'StreamWorker.start: opening a reader connection', () => r.connect(), this.stopSignal);
+      const connect = (r: Reader) =>
+        retryingTransient(this.options.logger, 'StreamWorker.start: opening a reader connection', () => r.connect(), this.stopSignal);
       await Promise.all(this.readers.map(connect));
     } catch (error) {
       // Readers still retrying a connection give up, and what they opened is closed.

@@ -40,8 +40,8 @@ export type StreamWorkerState = 'idle' | 'starting' | 'running' | 'stopping' | '
  * });
  * await worker.start();
  * ```
- * @throws {RespireValidationError} from the constructor for any invalid option.
- * @throws {RespireCrossSlotError} from the constructor when `deadLetterStream` equals `stream` or is in another slot.
+ * @throws {@link RespireValidationError} from the constructor for any invalid option.
+ * @throws {@link RespireCrossSlotError} from the constructor when `deadLetterStream` equals `stream` or is in another slot.
  */
 export class StreamWorker<T = StreamEntry> {
   readonly #o: ResolvedOptions;
@@ -94,9 +94,9 @@ export class StreamWorker<T = StreamEntry> {
   /**
    * Creates the stream and group when `createGroup` (keeping an existing group's position), opens one
    * blocking connection per reader and starts reading. Resolves once the readers run.
-   * @throws {RespireStateError} when the worker is starting, running or stopping.
-   * @throws {RespireServerError} when `createGroup` is false and the group does not exist.
-   * @throws {RespireError} for other server or transport failures; nothing is left running.
+   * @throws {@link RespireStateError} when the worker is starting, running or stopping.
+   * @throws {@link RespireServerError} when `createGroup` is false and the group does not exist.
+   * @throws {@link RespireError} for other server or transport failures; nothing is left running.
    */
   async start(): Promise<void> {
     if (this.#state === 'starting' || this.#state === 'running' || this.#state === 'stopping') {
@@ -130,7 +130,7 @@ export class StreamWorker<T = StreamEntry> {
    * Undispatched entries stay pending. Closes the worker's connections, never the caller's client.
    * Resolves when stopped (also after a fault); the fault itself is reported by {@link StreamWorker.done}.
    * @param timeoutMs - drain time in ms (1..2^31-1). @defaultValue the `shutdownTimeoutMs` option (30000)
-   * @throws {RespireValidationError} for an invalid `timeoutMs`; nothing is stopped.
+   * @throws {@link RespireValidationError} for an invalid `timeoutMs`; nothing is stopped.
    */
   async stop(timeoutMs?: number): Promise<void> {
     const drainMs = timeoutMs === undefined ? this.#o.shutdownTimeoutMs : toDurationMs('timeoutMs', timeoutMs);

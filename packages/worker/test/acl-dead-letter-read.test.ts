@@ -28,7 +28,12 @@ describe.each([
     const client = await connectClient(user.urlFor(inject('redisUrl')));
     const acked: string[] = [];
     const worker = new StreamWorker({
-      client, stream, group: 'g', readWaitMs: 100, deadLetterStream: dead, logger: recordingLogger(),
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      deadLetterStream: dead,
+      logger: recordingLogger(),
       handler: (e: StreamEntry) => (e.getString('k') === 'poison' ? 'dead-letter' : (acked.push(e.id), 'ack')),
     });
     try {

@@ -58,7 +58,13 @@ describe('capabilities', () => {
     const ids = ((await admin.raw(stream, ['XPENDING', stream, 'g', '-', '+', '10'])) as unknown[][]).map((p) => String(p[0]));
     await admin.raw(stream, ['XDEL', stream, ids[0]!]);
     const seen: [string, number][] = [];
-    const w = worker(conn, { stream, group: 'g', minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack') });
+    const w = worker(conn, {
+      stream,
+      group: 'g',
+      minimumIdleTimeMs: 1,
+      recoveryPollIntervalMs: 50,
+      handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack'),
+    });
     await w.start();
     await eventually(async () => (await pendingCount(admin, stream, 'g')) === 0);
     expect(seen).toEqual([['b', 2]]);

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAclUser, errorSummary, spawnTypeScriptChild, startRedisCluster, startRedisServer, startTcpProxy, type RedisClusterHandle, type RedisServerHandle, type TcpProxy } from '@respire/harness';
+import {
+  createAclUser,
+  errorSummary,
+  spawnTypeScriptChild,
+  startRedisCluster,
+  startRedisServer,
+  startTcpProxy,
+  type RedisClusterHandle,
+  type RedisServerHandle,
+  type TcpProxy,
+} from '@respire/harness';
 import { COMPLETION_DEADLINE_MS } from '../src/completion.js';
 import { StreamWorker, StreamWorkerHost, type StreamEntry } from '../src/index.js';
 import { clientList, connectClient, parkedReaders, pending, recordingLogger, sleep, tcpSockets, waitFor, within, type TestClient } from './fault-support.js';
@@ -74,7 +84,13 @@ async function ackAcrossPause(client: unknown, key: string, pauser: TestClient, 
   const logger = recordingLogger();
   const worker = done.add(
     new StreamWorker({
-      client: client as never, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+      client: client as never,
+      stream: key,
+      group: 'g',
+      batchSize: 1,
+      readWaitMs: 5000,
+      recoveryPollIntervalMs: 60_000,
+      logger,
       instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
       handler: async () => {
         await pauser.sendCommand(['CLIENT', 'PAUSE', String(pauseMs), mode]);
@@ -239,7 +255,15 @@ describe('kind 1: a replaced reader connection is closed', () => {
   it('a read that never returns is abandoned at its deadline: the abandoned connection is closed on the server', async () => {
     const { proxy, caller } = await callerThroughProxy();
     const worker = done.add(
-      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      new StreamWorker({
+        client: caller,
+        stream: stream(),
+        group: 'g',
+        readWaitMs: 300,
+        recoveryPollIntervalMs: 60_000,
+        logger: recordingLogger(),
+        handler: () => 'ack',
+      }),
       (w) => w.stop(1000),
     );
     await worker.start();
@@ -264,7 +288,13 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     const logger = recordingLogger();
     const worker = done.add(
       new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        client: caller,
+        stream: key,
+        group: 'g',
+        batchSize: 4,
+        readWaitMs: 5000,
+        recoveryPollIntervalMs: 60_000,
+        logger,
         instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
         handler: () => {
           // From now on the reader's connection answers nothing: its batch and the next read go unanswered.
@@ -300,60 +330,74 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     expect({ server: await serverConnections(), proxy: proxy.connections }).toEqual({ server: 1, proxy: 1 });
   }, 20_000);
 
-  it('a reader connection gone silent under a batch of one (no read behind it to time out): the connection is closed at the completion deadline, the delivery fails as an unknown outcome and the worker faults once', async () => {
-    const { proxy, caller } = await callerThroughProxy();
-    const key = stream();
-    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
-    await admin.sendCommand(['XADD', key, '*', 'i', '0']);
-    const outcomes: string[] = [];
-    const logger = recordingLogger();
-    let frozenAt = 0;
-    const worker = done.add(
-      new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 1, readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
-        instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
-        handler: () => {
-          // The flow drops without a reset: the acknowledgement is written into silence.
-          proxy.freeze(1);
-          frozenAt = performance.now();
-          return 'ack';
-        },
-      }),
-      (w) => w.stop(1000),
-    );
-    await worker.start();
-    const outcome = await within(worker.done, COMPLETION_DEADLINE_MS + 5000);
-    const waitedMs = performance.now() - frozenAt;
-    const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
-    await sleep(SETTLE_MS);
-    expect({
-      fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
-      faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
-      outcomes,
-      pending: (await pending(admin, key, 'g')).length, // the ack never reached Redis: the entry waits for recovery
-      state: worker.state,
-      connections: { server: await serverConnections(), proxy: proxy.connections },
-    }).toEqual({
-      fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
-      faultsLogged: 1,
-      outcomes: ['error'],
-      pending: 1,
-      state: 'stopped',
-      connections: { server: 1, proxy: 1 },
-    });
-    expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
-  }, COMPLETION_DEADLINE_MS + 15_000);
+  it(
+    'a reader connection gone silent under a batch of one (no read behind it to time out): the connection is closed at the completion deadline, the delivery fails as an unknown outcome and the worker faults once',
+    async () => {
+      const { proxy, caller } = await callerThroughProxy();
+      const key = stream();
+      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      await admin.sendCommand(['XADD', key, '*', 'i', '0']);
+      const outcomes: string[] = [];
+      const logger = recordingLogger();
+      let frozenAt = 0;
+      const worker = done.add(
+        new StreamWorker({
+          client: caller,
+          stream: key,
+          group: 'g',
+          batchSize: 1,
+          readWaitMs: 5000,
+          recoveryPollIntervalMs: 60_000,
+          logger,
+          instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
+          handler: () => {
+            // The flow drops without a reset: the acknowledgement is written into silence.
+            proxy.freeze(1);
+            frozenAt = performance.now();
+            return 'ack';
+          },
+        }),
+        (w) => w.stop(1000),
+      );
+      await worker.start();
+      const outcome = await within(worker.done, COMPLETION_DEADLINE_MS + 5000);
+      const waitedMs = performance.now() - frozenAt;
+      const summary = errorSummary(outcome.settled && 'error' in outcome ? outcome.error : undefined);
+      await sleep(SETTLE_MS);
+      expect({
+        fault: { code: summary.code, outcomeUnknown: summary.outcomeUnknown },
+        faultsLogged: logger.entries.filter((e) => e.level === 'error').length,
+        outcomes,
+        pending: (await pending(admin, key, 'g')).length, // the ack never reached Redis: the entry waits for recovery
+        state: worker.state,
+        connections: { server: await serverConnections(), proxy: proxy.connections },
+      }).toEqual({
+        fault: { code: 'TRANSPORT_FAILED', outcomeUnknown: true },
+        faultsLogged: 1,
+        outcomes: ['error'],
+        pending: 1,
+        state: 'stopped',
+        connections: { server: 1, proxy: 1 },
+      });
+      expect(waitedMs).toBeGreaterThanOrEqual(COMPLETION_DEADLINE_MS - 50);
+    },
+    COMPLETION_DEADLINE_MS + 15_000,
+  );
 
-  it.each(['WRITE', 'ALL'] as const)('a server that holds the batch of one past the completion deadline (CLIENT PAUSE %s; WRITE is what FAILOVER uses, ALL also holds the probe) is waited for, not mistaken for a silent connection: acknowledged once the pause ends, no fault', async (mode) => {
-    const caller = done.add(await connectClient(server.url), (c) => c.destroy());
-    const key = stream();
-    await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
-    await admin.sendCommand(['XADD', key, '*', 'i', '0']);
-    expect({
-      ...(await ackAcrossPause(caller, key, admin, mode)),
-      pending: (await pending(admin, key, 'g')).length,
-    }).toEqual({ outcomes: ['ack'], state: 'running', errors: [], pending: 0 });
-  }, COMPLETION_DEADLINE_MS + 20_000);
+  it.each(['WRITE', 'ALL'] as const)(
+    'a server that holds the batch of one past the completion deadline (CLIENT PAUSE %s; WRITE is what FAILOVER uses, ALL also holds the probe) is waited for, not mistaken for a silent connection: acknowledged once the pause ends, no fault',
+    async (mode) => {
+      const caller = done.add(await connectClient(server.url), (c) => c.destroy());
+      const key = stream();
+      await admin.sendCommand(['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      await admin.sendCommand(['XADD', key, '*', 'i', '0']);
+      expect({
+        ...(await ackAcrossPause(caller, key, admin, mode)),
+        pending: (await pending(admin, key, 'g')).length,
+      }).toEqual({ outcomes: ['ack'], state: 'running', errors: [], pending: 0 });
+    },
+    COMPLETION_DEADLINE_MS + 20_000,
+  );
 
   it('a pause longer than BLOCK + 2 s under a batch written with the next read: the read is waited for too, the batch acknowledged, the connection kept', async () => {
     const caller = done.add(await connectClient(server.url), (c) => c.destroy());
@@ -365,7 +409,13 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     let handled = 0;
     const worker = done.add(
       new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 500, recoveryPollIntervalMs: 60_000, logger,
+        client: caller,
+        stream: key,
+        group: 'g',
+        batchSize: 4,
+        readWaitMs: 500,
+        recoveryPollIntervalMs: 60_000,
+        logger,
         instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
         handler: async () => {
           // The read's deadline is BLOCK 500 ms + 2 s: the pause outlasts it.
@@ -397,7 +447,12 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     const logger = recordingLogger();
     const worker = done.add(
       new StreamWorker({
-        client: caller, stream: key, group: 'g', readWaitMs: 5000, recoveryPollIntervalMs: 60_000, logger,
+        client: caller,
+        stream: key,
+        group: 'g',
+        readWaitMs: 5000,
+        recoveryPollIntervalMs: 60_000,
+        logger,
         handler: async (entry: StreamEntry) => (started.push(entry.id), await gate, 'ack'),
       }),
       (w) => w.stop(1000),
@@ -410,7 +465,9 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
     await sleep(SETTLE_MS);
     release();
     await waitFor(async () => (await pending(admin, key, 'g')).length === 0, 5000, 'the entry acknowledged').catch(() => {});
-    const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(() => undefined);
+    const parked = await waitFor(async () => (await parkedReaders(admin)).find((other) => other !== reader), 8000, 'a new reader parked').catch(
+      () => undefined,
+    );
     const early = await within(worker.done, 0);
     expect({
       faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
@@ -423,10 +480,18 @@ describe("kind 1 with batched completion: a reader's completions go on its own c
 });
 
 describe('kind 1: stop() on every path closes what the worker opened', () => {
-  it('stop() while CLIENT PAUSE WRITE holds the reader\'s read: the server survives (CLIENT UNBLOCK ... ERROR; the TIMEOUT form crashes Redis 7.0 and Valkey 8.0) and stop() returns promptly', async () => {
+  it("stop() while CLIENT PAUSE WRITE holds the reader's read: the server survives (CLIENT UNBLOCK ... ERROR; the TIMEOUT form crashes Redis 7.0 and Valkey 8.0) and stop() returns promptly", async () => {
     const caller = done.add(await connectClient(server.url), (c) => c.destroy());
     const worker = done.add(
-      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 200, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      new StreamWorker({
+        client: caller,
+        stream: stream(),
+        group: 'g',
+        readWaitMs: 200,
+        recoveryPollIntervalMs: 60_000,
+        logger: recordingLogger(),
+        handler: () => 'ack',
+      }),
       (w) => w.stop(1000),
     );
     await worker.start();
@@ -451,7 +516,13 @@ describe('kind 1: stop() on every path closes what the worker opened', () => {
     let handled = 0;
     const worker = done.add(
       new StreamWorker({
-        client: caller, stream: key, group: 'g', batchSize: 4, readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, logger: recordingLogger(),
+        client: caller,
+        stream: key,
+        group: 'g',
+        batchSize: 4,
+        readWaitMs: 10_000,
+        recoveryPollIntervalMs: 60_000,
+        logger: recordingLogger(),
         handler: () => {
           if (++handled === 4) proxy.freeze(1); // the batch and the read behind it go into silence
           return 'ack';
@@ -467,14 +538,25 @@ describe('kind 1: stop() on every path closes what the worker opened', () => {
     await worker.stop(1000);
     const stopMs = performance.now() - began;
     expect(stopMs).toBeLessThan(1000 + 1000 + 500); // the drain timeout, then at most a 1 s wait for the batch
-    expect(await within(worker.done, 1000)).toMatchObject({ settled: true, error: expect.objectContaining({ code: 'TRANSPORT_FAILED', outcomeUnknown: true }) });
+    expect(await within(worker.done, 1000)).toMatchObject({
+      settled: true,
+      error: expect.objectContaining({ code: 'TRANSPORT_FAILED', outcomeUnknown: true }),
+    });
     expect(JSON.stringify(await admin.sendCommand(['ACL', 'LOG']))).toContain('client|unblock'); // the refused path ran
   }, 20_000);
 
   it('stop() while a reader is reconnecting: the replacement connection is closed once its connect finishes', async () => {
     const { proxy, caller } = await callerThroughProxy();
     const worker = done.add(
-      new StreamWorker({ client: caller, stream: stream(), group: 'g', readWaitMs: 300, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack' }),
+      new StreamWorker({
+        client: caller,
+        stream: stream(),
+        group: 'g',
+        readWaitMs: 300,
+        recoveryPollIntervalMs: 60_000,
+        logger: recordingLogger(),
+        handler: () => 'ack',
+      }),
       (w) => w.stop(1000),
     );
     await worker.start();
@@ -518,7 +600,16 @@ describe('kind 1: stop() on every path closes what the worker opened', () => {
     const caller = done.add(await connectClient(server.url), (c) => c.destroy());
     const host = done.add(new StreamWorkerHost({ handleSignals: false, logger: recordingLogger() }), (h) => h.stop());
     for (const name of ['a', 'b']) {
-      host.add({ client: caller, stream: stream(), group: 'g', consumerCount: 2, readWaitMs: 5000, telemetryName: name, logger: recordingLogger(), handler: () => 'ack' });
+      host.add({
+        client: caller,
+        stream: stream(),
+        group: 'g',
+        consumerCount: 2,
+        readWaitMs: 5000,
+        telemetryName: name,
+        logger: recordingLogger(),
+        handler: () => 'ack',
+      });
     }
     await host.start();
     await waitFor(async () => (await parkedReaders(admin)).length === 4, 5000, 'four readers parked');
@@ -551,21 +642,28 @@ describe('kind 1: Cluster readers', () => {
   /** The admin connection of the master that serves `key` (the others answer MOVED). */
   async function ownerOf(key: string): Promise<TestClient> {
     for (const candidate of nodeAdmins) {
-      const served = await candidate.sendCommand(['XLEN', key]).then(() => true, () => false);
+      const served = await candidate.sendCommand(['XLEN', key]).then(
+        () => true,
+        () => false,
+      );
       if (served) return candidate;
     }
     throw new Error(`no master serves ${key}`);
   }
 
-  it("a CLIENT PAUSE WRITE past the completion deadline on the stream's master: the probe asks that node (node-redis 6 sends a keyless command to any node), so the batch of one is waited for and acknowledged", async () => {
-    const caller = done.add(createCluster({ rootNodes: cluster.rootNodes }), (c) => c.destroy());
-    caller.on('error', () => {});
-    await caller.connect();
-    const key = stream();
-    await caller.sendCommand(key, false, ['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
-    await caller.sendCommand(key, false, ['XADD', key, '*', 'i', '0']);
-    expect(await ackAcrossPause(caller, key, await ownerOf(key), 'WRITE')).toEqual({ outcomes: ['ack'], state: 'running', errors: [] });
-  }, COMPLETION_DEADLINE_MS + 25_000);
+  it(
+    "a CLIENT PAUSE WRITE past the completion deadline on the stream's master: the probe asks that node (node-redis 6 sends a keyless command to any node), so the batch of one is waited for and acknowledged",
+    async () => {
+      const caller = done.add(createCluster({ rootNodes: cluster.rootNodes }), (c) => c.destroy());
+      caller.on('error', () => {});
+      await caller.connect();
+      const key = stream();
+      await caller.sendCommand(key, false, ['XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM']);
+      await caller.sendCommand(key, false, ['XADD', key, '*', 'i', '0']);
+      expect(await ackAcrossPause(caller, key, await ownerOf(key), 'WRITE')).toEqual({ outcomes: ['ack'], state: 'running', errors: [] });
+    },
+    COMPLETION_DEADLINE_MS + 25_000,
+  );
 
   it('CLIENT KILLs of a parked Cluster reader, three times: every node stays at baseline; stop() and destroy() leave nothing', async () => {
     try {

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
+import {
+  add,
+  eventually,
+  pendingCount,
+  pendingEntries,
+  range,
+  recordingLogger,
+  sleep,
+  standalone,
+  targets,
+  uniqueKeys,
+  workerFixture,
+  type Connection,
+} from './support.js';
 
 /**
  * Edges of seed 002 and DESIGN.md that no other file covers: connections and hooks around stop(),
@@ -159,7 +172,9 @@ describe('option validation (DESIGN decision 10: typed errors before any I/O)', 
   it('accepts a 256-byte group with deadLetterStream and writes it unchanged; rejects 257 bytes', async () => {
     const { stream, dead } = uniqueKeys('adv');
     const long = 'é'.repeat(128); // 256 bytes
-    expect(() => new StreamWorker({ client: conn.client, stream, deadLetterStream: dead, group: long + 'x', handler: () => 'ack' })).toThrow(RespireValidationError);
+    expect(() => new StreamWorker({ client: conn.client, stream, deadLetterStream: dead, group: long + 'x', handler: () => 'ack' })).toThrow(
+      RespireValidationError,
+    );
     const w = worker({ stream, group: long, deadLetterStream: dead, handler: () => 'dead-letter' });
     await w.start();
     await add(conn, stream, { k: 'v' });
@@ -174,16 +189,26 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
     const { stream, dead } = uniqueKeys('adv');
     const name = 'Ü'.repeat(200); // 400 bytes
     const Named = { [name]: class extends Error {} }[name]!;
-    const w = worker({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, handler: () => {
-      throw new Named('secret');
-    } });
+    const w = worker({
+      stream,
+      group: 'g',
+      deadLetterStream: dead,
+      deliveryLimit: 1,
+      handler: () => {
+        throw new Named('secret');
+      },
+    });
     await w.start();
     await add(conn, stream, { k: 'v' });
     await eventually(async () => (await range(conn, dead)).length === 1);
     const raw = (await conn.raw(dead, ['XRANGE', dead, '-', '+'])) as unknown[][];
     const fields = (raw[0]![1] as unknown[]).map(String);
     expect(fields.slice(0, 10).filter((_, i) => i % 2 === 0)).toEqual([
-      '_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type',
+      '_respire.source_id',
+      '_respire.group',
+      '_respire.attempt',
+      '_respire.reason',
+      '_respire.exception_type',
     ]);
     expect(fields[7]).toBe('processing-failed');
     expect(fields[5]).toBe('1');
@@ -200,7 +225,12 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const first = worker({
-      stream, group: 'g', consumerName: 'adv-host', batchSize: 2, deadLetterStream: dead, deliveryLimit: 1,
+      stream,
+      group: 'g',
+      consumerName: 'adv-host',
+      batchSize: 2,
+      deadLetterStream: dead,
+      deliveryLimit: 1,
       handler: async (e) => (calls.push(e.getString('k')!), await gate, 'ack'),
     });
     await first.start();
@@ -211,7 +241,12 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
     expect(calls).toEqual(['a']);
     // b was read (delivery 1 = the limit) but never started: the restart replays it at delivery 2.
     const second = worker({
-      stream, group: 'g', consumerName: 'adv-host', batchSize: 2, deadLetterStream: dead, deliveryLimit: 1,
+      stream,
+      group: 'g',
+      consumerName: 'adv-host',
+      batchSize: 2,
+      deadLetterStream: dead,
+      deliveryLimit: 1,
       handler: (e) => (calls.push(e.getString('k')!), 'ack'),
     });
     await second.start();
@@ -231,7 +266,14 @@ describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery 
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'ghost', 'COUNT', '1', 'STREAMS', stream, '>']);
     const seen: number[] = [];
     const startedAt = Date.now();
-    const w = worker({ stream, group: 'g', readWaitMs: 20_000, minimumIdleTimeMs: 800, recoveryPollIntervalMs: 200, handler: (e) => (seen.push(e.deliveryCount), 'ack') });
+    const w = worker({
+      stream,
+      group: 'g',
+      readWaitMs: 20_000,
+      minimumIdleTimeMs: 800,
+      recoveryPollIntervalMs: 200,
+      handler: (e) => (seen.push(e.deliveryCount), 'ack'),
+    });
     await w.start();
     await eventually(() => seen.length === 1, 4000);
     expect(Date.now() - startedAt).toBeLessThan(2500);
@@ -259,8 +301,15 @@ describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
       await sleep(30);
       const seen: { at: number; count: number }[] = [];
       const w = new StreamWorker({
-        client, stream, group: 'g', readWaitMs: 100, batchSize: 1, minimumIdleTimeMs: 20, recoveryPollIntervalMs: 400,
-        logger: recordingLogger(), handler: (e) => (seen.push({ at: Date.now(), count: e.deliveryCount }), 'ack'),
+        client,
+        stream,
+        group: 'g',
+        readWaitMs: 100,
+        batchSize: 1,
+        minimumIdleTimeMs: 20,
+        recoveryPollIntervalMs: 400,
+        logger: recordingLogger(),
+        handler: (e) => (seen.push({ at: Date.now(), count: e.deliveryCount }), 'ack'),
       });
       const t0 = Date.now();
       await w.start();
@@ -294,8 +343,15 @@ describe('prefetched entries recovered by a sibling reader', () => {
     await add(conn, stream, { k: 'second' });
     const calls = new Map<string, number>();
     const worker = new StreamWorker({
-      client: conn.client, stream, group: 'g', consumerCount: 2, batchSize: 2, readWaitMs: 50,
-      minimumIdleTimeMs: 150, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      client: conn.client,
+      stream,
+      group: 'g',
+      consumerCount: 2,
+      batchSize: 2,
+      readWaitMs: 50,
+      minimumIdleTimeMs: 150,
+      recoveryPollIntervalMs: 50,
+      logger: recordingLogger(),
       handler: async (entry: StreamEntry) => {
         const k = entry.getString('k')!;
         calls.set(k, (calls.get(k) ?? 0) + 1);

@@ -17,7 +17,10 @@ describe.each(targets)('a stream key of another type on $name', (target) => {
     const { stream } = uniqueKeys();
     await conn.raw(stream, ['SET', stream, 'occupied']);
     const w = worker({ stream, group: 'g', createGroup, handler: () => 'ack' });
-    const error = await w.start().then(() => null, (e: unknown) => e);
+    const error = await w.start().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).name).toBe('RespireKeyTypeError');
     expect((error as Error).message).toBe(`${operation}: ${stream} holds a string, expected a stream`);
@@ -29,7 +32,10 @@ describe.each(targets)('a stream key of another type on $name', (target) => {
     const { stream } = uniqueKeys();
     await conn.raw(stream, ['HSET', stream, 'f', 'v']);
     const producer = new StreamProducer<string>({ client: conn.client, stream, serialize: (v) => ({ payload: v }) });
-    const error = await producer.add('x').then(() => null, (e: unknown) => e);
+    const error = await producer.add('x').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).message).toBe(`StreamProducer.add: ${stream} holds a hash, expected a stream`);
   });
@@ -46,7 +52,10 @@ describe('limits and life cycle', () => {
     // allocUnsafe leaves the memory untouched: no 512 MiB of RAM is used.
     const huge = Buffer.allocUnsafe(MAX_BULK_BYTES + 1);
     const producer = new StreamProducer<Buffer>({ client: conn.client, stream, serialize: (v) => [['payload', v]] });
-    const error = await producer.add(huge).then(() => null, (e: unknown) => e);
+    const error = await producer.add(huge).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(error, 'INVALID_ARGUMENT'), String(error)).toBe(true);
     expect((error as Error).message).toMatch(/^payload: StreamProducer\.add: a value of 536870913 bytes is longer than the 536870912 bytes \(512 MiB\)/);
     expect(await range(conn, stream)).toEqual([]);
@@ -57,7 +66,10 @@ describe('limits and life cycle', () => {
     await add(conn, stream, { k: 'v' });
     const w = worker({ stream, group: 'g', handler: () => 'ack' });
     await w.start();
-    const twice = await w.start().then(() => null, (e: unknown) => e);
+    const twice = await w.start().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isRespireError(twice, 'INVALID_STATE'), String(twice)).toBe(true);
     expect((twice as Error).name).toBe('RespireStateError');
     expect((twice as Error).message).toBe('StreamWorker.start: the worker is running');
@@ -76,11 +88,13 @@ describe('limits and life cycle', () => {
       expect(isRespireError(late, 'INVALID_STATE'), String(late)).toBe(true);
       expect((late as Error).message).toBe('StreamWorkerHost.add: the host has already started');
       expect(host.workers).toHaveLength(1);
-      const again = await host.start().then(() => null, (e: unknown) => e);
+      const again = await host.start().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isRespireError(again, 'INVALID_STATE'), String(again)).toBe(true);
     } finally {
       await host.stop();
     }
   });
 });
-

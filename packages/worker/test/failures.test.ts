@@ -4,7 +4,21 @@ import { createAclUser, startRedisServer, startTcpProxy, type RedisServerHandle 
 import type { RedisClientLike } from '@respire/core-scripts';
 import { scripts } from '@respire/core-scripts/internal';
 import type { StreamEntry } from '../src/index.js';
-import { add, atLeast, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, standalone, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
+import {
+  add,
+  atLeast,
+  eventually,
+  pendingCount,
+  pendingEntries,
+  range,
+  recordingLogger,
+  sleep,
+  standalone,
+  targets,
+  uniqueKeys,
+  workerFixture,
+  type Connection,
+} from './support.js';
 
 /**
  * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
@@ -42,7 +56,8 @@ function losingCompletionReplies(): { client: RedisClientLike; calls(): number }
   const lose = (target: Sender): Sender['sendCommand'] => {
     const send = target.sendCommand.bind(target);
     return async (args, options) => {
-      const isCompletion = (args[0] === 'EVALSHA' && args[1] === scripts.workerComplete.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerComplete.source);
+      const isCompletion =
+        (args[0] === 'EVALSHA' && args[1] === scripts.workerComplete.sha1) || (args[0] === 'EVAL' && args[1] === scripts.workerComplete.source);
       const reply = await send(args, options);
       if (!isCompletion) return reply;
       calls++;
@@ -86,7 +101,16 @@ describe('failure kinds (private standalone server)', () => {
       const { stream } = uniqueKeys();
       const seen: string[] = [];
       const logger = recordingLogger();
-      const w = worker({ client, logger, stream, group: 'g', readWaitMs: 300, minimumIdleTimeMs: 500, recoveryPollIntervalMs: 1000, handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+      const w = worker({
+        client,
+        logger,
+        stream,
+        group: 'g',
+        readWaitMs: 300,
+        minimumIdleTimeMs: 500,
+        recoveryPollIntervalMs: 1000,
+        handler: (e) => (seen.push(e.getString('k')!), 'ack'),
+      });
       await w.start();
       await sleep(100);
       proxy.freeze(1); // the caller's connection keeps working; the reader's read never returns
@@ -127,7 +151,13 @@ describe('failure kinds (private standalone server)', () => {
         for (let i = 0; i < 300; i++) await add(conn, stream, { i: String(i) });
         const handled = new Set<string>();
         const w = worker({
-          client, stream, group: 'g', consumerCount: 2, batchSize: 16, readWaitMs: 10_000, recoveryPollIntervalMs: 60_000,
+          client,
+          stream,
+          group: 'g',
+          consumerCount: 2,
+          batchSize: 16,
+          readWaitMs: 10_000,
+          recoveryPollIntervalMs: 60_000,
           handler: (e) => (handled.add(e.id), 'ack'),
         });
         await w.start();
@@ -203,11 +233,32 @@ describe('failure kinds (private standalone server)', () => {
     const id = await add(conn, stream, { k: 'v' });
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'crashed-0', 'COUNT', '1', 'STREAMS', stream, '>']); // attempt 1 abandoned
     let calls = 0;
-    const w = worker({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, handler: () => (calls++, 'ack') });
+    const w = worker({
+      stream,
+      group: 'g',
+      deadLetterStream: dead,
+      deliveryLimit: 1,
+      minimumIdleTimeMs: 1,
+      recoveryPollIntervalMs: 50,
+      handler: () => (calls++, 'ack'),
+    });
     await w.start();
     await eventually(async () => (await range(conn, dead)).length === 1);
     const [record] = await range(conn, dead);
-    expect(record![1]).toEqual(['_respire.source_id', id, '_respire.group', 'g', '_respire.attempt', '2', '_respire.reason', 'delivery-limit', '_respire.exception_type', '', 'k', 'v']);
+    expect(record![1]).toEqual([
+      '_respire.source_id',
+      id,
+      '_respire.group',
+      'g',
+      '_respire.attempt',
+      '2',
+      '_respire.reason',
+      'delivery-limit',
+      '_respire.exception_type',
+      '',
+      'k',
+      'v',
+    ]);
     expect(calls).toBe(0);
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
   });
@@ -218,7 +269,24 @@ describe('failure kinds (private standalone server)', () => {
     const id = await add(conn, stream, { k: 'v' });
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', stream, '>']);
     const run = (consumer: string, count: string) =>
-      conn.raw(stream, ['EVAL', scripts.workerComplete.source, '2', stream, dead, 'g', consumer, '0', '60000', id, id, id, count, 'dead-letter', 'explicit', '']);
+      conn.raw(stream, [
+        'EVAL',
+        scripts.workerComplete.source,
+        '2',
+        stream,
+        dead,
+        'g',
+        consumer,
+        '0',
+        '60000',
+        id,
+        id,
+        id,
+        count,
+        'dead-letter',
+        'explicit',
+        '',
+      ]);
     expect(await run('other', '1')).toEqual([-1]); // another owner: stale
     expect(await run('c', '2')).toEqual([-1]); // another attempt: stale
     await conn.raw(stream, ['XDEL', stream, id]);
@@ -290,7 +358,7 @@ describe('failure kinds (private standalone server)', () => {
     }
   });
 
-  it('after SCRIPT FLUSH the completion script is loaded over the caller\'s client, not behind the reader\'s parked read', async () => {
+  it("after SCRIPT FLUSH the completion script is loaded over the caller's client, not behind the reader's parked read", async () => {
     const { stream } = uniqueKeys();
     const w = worker({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: () => 'ack' });
     await w.start();
@@ -324,7 +392,10 @@ describe('failure kinds (private standalone server)', () => {
     const lossy = losingCompletionReplies();
     const outcomes: string[] = [];
     const w = worker({
-      client: lossy.client, stream, group: 'g', batchSize: 16,
+      client: lossy.client,
+      stream,
+      group: 'g',
+      batchSize: 16,
       instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
       handler: () => 'ack',
     });
@@ -406,7 +477,10 @@ describe('failure kinds (private standalone server)', () => {
     const w2 = worker({ stream: s2, group: 'g', deleteAcknowledgedEntries: true, handler: () => 'ack' });
     await w2.start();
     await add(conn, s2, { k: 'v' });
-    await eventually(async () => (await conn.raw(s2, ['XINFO', 'GROUPS', s2]) as unknown[]).length === 1 && (await pendingCount(conn, s2, 'g')) === 0 && (await sleep(100), true));
+    await eventually(
+      async () =>
+        ((await conn.raw(s2, ['XINFO', 'GROUPS', s2])) as unknown[]).length === 1 && (await pendingCount(conn, s2, 'g')) === 0 && (await sleep(100), true),
+    );
     await eventually(async () => (await pendingCount(conn, s2, 'g')) === 0);
     await sleep(100);
     expect((await range(conn, s2)).length).toBe((await atLeast(conn, 8, 2)) ? 0 : 1);
@@ -419,7 +493,14 @@ describe('failure kinds (private standalone server)', () => {
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'gone-0', 'COUNT', '6', 'STREAMS', stream, '>']);
     const seen: number[] = [];
     const started = Date.now();
-    const w = worker({ stream, group: 'g', batchSize: 2, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 600, handler: () => (seen.push(Date.now() - started), 'ack') });
+    const w = worker({
+      stream,
+      group: 'g',
+      batchSize: 2,
+      minimumIdleTimeMs: 1,
+      recoveryPollIntervalMs: 600,
+      handler: () => (seen.push(Date.now() - started), 'ack'),
+    });
     await w.start();
     await eventually(() => seen.length === 6, 5000);
     // Pages at ~0, ~600, ~1200 ms: two entries each.
@@ -437,7 +518,14 @@ describe('failure kinds on the harness Cluster', () => {
   it('a reader whose connection drops while parked reconnects and keeps reading (Cluster node)', async () => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
-    const w = worker({ client: cluster.client, stream, group: 'g', readWaitMs: 500, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.getString('k')!), 'ack') });
+    const w = worker({
+      client: cluster.client,
+      stream,
+      group: 'g',
+      readWaitMs: 500,
+      recoveryPollIntervalMs: 60_000,
+      handler: (e) => (seen.push(e.getString('k')!), 'ack'),
+    });
     await w.start();
     const parked = async () =>
       String(await cluster.raw(stream, ['CLIENT', 'LIST']))

@@ -59,7 +59,13 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
     const { stream } = uniqueKeys();
     const attempts: number[] = [];
     const w = new StreamWorker({
-      client, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 300, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      minimumIdleTimeMs: 300,
+      recoveryPollIntervalMs: 50,
+      logger: recordingLogger(),
       handler: (entry) => (attempts.push(entry.deliveryCount), entry.deliveryCount === 1 ? 'nack' : 'ack'),
     });
     await w.start();
@@ -83,7 +89,13 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
     try {
       const { stream } = uniqueKeys();
       const w = new StreamWorker({
-        client: limited, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 60_000, logger: recordingLogger(),
+        client: limited,
+        stream,
+        group: 'g',
+        readWaitMs: 100,
+        minimumIdleTimeMs: 1,
+        recoveryPollIntervalMs: 60_000,
+        logger: recordingLogger(),
         handler: async () => (await new Promise((r) => setTimeout(r, 20)), 'nack'),
       });
       await w.start();
@@ -122,7 +134,13 @@ describe('Redis 6.2 model (XAUTOCLAIM returns deleted entries as nil and keeps t
     await send(['XDEL', stream, a]);
     const seen: [string, number][] = [];
     const w = new StreamWorker({
-      client, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 1, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      minimumIdleTimeMs: 1,
+      recoveryPollIntervalMs: 50,
+      logger: recordingLogger(),
       handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack'),
     });
     await w.start();
@@ -138,7 +156,15 @@ describe('Redis 6.2 model (XAUTOCLAIM returns deleted entries as nil and keeps t
 
   it('dead-letter completion needs Redis 7 (redis.acl_check_cmd): the worker faults and the entry stays pending', async () => {
     const { stream, dead } = uniqueKeys();
-    const w = new StreamWorker({ client, stream, group: 'g', deadLetterStream: dead, readWaitMs: 100, logger: recordingLogger(), handler: () => 'dead-letter' });
+    const w = new StreamWorker({
+      client,
+      stream,
+      group: 'g',
+      deadLetterStream: dead,
+      readWaitMs: 100,
+      logger: recordingLogger(),
+      handler: () => 'dead-letter',
+    });
     await w.start();
     await send(['XADD', stream, '*', 'k', 'v']);
     await expect(w.done).rejects.toMatchObject({ name: 'RespireUnsupportedServerError' });

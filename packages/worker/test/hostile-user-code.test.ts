@@ -57,11 +57,15 @@ async function expectContained(w: StreamWorker, stream: string, ids: { hostileId
     () => (settled = true),
     () => (settled = true),
   );
-  await waitFor(async () => settled || (acked.includes(ids.followerId) && (await pending(conn, stream, 'g')).length === 1), 5000, 'follower acknowledged').catch(() => {});
+  await waitFor(
+    async () => settled || (acked.includes(ids.followerId) && (await pending(conn, stream, 'g')).length === 1),
+    5000,
+    'follower acknowledged',
+  ).catch(() => {});
   const early = await within(w.done, 0);
   expect({
     state: w.state,
-    faulted: early.settled ? errorSummary('error' in early ? early.error : undefined).message ?? 'stopped' : false,
+    faulted: early.settled ? (errorSummary('error' in early ? early.error : undefined).message ?? 'stopped') : false,
     pending: (await pending(conn, stream, 'g')).map((p) => ({ id: p.id, count: p.count })),
     followerHandled: acked.includes(ids.followerId),
   }).toEqual({ state: 'running', faulted: false, pending: [{ id: ids.hostileId, count: 1 }], followerHandled: true });
@@ -81,13 +85,50 @@ type Seam = (value: HostileValue, acked: string[]) => Record<string, unknown>;
 
 /** Seams whose misbehaviour is a handler failure: the entry stays pending and the worker reads on. */
 const handlerSeams: [string, boolean, Seam][] = [
-  ['the handler throws it', true, (v, acked) => ({ handler: (e: StreamEntry) => { if (isHostile(e)) throw v.make(); acked.push(e.id); return 'ack'; } })],
-  ['the handler rejects with it', true, (v, acked) => ({ handler: async (e: StreamEntry) => { if (isHostile(e)) return Promise.reject(v.make()); acked.push(e.id); return 'ack'; } })],
-  ['the handler returns it as its result', false, (v, acked) => ({ handler: (e: StreamEntry) => { if (isHostile(e)) return v.make() as never; acked.push(e.id); return 'ack'; } })],
-  ['the deserializer throws it', true, (v, acked) => ({
-    deserialize: (e: StreamEntry) => { if (isHostile(e)) throw v.make(); return e; },
-    handler: (e: StreamEntry) => (acked.push(e.id), 'ack'),
-  })],
+  [
+    'the handler throws it',
+    true,
+    (v, acked) => ({
+      handler: (e: StreamEntry) => {
+        if (isHostile(e)) throw v.make();
+        acked.push(e.id);
+        return 'ack';
+      },
+    }),
+  ],
+  [
+    'the handler rejects with it',
+    true,
+    (v, acked) => ({
+      handler: async (e: StreamEntry) => {
+        if (isHostile(e)) return Promise.reject(v.make());
+        acked.push(e.id);
+        return 'ack';
+      },
+    }),
+  ],
+  [
+    'the handler returns it as its result',
+    false,
+    (v, acked) => ({
+      handler: (e: StreamEntry) => {
+        if (isHostile(e)) return v.make() as never;
+        acked.push(e.id);
+        return 'ack';
+      },
+    }),
+  ],
+  [
+    'the deserializer throws it',
+    true,
+    (v, acked) => ({
+      deserialize: (e: StreamEntry) => {
+        if (isHostile(e)) throw v.make();
+        return e;
+      },
+      handler: (e: StreamEntry) => (acked.push(e.id), 'ack'),
+    }),
+  ],
 ];
 
 describe.each(handlerSeams)('kind 4: %s', (_seam, threw, seam) => {
@@ -108,7 +149,16 @@ describe('kind 4: the final attempt fails with a hostile value', () => {
     const { stream, dead } = keys();
     const ids = await twoEntries(stream);
     const acked: string[] = [];
-    const w = worker({ stream, deadLetterStream: dead, deliveryLimit: 1, handler: (e: StreamEntry) => { if (isHostile(e)) throw value.make(); acked.push(e.id); return 'ack'; } });
+    const w = worker({
+      stream,
+      deadLetterStream: dead,
+      deliveryLimit: 1,
+      handler: (e: StreamEntry) => {
+        if (isHostile(e)) throw value.make();
+        acked.push(e.id);
+        return 'ack';
+      },
+    });
     await w.start();
     await waitFor(async () => acked.includes(ids.followerId) && Number(await conn.sendCommand(['XLEN', dead])) === 1, 5000, 'dead-lettered').catch(() => {});
     const records = (await conn.sendCommand(['XRANGE', dead, '-', '+'])) as unknown[][];
@@ -133,7 +183,15 @@ describe('kind 4: logger methods', () => {
       throw value.make();
     };
     const logger = { debug: throwing, info: throwing, warn: throwing, error: throwing };
-    const w = worker({ stream, logger, handler: (e: StreamEntry) => { if (isHostile(e)) throw new Error('plain failure, logged as a warning'); acked.push(e.id); return 'ack'; } });
+    const w = worker({
+      stream,
+      logger,
+      handler: (e: StreamEntry) => {
+        if (isHostile(e)) throw new Error('plain failure, logged as a warning');
+        acked.push(e.id);
+        return 'ack';
+      },
+    });
     await w.start();
     await expectContained(w, stream, ids, acked);
   });
@@ -161,7 +219,9 @@ describe.each([
     const ids = await twoEntries(stream);
     const acked: string[] = [];
     const w = worker({
-      stream, deadLetterStream: dead, instrumentation: hostileHooks(value, how),
+      stream,
+      deadLetterStream: dead,
+      instrumentation: hostileHooks(value, how),
       handler: (e: StreamEntry) => (isHostile(e) ? 'dead-letter' : (acked.push(e.id), 'ack')),
     });
     const started = await within(w.start(), 5000);
@@ -183,18 +243,71 @@ describe.each([
 
 /** Seams whose misbehaviour seed 002 makes a fault: `done` rejects, naming which seam failed. */
 const faultSeams: [string, RegExp, (value: HostileValue) => Record<string, unknown>][] = [
-  ['createScope throws it', /scope creation failed/, (v) => ({ createScope: (e: StreamEntry) => { if (isHostile(e)) throw v.make(); return { handler: () => 'ack' }; } })],
-  ['createScope rejects with it', /scope creation failed/, (v) => ({ createScope: async (e: StreamEntry) => { if (isHostile(e)) return Promise.reject(v.make()); return { handler: () => 'ack' }; } })],
-  ['createScope returns it as the scope', /scope creation failed/, (v) => ({ createScope: (e: StreamEntry) => (isHostile(e) ? v.make() : { handler: () => 'ack' }) })],
-  ['scope.dispose throws it', /scope disposal failed/, (v) => ({ createScope: (e: StreamEntry) => ({ handler: () => 'ack', dispose: () => { if (isHostile(e)) throw v.make(); } }) })],
-  ['scope.dispose rejects with it', /scope disposal failed/, (v) => ({ createScope: (e: StreamEntry) => ({ handler: () => 'ack', dispose: async () => { if (isHostile(e)) return Promise.reject(v.make()); } }) })],
-  ['the scope\'s dispose getter throws it', /scope disposal failed/, (v) => ({
-    createScope: (e: StreamEntry) => {
-      const scope = { handler: () => 'ack' };
-      if (isHostile(e)) Object.defineProperty(scope, 'dispose', { get: () => { throw v.make(); } });
-      return scope;
-    },
-  })],
+  [
+    'createScope throws it',
+    /scope creation failed/,
+    (v) => ({
+      createScope: (e: StreamEntry) => {
+        if (isHostile(e)) throw v.make();
+        return { handler: () => 'ack' };
+      },
+    }),
+  ],
+  [
+    'createScope rejects with it',
+    /scope creation failed/,
+    (v) => ({
+      createScope: async (e: StreamEntry) => {
+        if (isHostile(e)) return Promise.reject(v.make());
+        return { handler: () => 'ack' };
+      },
+    }),
+  ],
+  [
+    'createScope returns it as the scope',
+    /scope creation failed/,
+    (v) => ({ createScope: (e: StreamEntry) => (isHostile(e) ? v.make() : { handler: () => 'ack' }) }),
+  ],
+  [
+    'scope.dispose throws it',
+    /scope disposal failed/,
+    (v) => ({
+      createScope: (e: StreamEntry) => ({
+        handler: () => 'ack',
+        dispose: () => {
+          if (isHostile(e)) throw v.make();
+        },
+      }),
+    }),
+  ],
+  [
+    'scope.dispose rejects with it',
+    /scope disposal failed/,
+    (v) => ({
+      createScope: (e: StreamEntry) => ({
+        handler: () => 'ack',
+        dispose: async () => {
+          if (isHostile(e)) return Promise.reject(v.make());
+        },
+      }),
+    }),
+  ],
+  [
+    "the scope's dispose getter throws it",
+    /scope disposal failed/,
+    (v) => ({
+      createScope: (e: StreamEntry) => {
+        const scope = { handler: () => 'ack' };
+        if (isHostile(e))
+          Object.defineProperty(scope, 'dispose', {
+            get: () => {
+              throw v.make();
+            },
+          });
+        return scope;
+      },
+    }),
+  ],
 ];
 
 describe.each(faultSeams)('kind 4: %s', (_seam, reason, seam) => {
@@ -207,7 +320,10 @@ describe.each(faultSeams)('kind 4: %s', (_seam, reason, seam) => {
     expect(outcome.settled, 'done did not settle within 3 s: the worker stopped reading without a fault').toBe(true);
     const summary = errorSummary('error' in outcome ? outcome.error : undefined);
     expect({ name: summary.name, code: summary.code, names: reason.test(String(summary.message)), state: w.state }).toEqual({
-      name: 'RespireScopeError', code: 'SCOPE_FAILED', names: true, state: 'stopped',
+      name: 'RespireScopeError',
+      code: 'SCOPE_FAILED',
+      names: true,
+      state: 'stopped',
     });
   });
 });
@@ -236,7 +352,10 @@ describe('kind 4: option values (describing a bad value never throws)', () => {
 
   it.each(table)('%s as stop(timeoutMs) or a host faultPolicy: accepted or a RespireValidationError', async (_label, value) => {
     const w = new StreamWorker({ client: conn as never, stream: 's', group: 'g', handler: () => 'ack' });
-    const stop = await w.stop(value.make() as never).then(() => 'accepted', (e: unknown) => errorSummary(e).name);
+    const stop = await w.stop(value.make() as never).then(
+      () => 'accepted',
+      (e: unknown) => errorSummary(e).name,
+    );
     let host: unknown = 'accepted';
     try {
       new StreamWorkerHost({ faultPolicy: value.make() as never, handleSignals: false });
@@ -253,19 +372,35 @@ describe('kind 4: option values (describing a bad value never throws)', () => {
 describe('kind 4: StreamProducer serializer', () => {
   it.each(table)('%s thrown by serialize: a RespireCodecError, nothing sent', async (_label, value) => {
     const { stream } = keys();
-    const producer = new StreamProducer<string>({ client: conn as never, stream, serialize: () => { throw value.make(); } });
-    const error = await producer.add('x').then(() => undefined, (e: unknown) => e);
+    const producer = new StreamProducer<string>({
+      client: conn as never,
+      stream,
+      serialize: () => {
+        throw value.make();
+      },
+    });
+    const error = await producer.add('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ name: errorSummary(error).name, code: errorSummary(error).code, sent: Number(await conn.sendCommand(['EXISTS', stream])) }).toEqual({
-      name: 'RespireCodecError', code: 'CODEC_FAILED', sent: 0,
+      name: 'RespireCodecError',
+      code: 'CODEC_FAILED',
+      sent: 0,
     });
   });
 
   it.each(table)('%s returned by serialize: a RespireCodecError, nothing sent', async (_label, value) => {
     const { stream } = keys();
     const producer = new StreamProducer<string>({ client: conn as never, stream, serialize: () => value.make() as never });
-    const error = await producer.add('x').then(() => undefined, (e: unknown) => e);
+    const error = await producer.add('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ name: errorSummary(error).name, code: errorSummary(error).code, sent: Number(await conn.sendCommand(['EXISTS', stream])) }).toEqual({
-      name: 'RespireCodecError', code: 'CODEC_FAILED', sent: 0,
+      name: 'RespireCodecError',
+      code: 'CODEC_FAILED',
+      sent: 0,
     });
   });
 });

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type WorkerInfo } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, workerFixture, type Connection } from './support.js';
+import {
+  add,
+  eventually,
+  pendingCount,
+  pendingEntries,
+  range,
+  recordingLogger,
+  sleep,
+  targets,
+  uniqueKeys,
+  workerFixture,
+  type Connection,
+} from './support.js';
 
 /** Shutdown, scopes, the host and the instrumentation seam (node-redis 6, standalone harness server). */
 let conn: Connection;
@@ -100,7 +112,10 @@ describe('scopes (seed 002: a new scope per entry, disposed after handling and a
     await eventually(() => scopes[0]?.disposedAfterAck !== undefined);
     await add(conn, stream, { k: 'b' });
     await eventually(() => scopes[1]?.disposedAfterAck !== undefined);
-    expect(scopes).toEqual([{ id: 0, disposedAfterAck: true }, { id: 1, disposedAfterAck: true }]);
+    expect(scopes).toEqual([
+      { id: 0, disposedAfterAck: true },
+      { id: 1, disposedAfterAck: true },
+    ]);
   });
 
   it('a scope creation failure faults the worker; the entry stays pending', async () => {
@@ -138,7 +153,15 @@ describe('StreamWorkerHost', () => {
     const a = uniqueKeys();
     const b = uniqueKeys();
     const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 1000, logger: recordingLogger() });
-    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, logger: recordingLogger(), createScope: () => Promise.reject(new Error('x')) });
+    const faulty = host.add({
+      client: conn.client,
+      stream: a.stream,
+      group: 'g',
+      telemetryName: 'a',
+      readWaitMs: 200,
+      logger: recordingLogger(),
+      createScope: () => Promise.reject(new Error('x')),
+    });
     const healthy = host.add({ client: conn.client, stream: b.stream, group: 'g', telemetryName: 'b', readWaitMs: 200, handler: () => 'ack' });
     await host.start();
     await add(conn, a.stream, { k: 'v' });
@@ -152,8 +175,19 @@ describe('StreamWorkerHost', () => {
     const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 30_000, logger: recordingLogger() });
     let aborted = false;
     host.add({
-      client: conn.client, stream, group: 'g', readWaitMs: 200, shutdownTimeoutMs: 300, logger: recordingLogger(),
-      handler: (_entry, signal) => new Promise((resolve) => signal.addEventListener('abort', () => { aborted = true; resolve('ack'); })),
+      client: conn.client,
+      stream,
+      group: 'g',
+      readWaitMs: 200,
+      shutdownTimeoutMs: 300,
+      logger: recordingLogger(),
+      handler: (_entry, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve('ack');
+          }),
+        ),
     });
     await host.start();
     await add(conn, stream, { k: 'v' });
@@ -168,9 +202,24 @@ describe('StreamWorkerHost', () => {
     const a = uniqueKeys();
     const b = uniqueKeys();
     const host = new StreamWorkerHost({ handleSignals: false, faultPolicy: 'ignore', logger: recordingLogger() });
-    const faulty = host.add({ client: conn.client, stream: a.stream, group: 'g', telemetryName: 'a', readWaitMs: 200, logger: recordingLogger(), createScope: () => Promise.reject(new Error('x')) });
+    const faulty = host.add({
+      client: conn.client,
+      stream: a.stream,
+      group: 'g',
+      telemetryName: 'a',
+      readWaitMs: 200,
+      logger: recordingLogger(),
+      createScope: () => Promise.reject(new Error('x')),
+    });
     const seen: string[] = [];
-    const healthy = host.add({ client: conn.client, stream: b.stream, group: 'g', telemetryName: 'b', readWaitMs: 200, handler: (e) => (seen.push(e.id), 'ack') });
+    const healthy = host.add({
+      client: conn.client,
+      stream: b.stream,
+      group: 'g',
+      telemetryName: 'b',
+      readWaitMs: 200,
+      handler: (e) => (seen.push(e.id), 'ack'),
+    });
     await host.start();
     await add(conn, a.stream, { k: 'v' });
     await expect(faulty.done).rejects.toBeDefined();
@@ -187,7 +236,11 @@ describe('StreamWorkerHost', () => {
     let aborted = false;
     let started = false;
     host.add({
-      client: conn.client, stream: a.stream, group: 'g', readWaitMs: 200, logger: recordingLogger(),
+      client: conn.client,
+      stream: a.stream,
+      group: 'g',
+      readWaitMs: 200,
+      logger: recordingLogger(),
       handler: (_e, signal) =>
         new Promise((resolve) => {
           started = true;
@@ -286,7 +339,14 @@ describe('instrumentation seam', () => {
   it('traceParentField null disables extraction; renamed fields are read', async () => {
     const { stream } = uniqueKeys();
     const starts: DeliveryStart[] = [];
-    const w = worker({ stream, group: 'g', traceParentField: 'tp', traceStateField: null, instrumentation: { startDelivery: (s) => void starts.push(s) }, handler: () => 'ack' });
+    const w = worker({
+      stream,
+      group: 'g',
+      traceParentField: 'tp',
+      traceStateField: null,
+      instrumentation: { startDelivery: (s) => void starts.push(s) },
+      handler: () => 'ack',
+    });
     await w.start();
     await add(conn, stream, { tp: 'x', tracestate: 'y' });
     await eventually(() => starts.length === 1);
@@ -298,7 +358,14 @@ describe('extreme durations', () => {
   it('readWaitMs and recoveryPollIntervalMs of 2^31-1 ms still read promptly (timers never overflow)', async () => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
-    const w = worker({ stream, group: 'g', readWaitMs: 2 ** 31 - 1, recoveryPollIntervalMs: 2 ** 31 - 1, minimumIdleTimeMs: 2 ** 31 - 1, handler: (e) => (seen.push(e.id), 'ack') });
+    const w = worker({
+      stream,
+      group: 'g',
+      readWaitMs: 2 ** 31 - 1,
+      recoveryPollIntervalMs: 2 ** 31 - 1,
+      minimumIdleTimeMs: 2 ** 31 - 1,
+      handler: (e) => (seen.push(e.id), 'ack'),
+    });
     await w.start();
     await sleep(200); // parked in a long BLOCK, with no spurious deadline
     await add(conn, stream, { k: 'v' });

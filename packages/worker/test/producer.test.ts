@@ -15,7 +15,10 @@ describe.each(targets)('StreamProducer on $name', (target) => {
     const producer = new StreamProducer<{ id: string; total: number }>({
       client: conn.client,
       stream,
-      serialize: (o) => [['order-id', o.id], ['total', String(o.total)]],
+      serialize: (o) => [
+        ['order-id', o.id],
+        ['total', String(o.total)],
+      ],
     });
     const id = await producer.add({ id: 'o-1', total: 5 });
     expect(await range(conn, stream)).toEqual([[id, ['order-id', 'o-1', 'total', '5']]]);
@@ -60,10 +63,18 @@ describe('StreamProducer retries', () => {
 
   it('validates its options and wraps serializer failures', async () => {
     expect(() => new StreamProducer({ client: conn.client, stream: '', serialize: () => ({}) })).toThrow(expect.objectContaining({ argument: 'stream' }));
-    expect(() => new StreamProducer({ client: conn.client, stream: 's', serialize: () => ({}), maxRetries: 11 })).toThrow(expect.objectContaining({ argument: 'maxRetries' }));
+    expect(() => new StreamProducer({ client: conn.client, stream: 's', serialize: () => ({}), maxRetries: 11 })).toThrow(
+      expect.objectContaining({ argument: 'maxRetries' }),
+    );
     // The caller's own serializer failed: its error message is theirs to see (as the queue's codec errors say what the codec threw).
     const thrown = new SyntaxError('Unexpected token } in JSON');
-    const p = new StreamProducer<number>({ client: conn.client, stream: uniqueKeys().stream, serialize: () => { throw thrown; } });
+    const p = new StreamProducer<number>({
+      client: conn.client,
+      stream: uniqueKeys().stream,
+      serialize: () => {
+        throw thrown;
+      },
+    });
     await expect(p.add(1)).rejects.toMatchObject({
       name: 'RespireCodecError',
       message: 'StreamProducer.add: serialize failed (SyntaxError: Unexpected token } in JSON); nothing was sent',

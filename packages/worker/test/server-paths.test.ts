@@ -30,7 +30,12 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     const before = await calls('xackdel');
     let handled = 0;
     const worker = new StreamWorker({
-      client, stream, group: 'g', readWaitMs: 100, deleteAcknowledgedEntries: true, logger: recordingLogger(),
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      deleteAcknowledgedEntries: true,
+      logger: recordingLogger(),
       handler: () => (handled++, 'ack'),
     });
     await worker.start();
@@ -52,8 +57,15 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     const stream = '{paths}:batched';
     let handled = 0;
     const worker = new StreamWorker({
-      client, stream, group: 'g', batchSize: 16, readWaitMs: 2000, recoveryPollIntervalMs: 60_000, deleteAcknowledgedEntries: true,
-      logger: recordingLogger(), handler: () => (handled++, 'ack'),
+      client,
+      stream,
+      group: 'g',
+      batchSize: 16,
+      readWaitMs: 2000,
+      recoveryPollIntervalMs: 60_000,
+      deleteAcknowledgedEntries: true,
+      logger: recordingLogger(),
+      handler: () => (handled++, 'ack'),
     });
     await worker.start();
     try {
@@ -87,7 +99,13 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     await sleep(150);
     const seen: number[] = [];
     const worker = new StreamWorker({
-      client, stream, group: 'g', readWaitMs: 100, minimumIdleTimeMs: 100, recoveryPollIntervalMs: 50, logger: recordingLogger(),
+      client,
+      stream,
+      group: 'g',
+      readWaitMs: 100,
+      minimumIdleTimeMs: 100,
+      recoveryPollIntervalMs: 50,
+      logger: recordingLogger(),
       handler: (entry) => (seen.push(entry.deliveryCount), 'ack'),
     });
     await worker.start();

@@ -64,7 +64,7 @@ function expectNamedReason(error: unknown, reason: RegExp): void {
 
 describe('kind 2: a duplicate connection the server refuses', () => {
   it.each([6, 5] as const)(
-    'maxclients reached (node-redis %i): start() rejects promptly with the server\'s reply, closes what it opened, and leaves no reconnecting duplicate',
+    "maxclients reached (node-redis %i): start() rejects promptly with the server's reply, closes what it opened, and leaves no reconnecting duplicate",
     async (version) => {
       await withServer(['--maxclients', '2'], async (server) => {
         const caller = await connectClient(server.url, version);
@@ -149,7 +149,7 @@ describe('kind 2: a duplicate connection the server refuses', () => {
   );
 
   it.each([6, 5] as const)(
-    'new connections refused (node-redis %i; the caller\'s own connection still works): start() rejects promptly naming ECONNREFUSED',
+    "new connections refused (node-redis %i; the caller's own connection still works): start() rejects promptly naming ECONNREFUSED",
     async (version) => {
       await withServer([], async (server) => {
         const proxy = await startTcpProxy(server.port);
@@ -179,10 +179,14 @@ describe('kind 2: a reader that cannot reconnect', () => {
       const w = worker(caller, { readWaitMs: 5000, recoveryPollIntervalMs: 60_000 });
       try {
         await w.start();
-        const [parked] = await waitFor(async () => {
-          const ids = await parkedReaders(admin);
-          return ids.length === 1 ? ids : undefined;
-        }, 5000, 'reader parked');
+        const [parked] = await waitFor(
+          async () => {
+            const ids = await parkedReaders(admin);
+            return ids.length === 1 ? ids : undefined;
+          },
+          5000,
+          'reader parked',
+        );
         await admin.sendCommand(['ACL', 'SETUSER', 'app', 'resetpass', '>new-secret']);
         const began = performance.now();
         await admin.sendCommand(['CLIENT', 'KILL', 'ID', parked!]);

@@ -55,8 +55,8 @@ export async function range(conn: Connection, stream: string): Promise<[string, 
 
 /** Worker options for tests: `client` optional (the suite's connection is the default). */
 export type TestOptions<T> = Omit<StreamWorkerBaseOptions, 'client'> & { client?: RedisClientLike } & StreamWorkerHandlerOptions<T> & {
-  deserialize?: (entry: StreamEntry) => T;
-};
+    deserialize?: (entry: StreamEntry) => T;
+  };
 
 /** The serving node's Redis version as [major, minor] (INFO SERVER). */
 export async function serverVersion(conn: Connection, key = 'x'): Promise<[number, number]> {
@@ -79,5 +79,7 @@ export async function atLeast(conn: Connection, major: number, minor: number): P
 export function workerFixture(connection: () => Connection, stopTimeoutMs = 1000): <T = StreamEntry>(options: TestOptions<T>) => StreamWorker<T> {
   const track = stopAfterEach<StreamWorker<unknown>>(stopTimeoutMs);
   return <T = StreamEntry>(options: TestOptions<T>) =>
-    track(new StreamWorker<T>({ client: connection().client, readWaitMs: 200, logger: recordingLogger(), ...options } as never) as StreamWorker<unknown>) as StreamWorker<T>;
+    track(
+      new StreamWorker<T>({ client: connection().client, readWaitMs: 200, logger: recordingLogger(), ...options } as never) as StreamWorker<unknown>,
+    ) as StreamWorker<T>;
 }

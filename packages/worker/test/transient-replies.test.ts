@@ -45,7 +45,15 @@ describe('kind 5: transient replies on the fake server', () => {
     return { stream: `{${tag}}:events`, dead: `{${tag}}:dead` };
   };
   const worker = (options: Record<string, unknown>) => {
-    const w = new StreamWorker({ client: client as never, group: 'g', readWaitMs: 100, recoveryPollIntervalMs: 60_000, logger: recordingLogger(), handler: () => 'ack', ...options } as never);
+    const w = new StreamWorker({
+      client: client as never,
+      group: 'g',
+      readWaitMs: 100,
+      recoveryPollIntervalMs: 60_000,
+      logger: recordingLogger(),
+      handler: () => 'ack',
+      ...options,
+    } as never);
     running.push(w);
     return w;
   };
@@ -144,7 +152,10 @@ describe('kind 5: transient replies on the fake server', () => {
         await w.start();
         arm();
         await add(stream);
-        return { worker: w, completed: async () => Number(await client.sendCommand(['XLEN', dead])) === 1 && (await pending(client, stream, 'g')).length === 0 };
+        return {
+          worker: w,
+          completed: async () => Number(await client.sendCommand(['XLEN', dead])) === 1 && (await pending(client, stream, 'g')).length === 0,
+        };
       },
     },
     {
@@ -184,43 +195,60 @@ describe('kind 5: transient replies on the fake server', () => {
   ];
 
   describe.each(sites.map((s) => [s.name, s] as const))('at %s', (_name, site) => {
-    it.each(TRANSIENT_REPLIES)('three %s replies in a row are retried: the operation completes and the worker never faults', async (_code, message) => {
-      let fault: Fault | undefined;
-      const arm = () => (fault = inject({ ...site.rule, action: { type: 'error', message }, times: 3 }));
-      const began = performance.now();
-      const attempt = await within(site.run(message, arm), 8000);
-      expect(attempt.settled && !('error' in attempt && attempt.error !== undefined), `setting up failed: ${String(errorSummary('error' in attempt ? attempt.error : undefined).message)}`).toBe(true);
-      const { worker: w, completed } = (attempt as { value: Awaited<ReturnType<Site['run']>> }).value;
-      await waitFor(async () => (await completed()) || (await within(w.done, 0)).settled, 8000, 'completion').catch(() => {});
-      const early = await within(w.done, 0);
-      expect({
-        faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
-        repliesSeen: fault?.hits,
-        completed: await completed(),
-        state: w.state,
-      }).toEqual({ faulted: false, repliesSeen: 3, completed: true, state: 'running' });
-      expect(performance.now() - began).toBeLessThan(8000);
-    }, 20_000);
+    it.each(TRANSIENT_REPLIES)(
+      'three %s replies in a row are retried: the operation completes and the worker never faults',
+      async (_code, message) => {
+        let fault: Fault | undefined;
+        const arm = () => (fault = inject({ ...site.rule, action: { type: 'error', message }, times: 3 }));
+        const began = performance.now();
+        const attempt = await within(site.run(message, arm), 8000);
+        expect(
+          attempt.settled && !('error' in attempt && attempt.error !== undefined),
+          `setting up failed: ${String(errorSummary('error' in attempt ? attempt.error : undefined).message)}`,
+        ).toBe(true);
+        const { worker: w, completed } = (attempt as { value: Awaited<ReturnType<Site['run']>> }).value;
+        await waitFor(async () => (await completed()) || (await within(w.done, 0)).settled, 8000, 'completion').catch(() => {});
+        const early = await within(w.done, 0);
+        expect({
+          faulted: early.settled ? String(errorSummary('error' in early ? early.error : undefined).message) : false,
+          repliesSeen: fault?.hits,
+          completed: await completed(),
+          state: w.state,
+        }).toEqual({ faulted: false, repliesSeen: 3, completed: true, state: 'running' });
+        expect(performance.now() - began).toBeLessThan(8000);
+      },
+      20_000,
+    );
   });
 
   it.each([
     ['a read (XREADGROUP)', { command: 'XREADGROUP' }],
     ['an ack (worker-complete)', { script: 'worker-complete' }],
-  ] as [string, Omit<FaultRule, 'action'>][])('a BUSY reply that never ends at %s: the worker retries for a while, then faults with a typed error naming BUSY', async (_name, rule) => {
-    const { stream } = keys();
-    const w = worker({ stream });
-    await w.start();
-    inject({ ...rule, action: { type: 'error', message: TRANSIENT_REPLIES[0]![1] }, times: 'always' });
-    await add(stream);
-    const early = await within(w.done, 5000);
-    expect(early.settled, 'the worker faulted within 5 s of the first BUSY reply: a 3 s script would have stopped it').toBe(false);
-    const late = await within(w.done, 25_000);
-    expect(late.settled && 'error' in late, 'the worker never gave up').toBe(true);
-    const summary = errorSummary((late as { error: unknown }).error);
-    expect({ name: String(summary.name).startsWith('Respire'), namesReply: /BUSY/.test(String(summary.message)), outcomeUnknown: summary.outcomeUnknown }).toEqual({
-      name: true, namesReply: true, outcomeUnknown: summary.code === 'TRANSPORT_FAILED' ? false : undefined,
-    });
-  }, 40_000);
+  ] as [string, Omit<FaultRule, 'action'>][])(
+    'a BUSY reply that never ends at %s: the worker retries for a while, then faults with a typed error naming BUSY',
+    async (_name, rule) => {
+      const { stream } = keys();
+      const w = worker({ stream });
+      await w.start();
+      inject({ ...rule, action: { type: 'error', message: TRANSIENT_REPLIES[0]![1] }, times: 'always' });
+      await add(stream);
+      const early = await within(w.done, 5000);
+      expect(early.settled, 'the worker faulted within 5 s of the first BUSY reply: a 3 s script would have stopped it').toBe(false);
+      const late = await within(w.done, 25_000);
+      expect(late.settled && 'error' in late, 'the worker never gave up').toBe(true);
+      const summary = errorSummary((late as { error: unknown }).error);
+      expect({
+        name: String(summary.name).startsWith('Respire'),
+        namesReply: /BUSY/.test(String(summary.message)),
+        outcomeUnknown: summary.outcomeUnknown,
+      }).toEqual({
+        name: true,
+        namesReply: true,
+        outcomeUnknown: summary.code === 'TRANSPORT_FAILED' ? false : undefined,
+      });
+    },
+    40_000,
+  );
 
   it('the counterpart, a lost reply: a batch of four written with the next read, whose connection closes after Redis ran it, fails every delivery of it, faults once with an unknown outcome and is not sent again', async () => {
     const { stream } = keys();
@@ -229,7 +257,9 @@ describe('kind 5: transient replies on the fake server', () => {
     const lost = inject({ script: 'worker-complete', action: { type: 'lost-reply' }, times: 'always' });
     const outcomes: string[] = [];
     const w = worker({
-      stream, batchSize: 4, readWaitMs: 2000,
+      stream,
+      batchSize: 4,
+      readWaitMs: 2000,
       instrumentation: { startDelivery: () => ({ end: (outcome: string) => void outcomes.push(outcome) }) },
     });
     await w.start();
@@ -246,16 +276,21 @@ describe('kind 5: transient replies on the fake server', () => {
   it('start() with one reader connection refused and another answered LOADING: rejects at once with the refusal, and no connection of the worker is left (kind 1)', async () => {
     const { stream } = keys();
     // Workers stopped by earlier tests are closed, but the fake may not have seen their sockets end yet.
-    await waitFor(() => fake.connectionCount === 1, 3000, 'only this file\'s client connected').catch(() => {});
+    await waitFor(() => fake.connectionCount === 1, 3000, "only this file's client connected").catch(() => {});
     const baseline = fake.connectionCount;
     // Both readers first get LOADING; on their retries one gets LOADING again, the other the refusal.
     inject({ command: 'CLIENT ID', action: { type: 'error', message: TRANSIENT_REPLIES[1]![1] }, times: 3 });
     inject({ command: 'CLIENT ID', action: { type: 'error', message: 'ERR max number of clients reached' }, times: 1 });
     const w = worker({ stream, consumerCount: 2 });
     const began = performance.now();
-    const error = await w.start().then(() => undefined, (e: unknown) => e);
+    const error = await w.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect({ message: String(errorSummary(error).message), prompt: performance.now() - began < 3000, state: w.state }).toEqual({
-      message: expect.stringMatching(/max number of clients reached/), prompt: true, state: 'stopped',
+      message: expect.stringMatching(/max number of clients reached/),
+      prompt: true,
+      state: 'stopped',
     });
     // The reader still retrying after LOADING would connect on its next attempt: it gave up with start() instead.
     await sleep(1000);
@@ -294,8 +329,15 @@ describe("kind 5: a neighbour's slow script on a real server (the reported input
       const stream = `{busy-${randomBytes(4).toString('hex')}}:events`;
       const handled = new Set<string>();
       const worker = host.add({
-        client: caller, stream, group: 'g', consumerCount: 2, readWaitMs: 100, recoveryPollIntervalMs: 200, minimumIdleTimeMs: 2000,
-        logger: recordingLogger(), handler: async (e: StreamEntry) => (handled.add(e.id), await sleep(20), 'ack'),
+        client: caller,
+        stream,
+        group: 'g',
+        consumerCount: 2,
+        readWaitMs: 100,
+        recoveryPollIntervalMs: 200,
+        minimumIdleTimeMs: 2000,
+        logger: recordingLogger(),
+        handler: async (e: StreamEntry) => (handled.add(e.id), await sleep(20), 'ack'),
       });
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(String(await admin.sendCommand(['XADD', stream, '*', 'i', String(i)])));
@@ -303,7 +345,11 @@ describe("kind 5: a neighbour's slow script on a real server (the reported input
       await sleep(300);
       expect(await neighbour.sendCommand(['EVAL', busyScript(3000), '0'])).toBe(1); // the server is busy for 3 s
       for (let i = 20; i < 41; i++) ids.push(String(await admin.sendCommand(['XADD', stream, '*', 'i', String(i)])));
-      await waitFor(async () => ids.every((id) => handled.has(id)) && (await pending(admin, stream, 'g')).length === 0, 15_000, 'all 41 entries handled and acknowledged').catch(() => {});
+      await waitFor(
+        async () => ids.every((id) => handled.has(id)) && (await pending(admin, stream, 'g')).length === 0,
+        15_000,
+        'all 41 entries handled and acknowledged',
+      ).catch(() => {});
       const hostDone = await within(host.done, 0);
       expect({
         unhandled: ids.filter((id) => !handled.has(id)).length,

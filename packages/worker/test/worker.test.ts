@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '../src/index.js';
-import { add, eventually, pendingCount, pendingEntries, range, recordingLogger, sleep, targets, uniqueKeys, workerFixture, type Connection, type TestOptions } from './support.js';
+import {
+  add,
+  eventually,
+  pendingCount,
+  pendingEntries,
+  range,
+  recordingLogger,
+  sleep,
+  targets,
+  uniqueKeys,
+  workerFixture,
+  type Connection,
+  type TestOptions,
+} from './support.js';
 
 /** Seed 002 main paths, on node-redis 6 (RESP3), node-redis 5 (RESP2) and a 3-master Cluster. */
 describe.each(targets)('StreamWorker on $name', (target) => {
@@ -127,12 +140,22 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(records).toHaveLength(1);
     expect(records[0]![0]).not.toBe(id);
     expect(records[0]![1]).toEqual([
-      '_respire.source_id', id,
-      '_respire.group', 'orders-g',
-      '_respire.attempt', '1',
-      '_respire.reason', 'explicit',
-      '_respire.exception_type', '',
-      'b', '2', 'a', '1', '_respire_x', 'y',
+      '_respire.source_id',
+      id,
+      '_respire.group',
+      'orders-g',
+      '_respire.attempt',
+      '1',
+      '_respire.reason',
+      'explicit',
+      '_respire.exception_type',
+      '',
+      'b',
+      '2',
+      'a',
+      '1',
+      '_respire_x',
+      'y',
     ]);
     expect((await range(conn, stream)).map((r) => r[0])).toEqual([id]); // the source body is kept
   });
@@ -165,11 +188,16 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(calls.filter((c) => c >= 1).length).toBeGreaterThanOrEqual(5);
     const [record] = await range(conn, dead);
     expect(record![1].slice(0, 10)).toEqual([
-      '_respire.source_id', record![1][1],
-      '_respire.group', 'g',
-      '_respire.attempt', '3',
-      '_respire.reason', 'processing-failed',
-      '_respire.exception_type', 'BadPayload',
+      '_respire.source_id',
+      record![1][1],
+      '_respire.group',
+      'g',
+      '_respire.attempt',
+      '3',
+      '_respire.reason',
+      'processing-failed',
+      '_respire.exception_type',
+      'BadPayload',
     ]);
     expect(record![1].slice(10)).toEqual(['id', 'poison']);
     expect(JSON.stringify(record)).not.toContain('bad json');
@@ -342,7 +370,10 @@ describe.each(targets)('StreamWorker on $name', (target) => {
   it('createGroup false fails clearly without a group (seed: Group creation)', async () => {
     const { stream } = uniqueKeys();
     const worker = new StreamWorker({ client: conn.client, stream, group: 'g', createGroup: false, handler: () => 'ack' });
-    await expect(worker.start()).rejects.toMatchObject({ name: 'RespireServerError', message: expect.stringMatching(/does not exist and createGroup is false/) });
+    await expect(worker.start()).rejects.toMatchObject({
+      name: 'RespireServerError',
+      message: expect.stringMatching(/does not exist and createGroup is false/),
+    });
     await expect(worker.done).rejects.toBeDefined();
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
     const seen: string[] = [];
@@ -359,9 +390,19 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'host-1-0', 'COUNT', '2', 'STREAMS', stream, '>']);
     await add(conn, stream, { k: 'c' });
     const seen: [string, number][] = [];
-    const worker = await start({ stream, group: 'g', consumerName: 'host-1', minimumIdleTimeMs: 60_000, handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack') });
+    const worker = await start({
+      stream,
+      group: 'g',
+      consumerName: 'host-1',
+      minimumIdleTimeMs: 60_000,
+      handler: (e) => (seen.push([e.getString('k')!, e.deliveryCount]), 'ack'),
+    });
     await eventually(() => seen.length === 3);
-    expect(seen).toEqual([['a', 2], ['b', 2], ['c', 1]]);
+    expect(seen).toEqual([
+      ['a', 2],
+      ['b', 2],
+      ['c', 1],
+    ]);
     expect(worker.consumerNames).toEqual(['host-1-0']);
     expect([a, b]).toHaveLength(2);
   });
@@ -393,7 +434,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(maxActive).toBeGreaterThan(1);
   });
 
-  it('hands the deserializer the entry\'s own field bytes, binary-safe (seed: Typed payloads)', async () => {
+  it("hands the deserializer the entry's own field bytes, binary-safe (seed: Typed payloads)", async () => {
     const { stream } = uniqueKeys();
     const bytes = Buffer.from([0, 255, 254, 10, 13, 0x80, 0xc3]);
     const got: Buffer[] = [];

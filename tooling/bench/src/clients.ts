@@ -13,7 +13,9 @@ export async function connect(url: string, setting: ClientSetting): Promise<Benc
 }
 
 /** Wraps a client so every command it sends is counted: the round trips on the wire. */
-export function countingClient<C extends { sendCommand: (...args: never[]) => Promise<unknown> }>(client: C): { client: C; count: () => number; reset: () => void } {
+export function countingClient<C extends { sendCommand: (...args: never[]) => Promise<unknown> }>(
+  client: C,
+): { client: C; count: () => number; reset: () => void } {
   let sent = 0;
   const proxy = new Proxy(client, {
     get(target, property, receiver) {

@@ -44,13 +44,16 @@ async function onFreshServer<T>(task: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 
 function printThroughput(rows: ThroughputResult[]): void {
   log('| scenario | msgs/s | Redis CPU µs/msg | server cmds/msg | Node CPU µs/msg |');
   log('| --- | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
-    log(`| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`);
+    log(
+      `| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`,
+    );
   }
 }
 
@@ -95,8 +98,12 @@ async function main(): Promise<void> {
     const queue = (over: Partial<QueueRun>) => (url: string) =>
       queueThroughput(url, { ...base, batch: 100, consumers: 1, ack: 'batch', setting: 'timeout-0', mode: 'end-to-end', ...over });
     // Warm up the JIT and the client code paths; not reported.
-    await onFreshServer((url) => queueThroughput(url, { ...base, messages: Math.min(N, 10_000), batch: 100, consumers: 1, ack: 'batch', setting: 'timeout-0', mode: 'end-to-end' }));
-    await onFreshServer((url) => rawThroughput(url, { ...base, messages: Math.min(N, 10_000), batch: 100, consumers: 1, setting: 'timeout-0', mode: 'end-to-end' }));
+    await onFreshServer((url) =>
+      queueThroughput(url, { ...base, messages: Math.min(N, 10_000), batch: 100, consumers: 1, ack: 'batch', setting: 'timeout-0', mode: 'end-to-end' }),
+    );
+    await onFreshServer((url) =>
+      rawThroughput(url, { ...base, messages: Math.min(N, 10_000), batch: 100, consumers: 1, setting: 'timeout-0', mode: 'end-to-end' }),
+    );
     const raw100 = await run((url) => rawThroughput(url, { ...base, batch: 100, consumers: 1, setting: 'timeout-0', mode: 'end-to-end' }));
     const rawDefault = await run((url) => rawThroughput(url, { ...base, batch: 100, consumers: 1, setting: 'default', mode: 'end-to-end' }));
     const rawProcessing = await run((url) => rawThroughput(url, { ...base, batch: 100, consumers: 1, setting: 'timeout-0', mode: 'processing' }));
@@ -133,7 +140,9 @@ async function main(): Promise<void> {
     log(`| queue batch 100, one ack per message ÷ BullMQ (end to end) | ${fmt(ratios.queueSingleAckOverBullmqEndToEnd, 1)}× | ≥ 2.5× |`);
     log(`| queue ÷ raw (processing a filled queue) | ${fmt(ratios.queueProcessingOfRawProcessing, 2)} | |`);
     log(`| queue ÷ BullMQ (processing a filled queue) | ${fmt(ratios.queueProcessingOverBullmqProcessing, 1)}× | |`);
-    log(`| node-redis default timeout ÷ timeout 0 (raw / queue) | ${fmt(ratios.defaultClientOverTimeout0Raw, 2)} / ${fmt(ratios.defaultClientOverTimeout0Queue, 2)} | |`);
+    log(
+      `| node-redis default timeout ÷ timeout 0 (raw / queue) | ${fmt(ratios.defaultClientOverTimeout0Raw, 2)} / ${fmt(ratios.defaultClientOverTimeout0Queue, 2)} | |`,
+    );
     log(`| default client + queue commandTimeoutMs 0 ÷ timeout-0 client (queue) | ${fmt(ratios.defaultClientWithCommandTimeout0OverTimeout0Queue, 2)} | |`);
   }
 
@@ -153,7 +162,8 @@ async function main(): Promise<void> {
     report.scale = rows;
     log('| leased backlog | receive p50 ms | receive p99 ms | recovery µs/due msg | recovery Redis CPU µs/due msg |');
     log('| ---: | ---: | ---: | ---: | ---: |');
-    for (const r of rows) log(`| ${fmt(r.backlog)} | ${fmt(r.receiveP50Ms, 3)} | ${fmt(r.receiveP99Ms, 3)} | ${fmt(r.recoveryUsPerDue, 1)} | ${fmt(r.recoveryCpuUsPerDue, 1)} |`);
+    for (const r of rows)
+      log(`| ${fmt(r.backlog)} | ${fmt(r.receiveP50Ms, 3)} | ${fmt(r.receiveP99Ms, 3)} | ${fmt(r.recoveryUsPerDue, 1)} | ${fmt(r.recoveryCpuUsPerDue, 1)} |`);
     const p99Ratio = rows[rows.length - 1]!.receiveP99Ms / rows[0]!.receiveP99Ms;
     report.scaleP99Ratio = p99Ratio;
     log(`\nreceive p99 with ${fmt(backlogs[backlogs.length - 1]!)} leased ÷ empty: ${fmt(p99Ratio, 2)} (goal ≤ 1.5)`);

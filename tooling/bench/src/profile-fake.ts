@@ -17,7 +17,8 @@ if (process.env['PROFILE']) {
   await session!.post('Profiler.enable');
   await session!.post('Profiler.start');
 }
-if (process.env['HEAP_PROFILE']) await session!.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+if (process.env['HEAP_PROFILE'])
+  await session!.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 const cpu = process.cpuUsage();
 const seconds = await pipelined(fake.receive, runs);
 const used = process.cpuUsage(cpu);

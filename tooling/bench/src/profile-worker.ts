@@ -22,12 +22,19 @@ try {
     await session!.post('Profiler.enable');
     await session!.post('Profiler.start');
   }
-  if (heapFile) await session!.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  if (heapFile)
+    await session!.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
   const row = await workerThroughput(server.url, run);
   if (cpuFile) writeFileSync(cpuFile, JSON.stringify((await session!.post('Profiler.stop')).profile));
   if (heapFile) writeFileSync(heapFile, JSON.stringify((await session!.post('HeapProfiler.stopSampling')).profile));
   const f = (n: number) => n.toFixed(1);
-  console.log(`${row.scenario}: ${Math.round(row.messagesPerSecond)} entries/s, Redis CPU ${f(row.redisCpuUsPerMessage)} µs, ${row.serverCommandsPerMessage.toFixed(2)} commands, Node CPU ${f(row.nodeCpuUsPerMessage)} µs per entry`);
+  console.log(
+    `${row.scenario}: ${Math.round(row.messagesPerSecond)} entries/s, Redis CPU ${f(row.redisCpuUsPerMessage)} µs, ${row.serverCommandsPerMessage.toFixed(2)} commands, Node CPU ${f(row.nodeCpuUsPerMessage)} µs per entry`,
+  );
 } finally {
   await server.close();
 }

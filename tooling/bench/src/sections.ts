@@ -30,7 +30,9 @@ function table(log: (line?: string) => void, rows: ThroughputResult[]): void {
   log('| scenario | entries/s | Redis CPU µs/entry | server cmds/entry | Node CPU µs/entry |');
   log('| --- | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
-    log(`| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`);
+    log(
+      `| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.redisCpuUsPerMessage, 1)} | ${fmt(r.serverCommandsPerMessage, 2)} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`,
+    );
   }
 }
 
@@ -64,9 +66,15 @@ const worker: BenchSection = {
     for (const row of [ceiling1, ceiling4]) rows.push(row);
     log(`  ${rounds} interleaved rounds: ${runs.map((r) => `${r[0]!.scenario} ${r.map((x) => fmt(x.messagesPerSecond)).join(' / ')}`).join('; ')}`);
     const worker11 = await add((url) => workerThroughput(url, { ...base, consumerCount: 1, batchSize: 1, latency: true }));
-    for (const [consumerCount, batchSize] of [[1, 16], [4, 1]] as const) await add((url) => workerThroughput(url, { ...base, consumerCount, batchSize }));
+    for (const [consumerCount, batchSize] of [
+      [1, 16],
+      [4, 1],
+    ] as const)
+      await add((url) => workerThroughput(url, { ...base, consumerCount, batchSize }));
     rows.push(worker416);
-    const bull = await add((url) => bullmqThroughput(url, { messages: quick ? Math.min(messages, 5000) : messages, payloadBytes: 100, concurrency: 50, mode: 'processing' }));
+    const bull = await add((url) =>
+      bullmqThroughput(url, { messages: quick ? Math.min(messages, 5000) : messages, payloadBytes: 100, concurrency: 50, mode: 'processing' }),
+    );
     log('');
     table(log, rows);
     const ceiling = Math.max(ceiling1.messagesPerSecond, ceiling4.messagesPerSecond);
@@ -79,7 +87,9 @@ const worker: BenchSection = {
     const latency = worker11.ackLatency!;
     log('\n| StreamWorker 4 × 16 | value | goal |');
     log('| --- | ---: | --- |');
-    log(`| ÷ the raw ceiling (the higher of the two; medians of ${rounds}) | ${fmt(ratios.workerOfCeiling, 2)} (÷ 1 × 100: ${fmt(ratios.workerOfCeiling1x100, 2)}; ÷ 4 × 16: ${fmt(ratios.workerOfCeiling4x16, 2)}) | ≥ 0.5, ${met(ratios.workerOfCeiling >= 0.5)} |`);
+    log(
+      `| ÷ the raw ceiling (the higher of the two; medians of ${rounds}) | ${fmt(ratios.workerOfCeiling, 2)} (÷ 1 × 100: ${fmt(ratios.workerOfCeiling1x100, 2)}; ÷ 4 × 16: ${fmt(ratios.workerOfCeiling4x16, 2)}) | ≥ 0.5, ${met(ratios.workerOfCeiling >= 0.5)} |`,
+    );
     log(`| ÷ BullMQ processing, concurrency 50 | ${fmt(ratios.workerOverBullmq, 1)}× | ≥ 5×, ${met(ratios.workerOverBullmq >= 5)} |`);
     log(`| Redis CPU per entry | ${fmt(worker416.redisCpuUsPerMessage, 1)} µs | ≤ 3 µs, ${met(worker416.redisCpuUsPerMessage <= 3)} |`);
     log(`| server commands per entry | ${fmt(worker416.serverCommandsPerMessage, 2)} | ≤ 0.3, ${met(worker416.serverCommandsPerMessage <= 0.3)} |`);
@@ -100,7 +110,9 @@ const fencing: BenchSection = {
     const rows = await onFreshServer((url) => fenceCost(url, quick ? 16_000 : 64_000, 16, 100, rounds));
     table(log, rows);
     const [xack, least, complete] = rows as [ThroughputResult, ThroughputResult, ThroughputResult];
-    log(`\nRedis CPU per entry (each way's cheapest of ${rounds} rounds): the fence's floor (one XPENDING) adds ${fmt(least.redisCpuUsPerMessage - xack.redisCpuUsPerMessage, 1)} µs, worker-complete ${fmt(complete.redisCpuUsPerMessage - least.redisCpuUsPerMessage, 1)} µs more`);
+    log(
+      `\nRedis CPU per entry (each way's cheapest of ${rounds} rounds): the fence's floor (one XPENDING) adds ${fmt(least.redisCpuUsPerMessage - xack.redisCpuUsPerMessage, 1)} µs, worker-complete ${fmt(complete.redisCpuUsPerMessage - least.redisCpuUsPerMessage, 1)} µs more`,
+    );
     return { rows };
   },
 };
@@ -141,14 +153,25 @@ const telemetry: BenchSection = {
     // The end-to-end figure moves ±10% between identical runs, so also time the hooks themselves.
     const hookNs = hookCost(createStreamWorkerTelemetry());
     const perMessageNs = 1e9 / off.messagesPerSecond;
-    log(`hook cost with no SDK: ${fmt(hookNs)} ns per delivery = ${fmt((100 * hookNs) / perMessageNs, 2)}% of the ${fmt(perMessageNs / 1000, 1)} µs per message with telemetry off`);
+    log(
+      `hook cost with no SDK: ${fmt(hookNs)} ns per delivery = ${fmt((100 * hookNs) / perMessageNs, 2)}% of the ${fmt(perMessageNs / 1000, 1)} µs per message with telemetry off`,
+    );
     return { rows: results, ratios, hookNsPerDeliveryNoSdk: hookNs };
   },
 };
 
 /** ns per startDelivery + end, best of 3 rounds of 200k calls. */
 function hookCost(instrumentation: ReturnType<typeof createStreamWorkerTelemetry>): number {
-  const start = { telemetryName: 'bench', stream: '{o}:events', destination: '{o}:events', group: 'g', entryId: '1-1', deliveryCount: 1, traceParent: undefined, traceState: undefined };
+  const start = {
+    telemetryName: 'bench',
+    stream: '{o}:events',
+    destination: '{o}:events',
+    group: 'g',
+    entryId: '1-1',
+    deliveryCount: 1,
+    traceParent: undefined,
+    traceState: undefined,
+  };
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 3; round++) {
     const began = process.hrtime.bigint();

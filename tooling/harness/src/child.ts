@@ -87,10 +87,7 @@ export function spawnTypeScriptChild(script: string, options: { cwd: string; env
       }),
     exit: async (timeoutMs) => {
       let timer: NodeJS.Timeout | undefined;
-      const byItself = await Promise.race([
-        exited.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-      ]);
+      const byItself = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
       clearTimeout(timer);
       if (!byItself) child.kill('SIGKILL');
       const { code, signal } = await exited;

@@ -25,7 +25,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('redisUrl', standalone.url);
   project.provide('redisVersion', standalone.version);
   project.provide('redisFlavour', standalone.flavour);
-  project.provide('clusterUrls', cluster.rootNodes.map((node) => node.url));
+  project.provide(
+    'clusterUrls',
+    cluster.rootNodes.map((node) => node.url),
+  );
   return async () => {
     await Promise.all([standalone.close(), cluster.close()]);
   };

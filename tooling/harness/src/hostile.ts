@@ -26,8 +26,17 @@ function trappedProxy(): unknown {
   return new Proxy(
     {},
     {
-      get: trap, has: trap, ownKeys: trap, getPrototypeOf: trap, getOwnPropertyDescriptor: trap,
-      set: trap, defineProperty: trap, deleteProperty: trap, isExtensible: trap, preventExtensions: trap, setPrototypeOf: trap,
+      get: trap,
+      has: trap,
+      ownKeys: trap,
+      getPrototypeOf: trap,
+      getOwnPropertyDescriptor: trap,
+      set: trap,
+      defineProperty: trap,
+      deleteProperty: trap,
+      isExtensible: trap,
+      preventExtensions: trap,
+      setPrototypeOf: trap,
     },
   );
 }
@@ -67,9 +76,25 @@ export function hostileValues(): readonly HostileValue[] {
     { label: 'a revoked Proxy', make: () => revokedProxy() },
     { label: 'a revoked Proxy of an Error', make: () => revokedProxy(new Error('x')) },
     { label: 'a Proxy whose every trap throws', make: trappedProxy },
-    { label: 'an object whose constructor getter throws', make: () => ({ get constructor() { throw new Error('hostile constructor'); } }) },
+    {
+      label: 'an object whose constructor getter throws',
+      make: () => ({
+        get constructor() {
+          throw new Error('hostile constructor');
+        },
+      }),
+    },
     { label: 'an Error whose constructor getter throws', make: () => Object.defineProperty(new Error('x'), 'constructor', { get: thrower('constructor') }) },
-    { label: "an object whose constructor's name getter throws", make: () => ({ constructor: { get name() { throw new Error('hostile name'); } } }) },
+    {
+      label: "an object whose constructor's name getter throws",
+      make: () => ({
+        constructor: {
+          get name() {
+            throw new Error('hostile name');
+          },
+        },
+      }),
+    },
     { label: 'an object whose constructor/name/message/stack/toString/Symbol.toPrimitive getters throw', make: () => allGettersThrow({}) },
     { label: 'an Error whose constructor/name/message/stack/toString/Symbol.toPrimitive getters throw', make: () => allGettersThrow(new Error('x')) },
     { label: 'a frozen Error subclass instance with throwing name, message and stack getters', make: frozenHostileError },
@@ -77,8 +102,18 @@ export function hostileValues(): readonly HostileValue[] {
     { label: 'a null-prototype object', make: () => Object.create(null) },
     { label: 'a symbol', make: () => Symbol('hostile') },
     { label: 'a BigInt', make: () => 10n ** 30n },
-    { label: 'a thenable whose then getter throws', make: () => ({ get then() { throw new Error('hostile then'); } }) },
-    { label: 'a thenable that rejects with a revoked Proxy', make: () => ({ then: (_resolve: unknown, reject: (e: unknown) => void) => reject(revokedProxy()) }) },
+    {
+      label: 'a thenable whose then getter throws',
+      make: () => ({
+        get then() {
+          throw new Error('hostile then');
+        },
+      }),
+    },
+    {
+      label: 'a thenable that rejects with a revoked Proxy',
+      make: () => ({ then: (_resolve: unknown, reject: (e: unknown) => void) => reject(revokedProxy()) }),
+    },
     { label: 'null', make: () => null },
     { label: 'undefined', make: () => undefined },
   ];
@@ -92,7 +127,11 @@ export function errorSummary(error: unknown): { name?: unknown; code?: unknown; 
   const read = (key: string): unknown => {
     try {
       const value = (error as Record<string, unknown>)[key];
-      return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number' ? value : value === undefined ? undefined : '<not a primitive>';
+      return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number'
+        ? value
+        : value === undefined
+          ? undefined
+          : '<not a primitive>';
     } catch {
       return '<throws>';
     }

@@ -143,9 +143,24 @@ export async function startRedisServer(options: StartOptions = {}): Promise<Redi
 function spawnServer(binary: string, port: number, extraArgs: string[]): Promise<RedisServerHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'respire-redis-'));
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-    '--dir', dir, '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'notice',
-    '--cluster-config-file', `nodes-${port}.conf`,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'no',
+    '--loglevel',
+    'notice',
+    '--cluster-config-file',
+    `nodes-${port}.conf`,
     ...extraArgs,
   ];
   // Its own process group: see `owned`.
@@ -168,7 +183,13 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
   };
   const { version, flavour } = binaryVersion(binary);
   const handle: RedisServerHandle = {
-    host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, binary, version, flavour, pid: child.pid ?? -1,
+    host: '127.0.0.1',
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    binary,
+    version,
+    flavour,
+    pid: child.pid ?? -1,
     close: () => stop('SIGTERM'),
     kill: () => stop('SIGKILL'),
   };

@@ -7,7 +7,10 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(`${process.cwd()}/`);
 const failures = [];
-const names = (module) => Object.keys(module).filter((key) => key !== 'default' && key !== '__esModule').sort();
+const names = (module) =>
+  Object.keys(module)
+    .filter((key) => key !== 'default' && key !== '__esModule')
+    .sort();
 
 for (const specifier of process.argv.slice(2)) {
   let cjs;

@@ -16,7 +16,13 @@ async function main(label: string): Promise<void> {
   check(url, 'REDIS_URL is set');
   // The worker is not installed: this project is the proof that @respire/otel does not need it.
   const worker = '@respire/worker';
-  check(await import(worker).then(() => false, () => true), '@respire/worker is not installed');
+  check(
+    await import(worker).then(
+      () => false,
+      () => true,
+    ),
+    '@respire/worker is not installed',
+  );
 
   const telemetry: QueueTelemetry = createQueueTelemetry({ telemetryName: label });
   const client = await createClient({ url }).connect();

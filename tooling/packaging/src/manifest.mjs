@@ -51,8 +51,7 @@ export function entryPoints(pkg) {
     const match = typeof source === 'string' ? /^\.\/src\/(.+)\.(ts|tsx|mts)$/.exec(source) : null;
     if (!match) {
       throw new Error(
-        `${pkg.name}: exports["${subpath}"] needs a "${SOURCE_CONDITION}": "./src/<file>.ts" condition ` +
-          '(the build reads its entry points from it)',
+        `${pkg.name}: exports["${subpath}"] needs a "${SOURCE_CONDITION}": "./src/<file>.ts" condition ` + '(the build reads its entry points from it)',
       );
     }
     entries.push({ subpath, source, name: match[1] });
@@ -108,9 +107,7 @@ export function derivedFields(pkg, dir) {
     bugs: { url: `${web}/issues` },
     exports,
     ...(main ? { main: `./dist/${main.name}.cjs`, types: `./dist/${main.name}.d.cts` } : {}),
-    ...(subpaths.length > 0
-      ? { typesVersions: { '*': Object.fromEntries(subpaths.map((e) => [e.subpath.slice(2), [`./dist/${e.name}.d.cts`]])) } }
-      : {}),
+    ...(subpaths.length > 0 ? { typesVersions: { '*': Object.fromEntries(subpaths.map((e) => [e.subpath.slice(2), [`./dist/${e.name}.d.cts`]])) } } : {}),
     files,
     publishConfig: { ...(pkg.publishConfig ?? {}), exports: publishExports },
   };

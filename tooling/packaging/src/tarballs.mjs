@@ -55,7 +55,9 @@ export function contentProblems(extractedDir) {
     const generated = file.slice(0, -'.map'.length);
     if (!files.has(generated)) problems.push(`${file}: maps ${generated}, which is not in the tarball`);
     for (const source of map.sources ?? []) {
-      const target = join(dirname(file), map.sourceRoot ?? '', source).split('\\').join('/');
+      const target = join(dirname(file), map.sourceRoot ?? '', source)
+        .split('\\')
+        .join('/');
       if (!files.has(target)) problems.push(`${file}: source ${source} is not in the tarball`);
     }
   }

@@ -122,11 +122,13 @@ try {
           await check(`${tag}: README ${file}${twice ? ' (twice: the second send is a duplicate)' : ''}`, () => {
             const first = runNode(node, project, [file], env);
             if (first.problems.length > 0) return first.problems;
-            if (!/^sent \S+$/m.test(first.output) || !/^received Order shipped$/m.test(first.output)) return [`unexpected output of a first run:\n${first.output}`];
+            if (!/^sent \S+$/m.test(first.output) || !/^received Order shipped$/m.test(first.output))
+              return [`unexpected output of a first run:\n${first.output}`];
             if (!twice) return [];
             const second = runNode(node, project, [file], env);
             if (second.problems.length > 0) return second.problems;
-            if (!/^duplicate of \S+: not sent again$/m.test(second.output) || /received/.test(second.output)) return [`unexpected output of a second run:\n${second.output}`];
+            if (!/^duplicate of \S+: not sent again$/m.test(second.output) || /received/.test(second.output))
+              return [`unexpected output of a second run:\n${second.output}`];
             return [];
           });
         }
@@ -153,7 +155,9 @@ try {
       const typed = {};
       await Promise.all(
         Object.keys(SETUPS).map(async (setup) => {
-          typed[setup] = await check(`queue+otel ${setup} consumer: tsc (${describe(SETUPS[setup])}, strict, skipLibCheck: false)`, () => typecheck(queueOtelProject, setup));
+          typed[setup] = await check(`queue+otel ${setup} consumer: tsc (${describe(SETUPS[setup])}, strict, skipLibCheck: false)`, () =>
+            typecheck(queueOtelProject, setup),
+          );
         }),
       );
       redis ??= await startRedis();
@@ -161,7 +165,10 @@ try {
         if (!typed[setup]) continue;
         // Database 0, which the other consumers leave alone; each set-up uses its own queue name.
         const env = { REDIS_URL: `${redis.url}/0` };
-        await check(`queue+otel ${setup} consumer runs (send/receive/ack with telemetry)`, () => runNode(process.execPath, queueOtelProject, [`${setup}/out/queue-otel.js`, `queue-otel-${setup}`], env).problems);
+        await check(
+          `queue+otel ${setup} consumer runs (send/receive/ack with telemetry)`,
+          () => runNode(process.execPath, queueOtelProject, [`${setup}/out/queue-otel.js`, `queue-otel-${setup}`], env).problems,
+        );
       }
     }
   }
@@ -193,7 +200,13 @@ if (reportDir) {
     numFailedTests: failed,
     numPendingTests: 0,
     numTodoTests: 0,
-    testResults: [{ name: 'packed packages', status: failed ? 'failed' : 'passed', assertionResults: results.map((r) => ({ title: r.name, status: r.ok ? 'passed' : 'failed' })) }],
+    testResults: [
+      {
+        name: 'packed packages',
+        status: failed ? 'failed' : 'passed',
+        assertionResults: results.map((r) => ({ title: r.name, status: r.ok ? 'passed' : 'failed' })),
+      },
+    ],
   };
   writeFileSync(join(reportDir, 'packages.json'), `${JSON.stringify(report, null, 2)}\n`);
 }

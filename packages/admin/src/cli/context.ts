@@ -40,7 +40,7 @@ export interface Cli {
   withResource(cmd: Command, streamOnly?: boolean): Command;
 }
 
-/** Parses a whole-number flag. @throws {UsageError} */
+/** Parses a whole-number flag. @throws {@link UsageError} */
 export function parseWhole(value: string, flag: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got '${value}'`);
   return Number(value);
@@ -67,7 +67,7 @@ export function redactUrl(url: string): string {
 
 /**
  * Checks `--url` before any connection.
- * @throws {UsageError} for anything but a `redis://` or `rediss://` URL with a valid host and port.
+ * @throws {@link UsageError} for anything but a `redis://` or `rediss://` URL with a valid host and port.
  */
 export function checkRedisUrl(url: string): void {
   let parsed: URL;

@@ -20,7 +20,12 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
       const hint = missing
         ? `no queue named '${o.queue}' was found under this key prefix (${g.keyPrefix ? `--key-prefix '${g.keyPrefix}'` : 'none'}): none of its keys exist; check --queue and --key-prefix`
         : undefined;
-      const doc = { items: page.items.map((r) => recordJson(r, false)), next: page.next ?? null, ...(o.queue !== undefined ? { queueExists: !missing } : {}), ...(hint ? { hint } : {}) };
+      const doc = {
+        items: page.items.map((r) => recordJson(r, false)),
+        next: page.next ?? null,
+        ...(o.queue !== undefined ? { queueExists: !missing } : {}),
+        ...(hint ? { hint } : {}),
+      };
       cli.print(g, doc, () => pageText(table(['ID', 'KIND', 'SOURCE ID', 'ATTEMPTS', 'REASON', 'CONTENT'], page.items.map(recordRow)), page.next));
       if (hint && !g.json) cli.err(`respire: ${hint}`);
     });
@@ -41,7 +46,7 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
     .option('--page-size <n>', 'with --all: records per page (1..1000)', (v) => parseWhole(v, '--page-size'), 100)
     .action(async (ids: string[], o: { all?: boolean; limit?: number; pageSize: number }, cmd: Command) => {
       const { options, id } = cli.addressed(cmd, true);
-      if (o.all === (ids.length > 0)) throw new UsageError('pass record IDs or --all');
+      if (o.all === ids.length > 0) throw new UsageError('pass record IDs or --all');
       const { admin, g, actor } = await cli.connect(cmd, options);
       if (o.all) {
         await cli.confirm(g, `retry every dead letter of ${id}?`);
@@ -52,18 +57,24 @@ export function deadLetterCommands(program: Command, cli: Cli): void {
       }
       const results: ({ id: string } & RetryResult)[] = [];
       for (const rid of ids) results.push({ id: rid, ...(await admin.retryDeadLetter(actor, id, rid)) });
-      cli.print(g, { results }, () => results.map((r) => (r.status === 'retried' ? `${r.id}: retried as ${r.newId}` : `${r.id}: ${r.status}${'reason' in r ? ` (${r.reason})` : ''}`)).join('\n'));
+      cli.print(g, { results }, () =>
+        results
+          .map((r) => (r.status === 'retried' ? `${r.id}: retried as ${r.newId}` : `${r.id}: ${r.status}${'reason' in r ? ` (${r.reason})` : ''}`))
+          .join('\n'),
+      );
       if (results.some((r) => r.status !== 'retried')) cli.fail();
     });
-  cli.withResource(dl.command('delete').description('delete dead letters').argument('<ids...>', 'record IDs')).action(async (ids: string[], _o: unknown, cmd: Command) => {
-    const { options, id } = cli.addressed(cmd, true);
-    const { admin, g, actor } = await cli.connect(cmd, options);
-    await cli.confirm(g, `delete ${ids.length} dead letter(s) of ${id}?`);
-    const results: ({ id: string } & DeleteResult)[] = [];
-    for (const rid of ids) results.push({ id: rid, ...(await admin.deleteDeadLetter(actor, id, rid)) });
-    cli.print(g, { results }, () => results.map((r) => `${r.id}: ${r.status}`).join('\n'));
-    if (results.some((r) => r.status !== 'deleted')) cli.fail();
-  });
+  cli
+    .withResource(dl.command('delete').description('delete dead letters').argument('<ids...>', 'record IDs'))
+    .action(async (ids: string[], _o: unknown, cmd: Command) => {
+      const { options, id } = cli.addressed(cmd, true);
+      const { admin, g, actor } = await cli.connect(cmd, options);
+      await cli.confirm(g, `delete ${ids.length} dead letter(s) of ${id}?`);
+      const results: ({ id: string } & DeleteResult)[] = [];
+      for (const rid of ids) results.push({ id: rid, ...(await admin.deleteDeadLetter(actor, id, rid)) });
+      cli.print(g, { results }, () => results.map((r) => `${r.id}: ${r.status}`).join('\n'));
+      if (results.some((r) => r.status !== 'deleted')) cli.fail();
+    });
   cli
     .withResource(dl.command('purge').description('delete every dead letter present now, oldest first, in pages'))
     .option('--limit <n>', 'at most this many', (v) => parseWhole(v, '--limit'))

@@ -28,7 +28,7 @@ export function terminalText(s: string): string {
 /** What JSON.stringify leaves raw inside strings that a terminal would still act on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-/** A JSON document whose text holds no control character raw (C1 and bidi controls become \u escapes: the same value). */
+/** A JSON document whose text holds no control character raw (C1 and bidi controls become `\u` escapes: the same value). */
 export function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -60,14 +60,22 @@ export function renderOverview(o: Overview, streamsNamed = true): string {
     'QUEUES\n' +
       table(
         ['QUEUE', 'LENGTH', 'READY', 'IN FLIGHT', 'DUE', 'DEAD LETTERS'],
-        o.queues.map((q) => [label(q.resource), String(q.length), q.ready === null ? 'unknown' : String(q.ready), String(q.inFlight), String(q.due), String(q.deadLetters)]),
+        o.queues.map((q) => [
+          label(q.resource),
+          String(q.length),
+          q.ready === null ? 'unknown' : String(q.ready),
+          String(q.inFlight),
+          String(q.due),
+          String(q.deadLetters),
+        ]),
       ),
   );
   const rows: string[][] = [];
   for (const s of o.streams) {
     const dead = s.deadLetters === null ? '-' : String(s.deadLetters);
     if (s.groups.length === 0) rows.push([label(s.resource), String(s.length), s.exists ? '-' : '(no stream)', '-', '-', '-', dead]);
-    for (const g of s.groups) rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
+    for (const g of s.groups)
+      rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
   }
   parts.push(
     'STREAMS\n' +
@@ -76,7 +84,13 @@ export function renderOverview(o: Overview, streamsNamed = true): string {
         : '(none named: worker streams are configured, not discovered; name them with --stream KEY [--dead-letter-stream KEY])'),
   );
   if (o.unavailable.length > 0) {
-    parts.push('UNAVAILABLE (the server refused their status)\n' + table(['RESOURCE', 'ERROR', 'MESSAGE'], o.unavailable.map((u) => [label(u.resource), u.code, u.message])));
+    parts.push(
+      'UNAVAILABLE (the server refused their status)\n' +
+        table(
+          ['RESOURCE', 'ERROR', 'MESSAGE'],
+          o.unavailable.map((u) => [label(u.resource), u.code, u.message]),
+        ),
+    );
   }
   if (o.discoveryTruncated) parts.push('(queue discovery stopped at its page limit: more queues may exist)');
   return parts.join('\n\n');
@@ -99,7 +113,8 @@ function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
 const QUEUE_REASON = 'delivery limit';
 
 export function recordRow(r: DeadLetterRecord): string[] {
-  if (r.kind === 'worker') return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
+  if (r.kind === 'worker')
+    return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
   // A queue dead letter is always a move at the delivery limit (seed 000): the dashboard's wording.
   if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), QUEUE_REASON, preview([[Buffer.from('payload'), r.payload]])];
   return [r.id, 'foreign', '-', '-', '-', preview(r.fields)];
@@ -111,10 +126,21 @@ function bytesJson(b: Buffer, full: boolean, maxBytes = 4096) {
 }
 
 export function recordJson(r: DeadLetterRecord, full: boolean, maxBytes?: number) {
-  const fields = (list: readonly (readonly [Buffer, Buffer])[]) => list.map(([f, v]) => ({ field: bytesJson(f, full, maxBytes), value: bytesJson(v, full, maxBytes) }));
-  if (r.kind === 'queue') return { kind: r.kind, id: r.id, sourceId: r.sourceId, deliveryCount: r.deliveryCount, payload: bytesJson(r.payload, full, maxBytes) };
+  const fields = (list: readonly (readonly [Buffer, Buffer])[]) =>
+    list.map(([f, v]) => ({ field: bytesJson(f, full, maxBytes), value: bytesJson(v, full, maxBytes) }));
+  if (r.kind === 'queue')
+    return { kind: r.kind, id: r.id, sourceId: r.sourceId, deliveryCount: r.deliveryCount, payload: bytesJson(r.payload, full, maxBytes) };
   if (r.kind === 'worker') {
-    return { kind: r.kind, id: r.id, sourceId: r.sourceId, group: r.group, attempt: r.attempt, reason: r.reason, exceptionType: r.exceptionType, fields: fields(r.fields) };
+    return {
+      kind: r.kind,
+      id: r.id,
+      sourceId: r.sourceId,
+      group: r.group,
+      attempt: r.attempt,
+      reason: r.reason,
+      exceptionType: r.exceptionType,
+      fields: fields(r.fields),
+    };
   }
   return { kind: r.kind, id: r.id, fields: fields(r.fields) };
 }
@@ -123,11 +149,22 @@ export function renderRecord(r: DeadLetterRecord, maxBytes: number): string {
   const lines = [`id: ${r.id}`, `kind: ${r.kind}`];
   const value = (b: Buffer) => {
     const v = describeBytes(b, { maxBytes });
-    return `[${v.kind}, ${v.totalBytes} bytes${v.truncated ? `, first ${maxBytes} shown` : ''}]\n${v.text.split('\n').map((l) => `    ${safe(l)}`).join('\n')}`;
+    return `[${v.kind}, ${v.totalBytes} bytes${v.truncated ? `, first ${maxBytes} shown` : ''}]\n${v.text
+      .split('\n')
+      .map((l) => `    ${safe(l)}`)
+      .join('\n')}`;
   };
-  if (r.kind === 'queue') lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `reason: ${QUEUE_REASON}`, `payload: ${value(r.payload)}`);
+  if (r.kind === 'queue')
+    lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `reason: ${QUEUE_REASON}`, `payload: ${value(r.payload)}`);
   else {
-    if (r.kind === 'worker') lines.push(`source id: ${safe(r.sourceId)}`, `group: ${safe(r.group)}`, `attempt: ${r.attempt}`, `reason: ${safe(r.reason)}`, `exception type: ${safe(r.exceptionType) || '-'}`);
+    if (r.kind === 'worker')
+      lines.push(
+        `source id: ${safe(r.sourceId)}`,
+        `group: ${safe(r.group)}`,
+        `attempt: ${r.attempt}`,
+        `reason: ${safe(r.reason)}`,
+        `exception type: ${safe(r.exceptionType) || '-'}`,
+      );
     lines.push('fields:');
     for (const [f, v] of r.fields) lines.push(`  ${safe(describeBytes(f, { maxBytes: 256 }).text)}: ${value(v)}`);
   }

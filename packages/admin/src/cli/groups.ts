@@ -23,9 +23,19 @@ export function groupCommands(program: Command, cli: Cli): void {
     .action(async (o: { group: string; consumer?: string; count: number; cursor?: string }, cmd: Command) => {
       const { options, id } = cli.addressed(cmd, false);
       const { admin, g } = await cli.connect(cmd, options);
-      const page = await admin.pending(id, o.group, { count: o.count, ...(o.cursor ? { cursor: o.cursor } : {}), ...(o.consumer ? { consumer: o.consumer } : {}) });
+      const page = await admin.pending(id, o.group, {
+        count: o.count,
+        ...(o.cursor ? { cursor: o.cursor } : {}),
+        ...(o.consumer ? { consumer: o.consumer } : {}),
+      });
       cli.print(g, { items: page.items, next: page.next ?? null }, () =>
-        pageText(table(['ID', 'CONSUMER', 'IDLE', 'DELIVERIES'], page.items.map((p) => [p.id, p.consumer, duration(p.idleMs), String(p.deliveryCount)])), page.next),
+        pageText(
+          table(
+            ['ID', 'CONSUMER', 'IDLE', 'DELIVERIES'],
+            page.items.map((p) => [p.id, p.consumer, duration(p.idleMs), String(p.deliveryCount)]),
+          ),
+          page.next,
+        ),
       );
     });
   const fenced = (name: 'release' | 'ack', description: string) =>
@@ -37,7 +47,8 @@ export function groupCommands(program: Command, cli: Cli): void {
   const runFenced = async (action: 'release' | 'ack', entryId: string, o: FencedOptions, cmd: Command) => {
     const { options, id } = cli.addressed(cmd, false);
     const { admin, g, actor } = await cli.connect(cmd, options);
-    let expected: PendingExpectation | undefined = o.deliveryCount !== undefined && o.consumer !== undefined ? { deliveryCount: o.deliveryCount, consumer: o.consumer } : undefined;
+    let expected: PendingExpectation | undefined =
+      o.deliveryCount !== undefined && o.consumer !== undefined ? { deliveryCount: o.deliveryCount, consumer: o.consumer } : undefined;
     if (!expected) {
       const wanted = toEntryId('id', entryId);
       const before = previousEntryId(wanted);
@@ -47,12 +58,17 @@ export function groupCommands(program: Command, cli: Cli): void {
         throw new ActionFailed(`${entryId} changed: now pending to '${safe(row.consumer)}' at delivery count ${row.deliveryCount}`);
       }
       expected = { deliveryCount: row.deliveryCount, consumer: row.consumer };
-      await cli.confirm(g, `${action} ${entryId} (pending to '${safe(row.consumer)}', delivery count ${row.deliveryCount})${o.delete ? ' and delete it' : ''}?`);
+      await cli.confirm(
+        g,
+        `${action} ${entryId} (pending to '${safe(row.consumer)}', delivery count ${row.deliveryCount})${o.delete ? ' and delete it' : ''}?`,
+      );
     } else if (action === 'ack') {
       await cli.confirm(g, `ack ${entryId}${o.delete ? ' and delete it' : ''}?`);
     }
     const result =
-      action === 'release' ? await admin.releasePending(actor, id, o.group, entryId, expected) : await admin.ackPending(actor, id, o.group, entryId, expected, { deleteEntry: !!o.delete });
+      action === 'release'
+        ? await admin.releasePending(actor, id, o.group, entryId, expected)
+        : await admin.ackPending(actor, id, o.group, entryId, expected, { deleteEntry: !!o.delete });
     cli.print(g, { id: entryId, ...result }, () =>
       result.status === 'changed'
         ? `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done`
@@ -60,8 +76,8 @@ export function groupCommands(program: Command, cli: Cli): void {
     );
     if (result.status === 'changed' || result.status === 'missing') cli.fail();
   };
-  fenced('release', 'make a pending entry claimable by the workers at once (its delivery count is kept)').action((entryId: string, o: FencedOptions, cmd: Command) =>
-    runFenced('release', entryId, o, cmd),
+  fenced('release', 'make a pending entry claimable by the workers at once (its delivery count is kept)').action(
+    (entryId: string, o: FencedOptions, cmd: Command) => runFenced('release', entryId, o, cmd),
   );
   fenced('ack', 'acknowledge a pending entry (it will not be processed again)')
     .option('--delete', 'also delete the entry from the stream (kept while another group still needs it)')
@@ -80,7 +96,10 @@ export function groupCommands(program: Command, cli: Cli): void {
         list.truncated
           ? `group ${safe(o.group)} has ${list.total} consumers, more than --limit ${o.limit}: not listed (XINFO CONSUMERS cannot page). ` +
             'Remove the idle ones with `respire consumers prune`, or raise --limit.'
-          : table(['CONSUMER', 'PENDING', 'IDLE', 'INACTIVE'], list.items.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? '-' : duration(c.inactiveMs)])),
+          : table(
+              ['CONSUMER', 'PENDING', 'IDLE', 'INACTIVE'],
+              list.items.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? '-' : duration(c.inactiveMs)]),
+            ),
       );
       if (list.truncated) cli.fail();
     });
@@ -93,7 +112,11 @@ export function groupCommands(program: Command, cli: Cli): void {
       const { admin, g, actor } = await cli.connect(cmd, options);
       await cli.confirm(g, `delete the consumers of ${o.group} idle for ${duration(o.minIdleMs)} or more that hold no pending entries?`);
       const result = await admin.removeIdleConsumers(actor, id, o.group, o.minIdleMs);
-      cli.print(g, result, () => `removed ${result.removed.length}: ${result.removed.map(safe).join(', ') || '-'}\nkept (idle, with pending entries): ${result.keptWithPending.map(safe).join(', ') || '-'}`);
+      cli.print(
+        g,
+        result,
+        () =>
+          `removed ${result.removed.length}: ${result.removed.map(safe).join(', ') || '-'}\nkept (idle, with pending entries): ${result.keptWithPending.map(safe).join(', ') || '-'}`,
+      );
     });
 }
-

@@ -86,7 +86,10 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       // A server that accepts the connection but never answers the handshake must not hang the CLI.
       let timer: NodeJS.Timeout | undefined;
       const silent = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RespireTransportError(`Redis at ${redactUrl(url)} did not answer within ${g.timeout} ms (--timeout)`, { outcomeUnknown: false })), g.timeout);
+        timer = setTimeout(
+          () => reject(new RespireTransportError(`Redis at ${redactUrl(url)} did not answer within ${g.timeout} ms (--timeout)`, { outcomeUnknown: false })),
+          g.timeout,
+        );
       });
       try {
         await Promise.race([client.connect(), silent]);
@@ -116,8 +119,13 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         if (/[{}]/.test(o.queue) || o.queue.trim() === '') throw new UsageError(`--queue: a queue name must be nonblank without '{' or '}', got '${o.queue}'`);
         return { options, id: `${prefix ?? ''}{respire-queue:${o.queue}}:stream` };
       }
-      if (needDead && o.deadLetterStream === undefined) throw new UsageError('--stream needs --dead-letter-stream KEY for dead letters (a record does not name its source)');
-      const stream: StreamConfig = { stream: o.stream!, ...(prefix ? { keyPrefix: prefix } : {}), ...(o.deadLetterStream ? { deadLetterStream: o.deadLetterStream } : {}) };
+      if (needDead && o.deadLetterStream === undefined)
+        throw new UsageError('--stream needs --dead-letter-stream KEY for dead letters (a record does not name its source)');
+      const stream: StreamConfig = {
+        stream: o.stream!,
+        ...(prefix ? { keyPrefix: prefix } : {}),
+        ...(o.deadLetterStream ? { deadLetterStream: o.deadLetterStream } : {}),
+      };
       return { options: { streams: [stream] }, id: `${prefix ?? ''}${o.stream}` };
     },
 
@@ -202,7 +210,7 @@ function connectError(error: unknown, url: string): unknown {
   return new RespireTransportError(`could not connect to Redis at ${redactUrl(url)}: ${reason}`, { cause: error, outcomeUnknown: false });
 }
 
-/** A whole number of milliseconds from 1 to 2^31-1. @throws {UsageError} */
+/** A whole number of milliseconds from 1 to 2^31-1. @throws {@link UsageError} */
 function positive(value: string, flag: string): number {
   const n = parseWhole(value, flag);
   if (n < 1 || n > 2_147_483_647) throw new UsageError(`${flag} must be from 1 to 2147483647, got '${value}'`);

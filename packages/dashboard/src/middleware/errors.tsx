@@ -66,6 +66,14 @@ export function errorPage(s: Settings): ErrorHandler {
     if (!c.get('principal')) return bare(c, s.base, 500, 'Error', `Something went wrong (reference ${reference}).`);
     const type = isA(error, Error) ? safeGet(error, 'name') : undefined;
     const name = typeof type === 'string' && /^[A-Za-z][\w]{0,63}$/.test(type) ? type : 'Error';
-    return page(s, c, 500, 'Something went wrong', <p>The request failed ({name}, reference <code>{reference}</code>). The details are in the server's log.</p>);
+    return page(
+      s,
+      c,
+      500,
+      'Something went wrong',
+      <p>
+        The request failed ({name}, reference <code>{reference}</code>). The details are in the server's log.
+      </p>,
+    );
   };
 }

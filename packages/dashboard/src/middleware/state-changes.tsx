@@ -20,7 +20,13 @@ export function guardStateChanges(routes: Hono<Env>, s: Settings): void {
   routes.use('/actions/*', operatorsOnly(s), async (c, next) => {
     const token = (await form(c))['_csrf'] ?? c.req.header('x-csrf-token');
     if (!s.tokens.verify(c.get('principal').name, token)) {
-      return page(s, c, 403, 'Form expired or from another site', <p>The form's security token is missing, expired or not yours. Nothing was changed: reload the page and try again.</p>);
+      return page(
+        s,
+        c,
+        403,
+        'Form expired or from another site',
+        <p>The form's security token is missing, expired or not yours. Nothing was changed: reload the page and try again.</p>,
+      );
     }
     await next();
   });

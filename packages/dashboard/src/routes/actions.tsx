@@ -9,7 +9,11 @@ import { href } from '../views/layout.js';
 
 /** The state changes (POST; the gate in middleware/state-changes checks role, origin and token first). */
 export function actionRoutes(routes: Hono<Env>, s: Settings): void {
-  const alreadyGone = (record: string) => <p>Dead letter <code>{record}</code> is no longer there: it was retried or deleted already. Nothing was done.</p>;
+  const alreadyGone = (record: string) => (
+    <p>
+      Dead letter <code>{record}</code> is no longer there: it was retried or deleted already. Nothing was done.
+    </p>
+  );
 
   routes.post('/actions/retry', async (c) => {
     const f = await form(c);
@@ -18,7 +22,15 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
     const result = await s.admin.retryDeadLetter(c.get('principal'), resource.id, record);
     if (result.status === 'retried') return redirect(s, c, '/dead-letters', { id: resource.id, done: 'retried', record, newId: result.newId });
     if (result.status === 'missing') return page(s, c, 409, 'Already gone', alreadyGone(record));
-    return page(s, c, 409, 'Retry refused', <p>Dead letter <code>{record}</code> was not retried: {shown(result.reason)}</p>);
+    return page(
+      s,
+      c,
+      409,
+      'Retry refused',
+      <p>
+        Dead letter <code>{record}</code> was not retried: {shown(result.reason)}
+      </p>,
+    );
   });
 
   routes.post('/actions/delete', async (c) => {
@@ -37,7 +49,13 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
       const run = bulk === 'retry-all' ? s.admin.retryAllDeadLetters.bind(s.admin) : s.admin.deleteAllDeadLetters.bind(s.admin);
       const progress = await run(c.get('principal'), resource.id, { limit: s.bulkLimit, pageSize: Math.min(100, s.bulkLimit), signal: c.req.raw.signal });
       const remain = await deadLetterCount(s, resource);
-      return redirect(s, c, '/dead-letters', { id: resource.id, done: bulk === 'retry-all' ? 'retried-all' : 'deleted-all', n: progress.done, failed: progress.failed, remain });
+      return redirect(s, c, '/dead-letters', {
+        id: resource.id,
+        done: bulk === 'retry-all' ? 'retried-all' : 'deleted-all',
+        n: progress.done,
+        failed: progress.failed,
+        remain,
+      });
     });
   }
 
@@ -56,8 +74,15 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
           : await s.admin.ackPending(principal, stream.id, group, entry, expected, { deleteEntry });
       const back = href({ base: s.base }, '/group', { id: stream.id, group });
       if (result.status === 'missing') return page(s, c, 409, 'No longer pending', <NoLongerPending entry={entry} group={group} back={back} />);
-      if (result.status === 'changed') return page(s, c, 409, 'Changed since the page was rendered', <Changed entry={entry} expected={expected} now={result} back={back} />);
-      return redirect(s, c, '/group', { id: stream.id, group, done: result.status === 'released' ? 'released' : 'acked', entry, deleted: deleteEntry ? '1' : undefined });
+      if (result.status === 'changed')
+        return page(s, c, 409, 'Changed since the page was rendered', <Changed entry={entry} expected={expected} now={result} back={back} />);
+      return redirect(s, c, '/group', {
+        id: stream.id,
+        group,
+        done: result.status === 'released' ? 'released' : 'acked',
+        entry,
+        deleted: deleteEntry ? '1' : undefined,
+      });
     });
   }
 
@@ -74,8 +99,13 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
 function NoLongerPending({ entry, group, back }: { entry: string; group: string; back: string }) {
   return (
     <>
-      <p>Entry <code>{entry}</code> is no longer pending in group <span class="name">{shown(group)}</span>: it was acknowledged or released already, or its body was deleted from the stream (a release then drops the dangling pending record). Nothing else was done.</p>
-      <p><a href={back}>Back to the group</a></p>
+      <p>
+        Entry <code>{entry}</code> is no longer pending in group <span class="name">{shown(group)}</span>: it was acknowledged or released already, or its body
+        was deleted from the stream (a release then drops the dangling pending record). Nothing else was done.
+      </p>
+      <p>
+        <a href={back}>Back to the group</a>
+      </p>
     </>
   );
 }
@@ -90,11 +120,17 @@ function Changed({ entry, expected, now, back }: { entry: string; expected: Fenc
       </p>
       <dl class="facts">
         <dt>Shown on the page</dt>
-        <dd>owner <span class="name">{shown(expected.consumer)}</span>, {count(expected.deliveryCount)} deliveries</dd>
+        <dd>
+          owner <span class="name">{shown(expected.consumer)}</span>, {count(expected.deliveryCount)} deliveries
+        </dd>
         <dt>Now</dt>
-        <dd>owner <span class="name">{shown(now.consumer)}</span>, {count(now.deliveryCount)} deliveries</dd>
+        <dd>
+          owner <span class="name">{shown(now.consumer)}</span>, {count(now.deliveryCount)} deliveries
+        </dd>
       </dl>
-      <p><a href={back}>Reload the group and decide again</a></p>
+      <p>
+        <a href={back}>Reload the group and decide again</a>
+      </p>
     </>
   );
 }

@@ -20,7 +20,13 @@ export function deadLetterRoutes(routes: Hono<Env>, s: Settings): void {
       deadLetterCount(s, resource),
     ]);
     const ctx = ctxOf(s, c);
-    const pager = cursorPager(ctx, '/dead-letters', { id: resource.id, order: order === 'oldest' ? 'oldest' : undefined, refresh: q['refresh'] }, cursor, records.next);
+    const pager = cursorPager(
+      ctx,
+      '/dead-letters',
+      { id: resource.id, order: order === 'oldest' ? 'oldest' : undefined, refresh: q['refresh'] },
+      cursor,
+      records.next,
+    );
     return c.html(<DeadLettersPage ctx={ctx} resource={resource} total={total} records={records.items} order={order} pager={pager} notice={noticeOf(q)} />);
   });
 

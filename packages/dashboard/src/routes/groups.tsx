@@ -18,7 +18,11 @@ export function groupRoutes(routes: Hono<Env>, s: Settings): void {
     const bodyId = param(q, 'body', { optional: true, pattern: ENTRY_ID });
     const [consumers, pending, body] = await Promise.all([
       s.admin.consumers(stream.id, group, { limit: MAX_CONSUMERS }),
-      s.admin.pending(stream.id, group, { count: pageCount(c, s.pageSize), ...(cursor ? { cursor } : {}), ...(consumerFilter !== undefined ? { consumer: consumerFilter } : {}) }),
+      s.admin.pending(stream.id, group, {
+        count: pageCount(c, s.pageSize),
+        ...(cursor ? { cursor } : {}),
+        ...(consumerFilter !== undefined ? { consumer: consumerFilter } : {}),
+      }),
       bodyId ? s.admin.entry(stream.id, bodyId) : Promise.resolve(undefined),
     ]);
     const ctx = ctxOf(s, c);

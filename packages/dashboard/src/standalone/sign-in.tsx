@@ -90,7 +90,11 @@ export function signInRoutes({ base, credentials, sessions, limiter }: SignInOpt
 function SignInPage({ base, next, problem }: { base: string; next: string; problem?: string }) {
   return (
     <BareDocument base={base} title="Sign in" heading="Respire dashboard">
-      {problem ? <p class="notice error" role="alert">{problem}</p> : null}
+      {problem ? (
+        <p class="notice error" role="alert">
+          {problem}
+        </p>
+      ) : null}
       <form method="post" action={`${base}/login`} class="login">
         <input type="hidden" name="next" value={next} />
         <p>
@@ -103,7 +107,9 @@ function SignInPage({ base, next, problem }: { base: string; next: string; probl
           <br />
           <input id="token" name="token" type="password" autocomplete="current-password" required />
         </p>
-        <button type="submit" class="button primary">Sign in</button>
+        <button type="submit" class="button primary">
+          Sign in
+        </button>
       </form>
     </BareDocument>
   );

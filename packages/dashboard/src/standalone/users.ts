@@ -26,7 +26,8 @@ export function checkUsers(users: readonly StandaloneUser[]): Credential[] {
   if (!Array.isArray(users) || users.length === 0) throw new TypeError('respire-dashboard needs at least one user (a token)');
   const names = new Set<string>();
   return users.map((user, i) => {
-    if (typeof user?.name !== 'string' || !/^[\w.@+-]{1,64}$/.test(user.name)) throw new TypeError(`users[${i}].name must be 1-64 characters of letters, digits and . @ + - _`);
+    if (typeof user?.name !== 'string' || !/^[\w.@+-]{1,64}$/.test(user.name))
+      throw new TypeError(`users[${i}].name must be 1-64 characters of letters, digits and . @ + - _`);
     if (names.has(user.name)) throw new TypeError(`users[${i}].name '${user.name}' appears twice`);
     names.add(user.name);
     if (user.role !== 'viewer' && user.role !== 'operator') throw new TypeError(`users[${i}].role must be 'viewer' or 'operator'`);

@@ -26,7 +26,13 @@ export function Table({ columns, caption, class: className, children }: { column
         <thead>
           <tr>
             {columns.map((column) =>
-              typeof column === 'string' ? <th scope="col">{column}</th> : <th scope="col" class="num">{column.label}</th>,
+              typeof column === 'string' ? (
+                <th scope="col">{column}</th>
+              ) : (
+                <th scope="col" class="num">
+                  {column.label}
+                </th>
+              ),
             )}
           </tr>
         </thead>
@@ -42,13 +48,25 @@ export function Pager({ first, next, label }: { first?: string | undefined; next
   return (
     <nav class="pager" aria-label={`${label} pages`}>
       {first ? <a href={first}>First page</a> : null}
-      {next ? <a href={next} rel="next">Next page</a> : <span class="muted">Last page</span>}
+      {next ? (
+        <a href={next} rel="next">
+          Next page
+        </a>
+      ) : (
+        <span class="muted">Last page</span>
+      )}
     </nav>
   );
 }
 
 /** A POST form carrying the CSRF token. */
-export function ActionForm({ ctx, action, fields, children, class: className }: {
+export function ActionForm({
+  ctx,
+  action,
+  fields,
+  children,
+  class: className,
+}: {
   ctx: PageContext;
   action: string;
   fields: Readonly<Record<string, string | number>>;

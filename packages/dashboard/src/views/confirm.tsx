@@ -7,7 +7,18 @@ import { href, Layout, type Crumb, type PageContext } from './layout.js';
 
 /** The confirmation step of each destructive action: a GET page whose form posts the action. */
 
-export function ConfirmPage({ ctx, title, crumbs, action, fields, danger, children, cancelHref, submitLabel, formExtra }: {
+export function ConfirmPage({
+  ctx,
+  title,
+  crumbs,
+  action,
+  fields,
+  danger,
+  children,
+  cancelHref,
+  submitLabel,
+  formExtra,
+}: {
   ctx: PageContext;
   formExtra?: Child;
   title: string;
@@ -26,9 +37,13 @@ export function ConfirmPage({ ctx, title, crumbs, action, fields, danger, childr
         <div class="bulk">
           <ActionForm ctx={ctx} action={action} fields={fields} class="confirm-form">
             {formExtra}
-            <button type="submit" class={danger ? 'button danger' : 'button primary'}>{submitLabel}</button>
+            <button type="submit" class={danger ? 'button danger' : 'button primary'}>
+              {submitLabel}
+            </button>
           </ActionForm>
-          <a class="button secondary" href={cancelHref}>Cancel</a>
+          <a class="button secondary" href={cancelHref}>
+            Cancel
+          </a>
         </div>
       </section>
     </Layout>
@@ -39,16 +54,43 @@ type Owner = QueueResource | StreamResource;
 
 export function ConfirmDeletePage({ ctx, resource, record }: { ctx: PageContext; resource: Owner; record: DeadLetterRecord }) {
   return (
-    <ConfirmPage ctx={ctx} title="Delete this dead letter?" crumbs={[...deadLetterCrumbs(ctx, resource), { label: 'Delete' }]} action="delete" fields={{ id: resource.id, record: record.id }} danger submitLabel="Delete dead letter" cancelHref={href(ctx, '/dead-letters', { id: resource.id })}>
+    <ConfirmPage
+      ctx={ctx}
+      title="Delete this dead letter?"
+      crumbs={[...deadLetterCrumbs(ctx, resource), { label: 'Delete' }]}
+      action="delete"
+      fields={{ id: resource.id, record: record.id }}
+      danger
+      submitLabel="Delete dead letter"
+      cancelHref={href(ctx, '/dead-letters', { id: resource.id })}
+    >
       <p>
         Dead letter <code>{record.id}</code>
-        {record.kind !== 'foreign' ? <> of source entry <code>{record.sourceId}</code></> : null} will be removed from the dead-letter stream. Its payload is gone for good.
+        {record.kind !== 'foreign' ? (
+          <>
+            {' '}
+            of source entry <code>{record.sourceId}</code>
+          </>
+        ) : null}{' '}
+        will be removed from the dead-letter stream. Its payload is gone for good.
       </p>
     </ConfirmPage>
   );
 }
 
-export function ConfirmBulkPage({ ctx, resource, bulk, total, bulkLimit }: { ctx: PageContext; resource: Owner; bulk: 'retry-all' | 'delete-all'; total: number; bulkLimit: number }) {
+export function ConfirmBulkPage({
+  ctx,
+  resource,
+  bulk,
+  total,
+  bulkLimit,
+}: {
+  ctx: PageContext;
+  resource: Owner;
+  bulk: 'retry-all' | 'delete-all';
+  total: number;
+  bulkLimit: number;
+}) {
   const retry = bulk === 'retry-all';
   const n = count(Math.min(total, bulkLimit));
   return (
@@ -64,8 +106,8 @@ export function ConfirmBulkPage({ ctx, resource, bulk, total, bulkLimit }: { ctx
     >
       <p>
         {count(total)} dead letters are in this stream now.{' '}
-        {retry ? 'Each one is put back where it came from and removed from the dead-letter stream.' : 'Each one is removed for good.'}{' '}
-        One request handles at most {count(bulkLimit)}, in pages; the result says how many remain.
+        {retry ? 'Each one is put back where it came from and removed from the dead-letter stream.' : 'Each one is removed for good.'} One request handles at
+        most {count(bulkLimit)}, in pages; the result says how many remain.
       </p>
     </ConfirmPage>
   );
@@ -108,10 +150,28 @@ export function ConfirmAckPage({ ctx, stream, group, entry, deliveryCount, consu
 
 /** Names of consumers (at most {@link MAX_CONSUMERS}: the admin API declines larger groups). */
 const ConsumerNames = ({ consumers, note }: { consumers: readonly ConsumerInfo[]; note: (c: ConsumerInfo) => string }) => (
-  <ul class="names">{consumers.map((x) => <li>{shown(x.name)} <span class="muted small">{note(x)}</span></li>)}</ul>
+  <ul class="names">
+    {consumers.map((x) => (
+      <li>
+        {shown(x.name)} <span class="muted small">{note(x)}</span>
+      </li>
+    ))}
+  </ul>
 );
 
-export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consumers }: { ctx: PageContext; stream: StreamResource; group: string; minIdleMs: number; consumers: ConsumerList }) {
+export function ConfirmIdleConsumersPage({
+  ctx,
+  stream,
+  group,
+  minIdleMs,
+  consumers,
+}: {
+  ctx: PageContext;
+  stream: StreamResource;
+  group: string;
+  minIdleMs: number;
+  consumers: ConsumerList;
+}) {
   const idle = consumers.items.filter((x) => x.idleMs >= minIdleMs);
   const removable = idle.filter((x) => x.pending === 0);
   const kept = idle.filter((x) => x.pending > 0);
@@ -132,7 +192,8 @@ export function ConfirmIdleConsumersPage({ ctx, stream, group, minIdleMs, consum
       </p>
       {consumers.truncated ? (
         <p class="notice warn">
-          This group has {count(consumers.total)} consumers, more than {count(MAX_CONSUMERS)}: too many to preview here. The removal checks each of them on the server.
+          This group has {count(consumers.total)} consumers, more than {count(MAX_CONSUMERS)}: too many to preview here. The removal checks each of them on the
+          server.
         </p>
       ) : (
         <>

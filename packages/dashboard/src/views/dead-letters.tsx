@@ -35,8 +35,12 @@ export function DeadLettersPage(p: DeadLettersProps) {
         </p>
         {isOperator(ctx) && p.total > 0 ? (
           <div class="bulk">
-            <a class="button secondary" href={href(ctx, '/confirm/retry-all', { id: resource.id })}>Retry all…</a>
-            <a class="button danger" href={href(ctx, '/confirm/delete-all', { id: resource.id })}>Delete all…</a>
+            <a class="button secondary" href={href(ctx, '/confirm/retry-all', { id: resource.id })}>
+              Retry all…
+            </a>
+            <a class="button danger" href={href(ctx, '/confirm/delete-all', { id: resource.id })}>
+              Delete all…
+            </a>
           </div>
         ) : null}
       </div>
@@ -45,7 +49,9 @@ export function DeadLettersPage(p: DeadLettersProps) {
       ) : (
         <Table class="dead-letters" columns={['Record', 'Source entry', 'Why', num('Deliveries'), 'Payload', 'Actions']}>
           <tbody>
-            {p.records.map((r) => <DeadLetterRow ctx={ctx} resource={resource} record={r} />)}
+            {p.records.map((r) => (
+              <DeadLetterRow ctx={ctx} resource={resource} record={r} />
+            ))}
           </tbody>
         </Table>
       )}
@@ -58,7 +64,9 @@ function DeadLetterRow({ ctx, resource, record: r }: { ctx: PageContext; resourc
   return (
     <tr>
       <th scope="row">
-        <a href={href(ctx, '/dead-letter', { id: resource.id, record: r.id })}><code>{r.id}</code></a>
+        <a href={href(ctx, '/dead-letter', { id: resource.id, record: r.id })}>
+          <code>{r.id}</code>
+        </a>
         <div class="muted small">{serverTime(entryTime(r.id))}</div>
       </th>
       <td>{r.kind === 'foreign' ? <span class="muted">unknown</span> : <code>{r.sourceId}</code>}</td>
@@ -66,7 +74,11 @@ function DeadLetterRow({ ctx, resource, record: r }: { ctx: PageContext; resourc
         {r.kind === 'worker' ? (
           <>
             <span class={`reason reason-${r.reason.replace(/[^a-z-]/g, '')}`}>{shown(r.reason)}</span>
-            {r.exceptionType ? <div class="small"><code>{shown(r.exceptionType)}</code></div> : null}
+            {r.exceptionType ? (
+              <div class="small">
+                <code>{shown(r.exceptionType)}</code>
+              </div>
+            ) : null}
             <div class="muted small">group {shown(r.group)}</div>
           </>
         ) : r.kind === 'queue' ? (
@@ -76,9 +88,13 @@ function DeadLetterRow({ ctx, resource, record: r }: { ctx: PageContext; resourc
         )}
       </td>
       <td class="num">{r.kind === 'worker' ? count(r.attempt) : r.kind === 'queue' ? count(r.deliveryCount) : ''}</td>
-      <td class="preview"><code>{recordPreview(r)}</code></td>
+      <td class="preview">
+        <code>{recordPreview(r)}</code>
+      </td>
       <td class="actions">
-        <a href={href(ctx, '/dead-letter', { id: resource.id, record: r.id })} aria-label={`View dead letter ${r.id}`}>View</a>
+        <a href={href(ctx, '/dead-letter', { id: resource.id, record: r.id })} aria-label={`View dead letter ${r.id}`}>
+          View
+        </a>
         <RecordActions ctx={ctx} resource={resource} record={r} small />
       </td>
     </tr>
@@ -94,7 +110,9 @@ function RecordActions({ ctx, resource, record, small }: { ctx: PageContext; res
     <>
       {retryable(resource, record) ? (
         <ActionForm ctx={ctx} action="retry" fields={{ id: resource.id, record: record.id }}>
-          <button type="submit" class={`button primary${size}`} aria-label={label('Retry')}>Retry</button>
+          <button type="submit" class={`button primary${size}`} aria-label={label('Retry')}>
+            Retry
+          </button>
         </ActionForm>
       ) : null}
       <a class={`button danger${size}`} href={href(ctx, '/confirm/delete', { id: resource.id, record: record.id })} aria-label={label('Delete')}>
@@ -108,23 +126,38 @@ export function DeadLetterPage({ ctx, resource, record }: { ctx: PageContext; re
   return (
     <Layout ctx={ctx} title={`Dead letter ${record.id}`} crumbs={[...deadLetterCrumbs(ctx, resource), { label: record.id }]}>
       <dl class="facts">
-        <dt>Record ID</dt><dd><code>{record.id}</code> ({serverTime(entryTime(record.id))})</dd>
+        <dt>Record ID</dt>
+        <dd>
+          <code>{record.id}</code> ({serverTime(entryTime(record.id))})
+        </dd>
         {record.kind === 'worker' ? (
           <>
-            <dt>Source entry</dt><dd><code>{record.sourceId}</code></dd>
-            <dt>Group</dt><dd>{shown(record.group)}</dd>
-            <dt>Attempt</dt><dd>{count(record.attempt)}</dd>
-            <dt>Reason</dt><dd>{shown(record.reason)}</dd>
-            <dt>Exception type</dt><dd>{record.exceptionType ? <code>{shown(record.exceptionType)}</code> : <span class="muted">none</span>}</dd>
+            <dt>Source entry</dt>
+            <dd>
+              <code>{record.sourceId}</code>
+            </dd>
+            <dt>Group</dt>
+            <dd>{shown(record.group)}</dd>
+            <dt>Attempt</dt>
+            <dd>{count(record.attempt)}</dd>
+            <dt>Reason</dt>
+            <dd>{shown(record.reason)}</dd>
+            <dt>Exception type</dt>
+            <dd>{record.exceptionType ? <code>{shown(record.exceptionType)}</code> : <span class="muted">none</span>}</dd>
           </>
         ) : record.kind === 'queue' ? (
           <>
-            <dt>Source entry</dt><dd><code>{record.sourceId}</code></dd>
-            <dt>Delivery count</dt><dd>{count(record.deliveryCount)}</dd>
+            <dt>Source entry</dt>
+            <dd>
+              <code>{record.sourceId}</code>
+            </dd>
+            <dt>Delivery count</dt>
+            <dd>{count(record.deliveryCount)}</dd>
           </>
         ) : (
           <>
-            <dt>Shape</dt><dd>Not a record Respire writes: shown raw, never retried.</dd>
+            <dt>Shape</dt>
+            <dd>Not a record Respire writes: shown raw, never retried.</dd>
           </>
         )}
       </dl>

@@ -23,7 +23,13 @@ export function GroupPage(p: GroupPageProps) {
   const { ctx, stream, group } = p;
   const base = { id: stream.id, group };
   return (
-    <Layout ctx={ctx} title={`Group ${group}`} crumbs={[...streamCrumbs(ctx, stream), { label: `Group ${group}` }]} serverTimeMs={p.serverTimeMs} notice={p.notice}>
+    <Layout
+      ctx={ctx}
+      title={`Group ${group}`}
+      crumbs={[...streamCrumbs(ctx, stream), { label: `Group ${group}` }]}
+      serverTimeMs={p.serverTimeMs}
+      notice={p.notice}
+    >
       <section aria-labelledby="consumers-heading">
         <h2 id="consumers-heading">Consumers ({count(p.consumers.total)})</h2>
         <Consumers {...p} />
@@ -33,10 +39,18 @@ export function GroupPage(p: GroupPageProps) {
 
       <section aria-labelledby="pending-heading">
         <h2 id="pending-heading">
-          Pending entries{p.consumerFilter !== undefined ? <> of consumer <span class="name">{shown(p.consumerFilter)}</span></> : null}
+          Pending entries
+          {p.consumerFilter !== undefined ? (
+            <>
+              {' '}
+              of consumer <span class="name">{shown(p.consumerFilter)}</span>
+            </>
+          ) : null}
         </h2>
         {p.consumerFilter !== undefined ? (
-          <p><a href={href(ctx, '/group', base)}>Show every consumer's pending entries</a></p>
+          <p>
+            <a href={href(ctx, '/group', base)}>Show every consumer's pending entries</a>
+          </p>
         ) : null}
         {p.pending.length === 0 ? <p class="empty">No pending entries{p.pager.first ? ' on this page' : ''}.</p> : <PendingTable {...p} />}
         <Pager label="Pending entries" first={p.pager.first} next={p.pager.next} />
@@ -83,7 +97,9 @@ function Consumers({ ctx, stream, group, consumers }: GroupPageProps) {
           <input type="hidden" name="group" value={group} />
           <label for="min-idle">Remove consumers with no pending entries, idle for at least (minutes)</label>
           <input id="min-idle" name="minIdleMinutes" type="number" min="1" max="525600" value="60" required />
-          <button type="submit" class="button secondary">Review idle consumers…</button>
+          <button type="submit" class="button secondary">
+            Review idle consumers…
+          </button>
         </form>
       ) : null}
     </>
@@ -98,18 +114,25 @@ function PendingTable({ ctx, stream, group, pending, consumerFilter }: GroupPage
           const fence = { id: stream.id, group, entry: e.id, deliveryCount: e.deliveryCount, consumer: e.consumer };
           return (
             <tr>
-              <th scope="row"><code>{e.id}</code></th>
+              <th scope="row">
+                <code>{e.id}</code>
+              </th>
               <td>{shown(e.consumer)}</td>
               <td class="num">{duration(e.idleMs)}</td>
               <td class="num">{count(e.deliveryCount)}</td>
               <td class="actions">
-                <a href={href(ctx, '/group', { id: stream.id, group, consumer: consumerFilter, cursor: ctx.query.get('cursor') ?? undefined, body: e.id })} aria-label={`Show the body of entry ${e.id}`}>
+                <a
+                  href={href(ctx, '/group', { id: stream.id, group, consumer: consumerFilter, cursor: ctx.query.get('cursor') ?? undefined, body: e.id })}
+                  aria-label={`Show the body of entry ${e.id}`}
+                >
                   Body
                 </a>
                 {isOperator(ctx) ? (
                   <>
                     <ActionForm ctx={ctx} action="release" fields={fence}>
-                      <button type="submit" class="button secondary small" aria-label={`Release entry ${e.id} for redelivery`}>Release</button>
+                      <button type="submit" class="button secondary small" aria-label={`Release entry ${e.id} for redelivery`}>
+                        Release
+                      </button>
                     </ActionForm>
                     <a class="button danger small" href={href(ctx, '/confirm/ack', fence)} aria-label={`Ack entry ${e.id}…`}>
                       Ack…
@@ -136,7 +159,9 @@ function EntryPanel({ entryId, entry, closeHref }: { entryId: string; entry: Ent
       ) : (
         <Fields fields={entry.fields} />
       )}
-      <p><a href={closeHref}>Close</a></p>
+      <p>
+        <a href={closeHref}>Close</a>
+      </p>
     </section>
   );
 }

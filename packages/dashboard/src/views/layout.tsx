@@ -59,7 +59,9 @@ function RefreshControls({ ctx }: { ctx: PageContext }) {
   };
   return (
     <div class="refresh">
-      <a class="button secondary" href={withRefresh(polling)} id="refresh-now">Refresh</a>
+      <a class="button secondary" href={withRefresh(polling)} id="refresh-now">
+        Refresh
+      </a>
       {ctx.pollIntervalMs > 0 ? (
         polling ? (
           <a class="button secondary on" href={withRefresh(false)}>
@@ -85,12 +87,18 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
         <script src={`${ctx.base}/assets/dashboard.js`} defer></script>
       </Head>
       <body data-poll-ms={polling ? String(ctx.pollIntervalMs) : undefined}>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
-          <a class="brand" href={`${ctx.base}/`}>Respire</a>
+          <a class="brand" href={`${ctx.base}/`}>
+            Respire
+          </a>
           <nav aria-label="Breadcrumb" class="crumbs">
             <ol>
-              <li><a href={`${ctx.base}/`}>Overview</a></li>
+              <li>
+                <a href={`${ctx.base}/`}>Overview</a>
+              </li>
               {crumbs.map((crumb) => (
                 <li>{crumb.href ? <a href={crumb.href}>{shown(crumb.label)}</a> : <span aria-current="page">{shown(crumb.label)}</span>}</li>
               ))}
@@ -101,7 +109,9 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
             {ctx.signOutPath ? (
               <form method="post" action={ctx.signOutPath} class="inline">
-                <button type="submit" class="button signout small">Sign out</button>
+                <button type="submit" class="button signout small">
+                  Sign out
+                </button>
               </form>
             ) : null}
           </div>

@@ -77,7 +77,14 @@ export function OverviewPage(p: OverviewProps) {
  */
 function UnavailableTable({ unavailable, slice }: { unavailable: readonly UnavailableResource[]; slice: Slice }) {
   return (
-    <Table columns={['Resource', 'Kind', 'Error', 'Message']} caption={<>Unavailable resources, {slice.from + 1} to {slice.from + unavailable.length} of {slice.total}</>}>
+    <Table
+      columns={['Resource', 'Kind', 'Error', 'Message']}
+      caption={
+        <>
+          Unavailable resources, {slice.from + 1} to {slice.from + unavailable.length} of {slice.total}
+        </>
+      }
+    >
       <tbody>
         {unavailable.map(({ resource: r, code, message }) => (
           <tr>
@@ -87,7 +94,9 @@ function UnavailableTable({ unavailable, slice }: { unavailable: readonly Unavai
               {r.kind === 'stream' && r.label !== r.stream ? <span class="muted small"> {shown(r.stream)}</span> : null}
             </th>
             <td class="kind">{r.kind === 'queue' ? 'queue' : 'worker stream'}</td>
-            <td class="danger"><code>{shown(code)}</code></td>
+            <td class="danger">
+              <code>{shown(code)}</code>
+            </td>
             <td>{shown(preview(message, 300))}</td>
           </tr>
         ))}
@@ -100,7 +109,11 @@ function QueueTable({ ctx, queues, slice }: { ctx: PageContext; queues: readonly
   return (
     <Table
       columns={['Queue', num('Ready'), num('In flight'), num('Due'), num('Dead letters'), num('Stream length')]}
-      caption={<>Reliable queues, {slice.from + 1} to {slice.from + queues.length} of {slice.total}</>}
+      caption={
+        <>
+          Reliable queues, {slice.from + 1} to {slice.from + queues.length} of {slice.total}
+        </>
+      }
     >
       <tbody>
         {queues.map((q) => (
@@ -141,7 +154,9 @@ function StreamTable({ ctx, streams }: { ctx: PageContext; streams: readonly Str
               {s.resource.label !== s.resource.stream ? <span class="muted small"> {shown(s.resource.stream)}</span> : null}
               {!s.exists ? <span class="tag">missing</span> : null}
             </th>
-            <td class="num" rowspan={rows}>{count(s.length)}</td>
+            <td class="num" rowspan={rows}>
+              {count(s.length)}
+            </td>
             <td class={s.deadLetters ? 'num danger' : 'num'} rowspan={rows}>
               {s.deadLetters === null ? (
                 <span class="muted">none configured</span>
@@ -156,7 +171,9 @@ function StreamTable({ ctx, streams }: { ctx: PageContext; streams: readonly Str
             {s.groups.length === 0 ? (
               <tr>
                 {head}
-                <td colspan={4} class="muted">no consumer groups</td>
+                <td colspan={4} class="muted">
+                  no consumer groups
+                </td>
               </tr>
             ) : (
               s.groups.map((g, i) => (

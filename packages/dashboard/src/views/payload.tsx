@@ -41,8 +41,12 @@ export function Fields({ fields }: { fields: readonly (readonly [Buffer, Buffer]
     budget -= rendered.text.length;
     rows.push(
       <tr>
-        <th scope="row"><code>{fieldName(name)}</code></th>
-        <td><Rendered rendered={rendered} /></td>
+        <th scope="row">
+          <code>{fieldName(name)}</code>
+        </th>
+        <td>
+          <Rendered rendered={rendered} />
+        </td>
       </tr>,
     );
   }
@@ -73,13 +77,15 @@ export function recordPreview(record: DeadLetterRecord): string {
     const r = renderBytes(record.payload, 512);
     return r.kind === 'hex' ? `${bytes(record.payload.length)} of binary data` : shown(preview(r.text));
   }
-  return shown(preview(
-    record.fields
-      .slice(0, 4)
-      .map(([name, value]) => {
-        const r = renderBytes(value, 128);
-        return `${fieldName(name)}=${r.kind === 'hex' ? `(${bytes(value.length)} binary)` : r.text}`;
-      })
-      .join('  '),
-  ));
+  return shown(
+    preview(
+      record.fields
+        .slice(0, 4)
+        .map(([name, value]) => {
+          const r = renderBytes(value, 128);
+          return `${fieldName(name)}=${r.kind === 'hex' ? `(${bytes(value.length)} binary)` : r.text}`;
+        })
+        .join('  '),
+    ),
+  );
 }

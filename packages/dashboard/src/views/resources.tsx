@@ -22,14 +22,27 @@ export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: Q
         <dd>{count(status.length)}</dd>
       </dl>
       <ul class="links">
-        <li><a href={href(ctx, '/dead-letters', { id: q.id })}>Dead letters ({count(status.deadLetters)})</a></li>
-        <li><a href={href(ctx, '/deliveries', { id: q.id })}>Leased and delayed messages ({count(status.inFlight)})</a></li>
+        <li>
+          <a href={href(ctx, '/dead-letters', { id: q.id })}>Dead letters ({count(status.deadLetters)})</a>
+        </li>
+        <li>
+          <a href={href(ctx, '/deliveries', { id: q.id })}>Leased and delayed messages ({count(status.inFlight)})</a>
+        </li>
       </ul>
       <h2>Keys</h2>
       <dl class="facts keys">
-        <dt>Stream</dt><dd><code>{shown(q.keys.stream)}</code></dd>
-        <dt>Deadlines</dt><dd><code>{shown(q.keys.deadlines)}</code></dd>
-        <dt>Dead letters</dt><dd><code>{shown(q.keys.deadLetter)}</code></dd>
+        <dt>Stream</dt>
+        <dd>
+          <code>{shown(q.keys.stream)}</code>
+        </dd>
+        <dt>Deadlines</dt>
+        <dd>
+          <code>{shown(q.keys.deadlines)}</code>
+        </dd>
+        <dt>Dead letters</dt>
+        <dd>
+          <code>{shown(q.keys.deadLetter)}</code>
+        </dd>
       </dl>
     </Layout>
   );
@@ -40,16 +53,19 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
   return (
     <Layout ctx={ctx} title={`Stream ${s.label}`} crumbs={[{ label: `Stream ${s.label}` }]}>
       <dl class="facts">
-        <dt>Stream key</dt><dd><code>{shown(s.stream)}</code></dd>
-        <dt>Length</dt><dd>{status.exists ? count(status.length) : 'the stream does not exist'}</dd>
+        <dt>Stream key</dt>
+        <dd>
+          <code>{shown(s.stream)}</code>
+        </dd>
+        <dt>Length</dt>
+        <dd>{status.exists ? count(status.length) : 'the stream does not exist'}</dd>
         <dt>Dead-letter stream</dt>
         <dd>
           {s.deadLetterStream === undefined ? (
             'none configured'
           ) : (
             <>
-              <code>{shown(s.deadLetterStream)}</code>{' '}
-              <a href={href(ctx, '/dead-letters', { id: s.id })}>{count(status.deadLetters ?? 0)} dead letters</a>
+              <code>{shown(s.deadLetterStream)}</code> <a href={href(ctx, '/dead-letters', { id: s.id })}>{count(status.deadLetters ?? 0)} dead letters</a>
             </>
           )}
         </dd>
@@ -62,11 +78,15 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
           <tbody>
             {status.groups.map((g) => (
               <tr>
-                <th scope="row"><a href={href(ctx, '/group', { id: s.id, group: g.name })}>{shown(g.name)}</a></th>
+                <th scope="row">
+                  <a href={href(ctx, '/group', { id: s.id, group: g.name })}>{shown(g.name)}</a>
+                </th>
                 <Count value={g.lag} alert="warn" />
                 <Count value={g.pending} />
                 <Count value={g.consumers} />
-                <td><code>{g.lastDeliveredId}</code></td>
+                <td>
+                  <code>{g.lastDeliveredId}</code>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -76,7 +96,13 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
   );
 }
 
-export function DeliveriesPage({ ctx, queue, items, serverTimeMs, pager }: {
+export function DeliveriesPage({
+  ctx,
+  queue,
+  items,
+  serverTimeMs,
+  pager,
+}: {
   ctx: PageContext;
   queue: QueueResource;
   items: readonly QueueDelivery[];
@@ -93,7 +119,9 @@ export function DeliveriesPage({ ctx, queue, items, serverTimeMs, pager }: {
           <tbody>
             {items.map((d) => (
               <tr>
-                <th scope="row"><code>{d.id}</code></th>
+                <th scope="row">
+                  <code>{d.id}</code>
+                </th>
                 <td>{d.state === 'leased' ? 'leased' : 'delayed after NACK'}</td>
                 <td class="num">{count(d.deliveryCount)}</td>
                 <td>{serverTime(d.untilMs)}</td>

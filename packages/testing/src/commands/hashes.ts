@@ -53,10 +53,16 @@ export const hashCommands: CommandSpec[] = [
     else if (removed) ctx.db.touch(key);
     return removed;
   }),
-  hash('hgetall', 2, false, (ctx) => {
-    const map = ctx.db.get(ctx.args[1]!, 'hash');
-    return new MapReply([...(map ?? new Map<string, string>())].map(([k, v]) => [k, v] as const));
-  }, false),
+  hash(
+    'hgetall',
+    2,
+    false,
+    (ctx) => {
+      const map = ctx.db.get(ctx.args[1]!, 'hash');
+      return new MapReply([...(map ?? new Map<string, string>())].map(([k, v]) => [k, v] as const));
+    },
+    false,
+  ),
   hash('hkeys', 2, false, (ctx) => [...(ctx.db.get(ctx.args[1]!, 'hash')?.keys() ?? [])], false),
   hash('hvals', 2, false, (ctx) => [...(ctx.db.get(ctx.args[1]!, 'hash')?.values() ?? [])], false),
   hash('hlen', 2, false, (ctx) => ctx.db.get(ctx.args[1]!, 'hash')?.size ?? 0),

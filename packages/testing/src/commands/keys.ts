@@ -12,7 +12,10 @@ function expireCommand(name: string, unitMs: number, absolute: boolean): Command
     handler: (ctx) => {
       const [, key, amountText] = ctx.args as [string, string, string];
       const amount = parseInteger(amountText);
-      let nx = false, xx = false, gt = false, lt = false;
+      let nx = false,
+        xx = false,
+        gt = false,
+        lt = false;
       for (const option of ctx.args.slice(3)) {
         if (!ctx.model.redis7) fail();
         if (is(option, 'NX')) nx = true;
@@ -189,4 +192,3 @@ export const keyCommands: CommandSpec[] = [
     },
   }),
 ];
-

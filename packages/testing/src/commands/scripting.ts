@@ -44,40 +44,45 @@ export const scriptingCommands: CommandSpec[] = [
   scriptCommand('evalsha', true, false),
   scriptCommand('eval_ro', false, true),
   scriptCommand('evalsha_ro', true, true),
-  container('script', -2, {
-    load: command({
-      name: 'script|load',
-      arity: 3,
-      flags: ['noscript'],
-      categories: ['scripting', 'slow'],
-      handler: (ctx) => ctx.engine.scripts.load(ctx.args[2]!),
-    }),
-    exists: command({
-      name: 'script|exists',
-      arity: -3,
-      flags: ['noscript'],
-      categories: ['scripting', 'slow'],
-      handler: (ctx) => ctx.args.slice(2).map((sha) => (ctx.engine.scripts.has(sha) ? 1 : 0)),
-    }),
-    flush: command({
-      name: 'script|flush',
-      arity: -2,
-      flags: ['noscript'],
-      categories: ['scripting', 'slow'],
-      handler: (ctx) => {
-        if (ctx.args.length > 3 || (ctx.args[2] !== undefined && !/^(a?sync)$/i.test(ctx.args[2]))) fail('ERR SCRIPT FLUSH only support SYNC|ASYNC option');
-        ctx.engine.scripts.flush();
-        return OK;
-      },
-    }),
-    kill: command({
-      name: 'script|kill',
-      arity: 2,
-      flags: ['noscript', 'allow-busy'],
-      categories: ['scripting', 'slow'],
-      handler: () => {
-        throw new CommandError('NOTBUSY No scripts in execution right now.');
-      },
-    }),
-  }, ['scripting', 'slow']),
+  container(
+    'script',
+    -2,
+    {
+      load: command({
+        name: 'script|load',
+        arity: 3,
+        flags: ['noscript'],
+        categories: ['scripting', 'slow'],
+        handler: (ctx) => ctx.engine.scripts.load(ctx.args[2]!),
+      }),
+      exists: command({
+        name: 'script|exists',
+        arity: -3,
+        flags: ['noscript'],
+        categories: ['scripting', 'slow'],
+        handler: (ctx) => ctx.args.slice(2).map((sha) => (ctx.engine.scripts.has(sha) ? 1 : 0)),
+      }),
+      flush: command({
+        name: 'script|flush',
+        arity: -2,
+        flags: ['noscript'],
+        categories: ['scripting', 'slow'],
+        handler: (ctx) => {
+          if (ctx.args.length > 3 || (ctx.args[2] !== undefined && !/^(a?sync)$/i.test(ctx.args[2]))) fail('ERR SCRIPT FLUSH only support SYNC|ASYNC option');
+          ctx.engine.scripts.flush();
+          return OK;
+        },
+      }),
+      kill: command({
+        name: 'script|kill',
+        arity: 2,
+        flags: ['noscript', 'allow-busy'],
+        categories: ['scripting', 'slow'],
+        handler: () => {
+          throw new CommandError('NOTBUSY No scripts in execution right now.');
+        },
+      }),
+    },
+    ['scripting', 'slow'],
+  ),
 ];

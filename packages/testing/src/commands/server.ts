@@ -8,13 +8,20 @@ const connection = (name: string, arity: number, handler: CommandSpec['handler']
 function helloReply(ctx: CommandContext): Reply {
   const valkey = ctx.model.flavour === 'valkey';
   return mapOf(
-    'server', valkey ? 'valkey' : 'redis',
-    'version', valkey ? VALKEY_VERSION : ctx.model.version,
-    'proto', ctx.client.resp,
-    'id', ctx.client.id,
-    'mode', 'standalone',
-    'role', 'master',
-    'modules', [],
+    'server',
+    valkey ? 'valkey' : 'redis',
+    'version',
+    valkey ? VALKEY_VERSION : ctx.model.version,
+    'proto',
+    ctx.client.resp,
+    'id',
+    ctx.client.id,
+    'mode',
+    'standalone',
+    'role',
+    'master',
+    'modules',
+    [],
   );
 }
 
@@ -38,7 +45,10 @@ function hello(ctx: CommandContext): Reply {
     } else if (is(args[i], 'SETNAME') && args[i + 1] !== undefined) name = args[++i]!;
     else throw new CommandError(`ERR Syntax error in HELLO option '${args[i]}'`);
   }
-  if (!ctx.client.authenticated) throw new CommandError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time');
+  if (!ctx.client.authenticated)
+    throw new CommandError(
+      'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
+    );
   if (proto !== undefined) ctx.client.resp = proto;
   if (name !== undefined) ctx.client.name = name;
   return helloReply(ctx);
@@ -108,120 +118,164 @@ function clientInfoLine(ctx: CommandContext, client = ctx.client): string {
   );
 }
 
-const clientCommand = container('client', -2, {
-  id: command({ name: 'client|id', arity: 2, flags: ['no-auth'], categories: ['connection', 'slow'], handler: (ctx) => ctx.client.id }),
-  setname: command({
-    name: 'client|setname',
-    arity: 3,
-    flags: ['no-auth'],
-    categories: ['connection', 'slow'],
-    handler: (ctx) => {
-      const name = ctx.args[2]!;
-      if (/[\s]/.test(name)) throw new CommandError('ERR Client names cannot contain spaces, newlines or special characters.');
-      ctx.client.name = name;
-      return OK;
-    },
-  }),
-  getname: command({ name: 'client|getname', arity: 2, flags: ['no-auth'], categories: ['connection', 'slow'], handler: (ctx) => ctx.client.name || null }),
-  setinfo: command({
-    name: 'client|setinfo',
-    arity: 4,
-    flags: ['no-auth'],
-    categories: ['connection', 'slow'],
-    available: (m) => m.clientSetInfo,
-    handler: (ctx) => {
-      const attr = ctx.args[2]!.toUpperCase();
-      if (attr === 'LIB-NAME') ctx.client.libName = ctx.args[3]!;
-      else if (attr === 'LIB-VER') ctx.client.libVersion = ctx.args[3]!;
-      else throw new CommandError(`ERR Unrecognized option '${ctx.args[2]}'`);
-      return OK;
-    },
-  }),
-  info: command({ name: 'client|info', arity: 2, categories: ['connection', 'slow'], handler: (ctx) => new VerbatimReply(`${clientInfoLine(ctx)}\n`) }),
-  list: command({
-    name: 'client|list',
-    arity: -2,
-    flags: ['admin'],
-    categories: ['admin', 'slow', 'dangerous', 'connection'],
-    handler: (ctx) => new VerbatimReply([...ctx.engine.clients.values()].map((c) => `${clientInfoLine(ctx, c)}\n`).join('')),
-  }),
-  kill: command({
-    name: 'client|kill',
-    arity: -3,
-    flags: ['admin'],
-    categories: ['admin', 'slow', 'dangerous', 'connection'],
-    handler: (ctx) => {
-      if (ctx.args.length === 3) {
-        const target = [...ctx.engine.clients.values()].find((c) => c.address === ctx.args[2]);
-        if (!target) throw new CommandError('ERR No such client');
-        target.close();
+const clientCommand = container(
+  'client',
+  -2,
+  {
+    id: command({ name: 'client|id', arity: 2, flags: ['no-auth'], categories: ['connection', 'slow'], handler: (ctx) => ctx.client.id }),
+    setname: command({
+      name: 'client|setname',
+      arity: 3,
+      flags: ['no-auth'],
+      categories: ['connection', 'slow'],
+      handler: (ctx) => {
+        const name = ctx.args[2]!;
+        if (/[\s]/.test(name)) throw new CommandError('ERR Client names cannot contain spaces, newlines or special characters.');
+        ctx.client.name = name;
         return OK;
-      }
-      let killed = 0;
-      for (let i = 2; i < ctx.args.length; i += 2) {
-        const value = ctx.args[i + 1];
-        if (value === undefined) fail();
-        for (const c of [...ctx.engine.clients.values()]) {
-          const match = is(ctx.args[i], 'ID') ? String(c.id) === value : is(ctx.args[i], 'ADDR') ? c.address === value : is(ctx.args[i], 'USER') ? c.user.name === value : false;
-          if (match) {
-            c.close();
-            killed++;
+      },
+    }),
+    getname: command({ name: 'client|getname', arity: 2, flags: ['no-auth'], categories: ['connection', 'slow'], handler: (ctx) => ctx.client.name || null }),
+    setinfo: command({
+      name: 'client|setinfo',
+      arity: 4,
+      flags: ['no-auth'],
+      categories: ['connection', 'slow'],
+      available: (m) => m.clientSetInfo,
+      handler: (ctx) => {
+        const attr = ctx.args[2]!.toUpperCase();
+        if (attr === 'LIB-NAME') ctx.client.libName = ctx.args[3]!;
+        else if (attr === 'LIB-VER') ctx.client.libVersion = ctx.args[3]!;
+        else throw new CommandError(`ERR Unrecognized option '${ctx.args[2]}'`);
+        return OK;
+      },
+    }),
+    info: command({ name: 'client|info', arity: 2, categories: ['connection', 'slow'], handler: (ctx) => new VerbatimReply(`${clientInfoLine(ctx)}\n`) }),
+    list: command({
+      name: 'client|list',
+      arity: -2,
+      flags: ['admin'],
+      categories: ['admin', 'slow', 'dangerous', 'connection'],
+      handler: (ctx) => new VerbatimReply([...ctx.engine.clients.values()].map((c) => `${clientInfoLine(ctx, c)}\n`).join('')),
+    }),
+    kill: command({
+      name: 'client|kill',
+      arity: -3,
+      flags: ['admin'],
+      categories: ['admin', 'slow', 'dangerous', 'connection'],
+      handler: (ctx) => {
+        if (ctx.args.length === 3) {
+          const target = [...ctx.engine.clients.values()].find((c) => c.address === ctx.args[2]);
+          if (!target) throw new CommandError('ERR No such client');
+          target.close();
+          return OK;
+        }
+        let killed = 0;
+        for (let i = 2; i < ctx.args.length; i += 2) {
+          const value = ctx.args[i + 1];
+          if (value === undefined) fail();
+          for (const c of [...ctx.engine.clients.values()]) {
+            const match = is(ctx.args[i], 'ID')
+              ? String(c.id) === value
+              : is(ctx.args[i], 'ADDR')
+                ? c.address === value
+                : is(ctx.args[i], 'USER')
+                  ? c.user.name === value
+                  : false;
+            if (match) {
+              c.close();
+              killed++;
+            }
           }
         }
-      }
-      return killed;
-    },
-  }),
-  unblock: command({
-    name: 'client|unblock',
-    arity: -3,
-    flags: ['admin'],
-    categories: ['admin', 'slow', 'dangerous', 'connection'],
-    handler: (ctx) => {
-      const id = parseInteger(ctx.args[2]!);
-      const mode = ctx.args[3] === undefined ? 'timeout' : is(ctx.args[3], 'ERROR') ? 'error' : is(ctx.args[3], 'TIMEOUT') ? 'timeout' : fail('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR');
-      return ctx.engine.unblock((b) => b.client.id === id, mode);
-    },
-  }),
-  'no-evict': command({ name: 'client|no-evict', arity: 3, flags: ['admin'], categories: ['admin', 'connection'], handler: () => OK }),
-  'no-touch': command({ name: 'client|no-touch', arity: 3, categories: ['connection'], handler: () => OK }),
-}, ['connection', 'slow']);
+        return killed;
+      },
+    }),
+    unblock: command({
+      name: 'client|unblock',
+      arity: -3,
+      flags: ['admin'],
+      categories: ['admin', 'slow', 'dangerous', 'connection'],
+      handler: (ctx) => {
+        const id = parseInteger(ctx.args[2]!);
+        const mode =
+          ctx.args[3] === undefined
+            ? 'timeout'
+            : is(ctx.args[3], 'ERROR')
+              ? 'error'
+              : is(ctx.args[3], 'TIMEOUT')
+                ? 'timeout'
+                : fail('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR');
+        return ctx.engine.unblock((b) => b.client.id === id, mode);
+      },
+    }),
+    'no-evict': command({ name: 'client|no-evict', arity: 3, flags: ['admin'], categories: ['admin', 'connection'], handler: () => OK }),
+    'no-touch': command({ name: 'client|no-touch', arity: 3, categories: ['connection'], handler: () => OK }),
+  },
+  ['connection', 'slow'],
+);
 
-const configCommand = container('config', -2, {
-  get: command({
-    name: 'config|get',
-    arity: -3,
-    flags: ['admin'],
-    categories: ['admin', 'slow', 'dangerous'],
-    handler: (ctx) => {
-      const known: Record<string, string> = { 'maxmemory-policy': 'noeviction', databases: '16', 'stream-node-max-entries': '100', 'lua-time-limit': '5000', port: String(ctx.engine.port()) };
-      const out: Reply[] = [];
-      for (const pattern of ctx.args.slice(2)) {
-        for (const [k, v] of Object.entries(known)) if (new RegExp(`^${pattern.replace(/\*/g, '.*')}$`).test(k)) out.push(k, v);
-      }
-      return mapOf(...out);
-    },
-  }),
-  set: command({ name: 'config|set', arity: -4, flags: ['admin'], categories: ['admin', 'slow', 'dangerous'], handler: () => OK }),
-  resetstat: command({ name: 'config|resetstat', arity: 2, flags: ['admin'], categories: ['admin', 'slow', 'dangerous'], handler: () => OK }),
-}, ['admin', 'slow']);
+const configCommand = container(
+  'config',
+  -2,
+  {
+    get: command({
+      name: 'config|get',
+      arity: -3,
+      flags: ['admin'],
+      categories: ['admin', 'slow', 'dangerous'],
+      handler: (ctx) => {
+        const known: Record<string, string> = {
+          'maxmemory-policy': 'noeviction',
+          databases: '16',
+          'stream-node-max-entries': '100',
+          'lua-time-limit': '5000',
+          port: String(ctx.engine.port()),
+        };
+        const out: Reply[] = [];
+        for (const pattern of ctx.args.slice(2)) {
+          for (const [k, v] of Object.entries(known)) if (new RegExp(`^${pattern.replace(/\*/g, '.*')}$`).test(k)) out.push(k, v);
+        }
+        return mapOf(...out);
+      },
+    }),
+    set: command({ name: 'config|set', arity: -4, flags: ['admin'], categories: ['admin', 'slow', 'dangerous'], handler: () => OK }),
+    resetstat: command({ name: 'config|resetstat', arity: 2, flags: ['admin'], categories: ['admin', 'slow', 'dangerous'], handler: () => OK }),
+  },
+  ['admin', 'slow'],
+);
 
 function commandInfo(ctx: CommandContext, name: string): Reply {
   const spec = ctx.engine.table.get(name.toLowerCase());
   if (!spec || (spec.available && !spec.available(ctx.model))) return null;
   const keys = spec.keys(['x', 'k1', 'k2', 'k3']);
-  return [spec.name, spec.arity, spec.flags.map((f) => new StatusReply(f)), keys[0] ?? 0, keys.length ? keys[keys.length - 1]! : 0, 1, spec.categories.map((c) => new StatusReply(`@${c}`))];
+  return [
+    spec.name,
+    spec.arity,
+    spec.flags.map((f) => new StatusReply(f)),
+    keys[0] ?? 0,
+    keys.length ? keys[keys.length - 1]! : 0,
+    1,
+    spec.categories.map((c) => new StatusReply(`@${c}`)),
+  ];
 }
 
-const commandCommand = container('command', -1, {
-  count: command({ name: 'command|count', arity: 2, categories: ['connection', 'slow'], handler: (ctx) => ctx.engine.table.size }),
-  info: command({ name: 'command|info', arity: -2, categories: ['connection', 'slow'], handler: (ctx) => ctx.args.slice(2).map((n) => commandInfo(ctx, n)) }),
-  docs: command({ name: 'command|docs', arity: -2, categories: ['connection', 'slow'], handler: () => mapOf() }),
-  list: command({ name: 'command|list', arity: -2, categories: ['connection', 'slow'], handler: (ctx) => [...ctx.engine.table.keys()] }),
-}, ['connection', 'slow']);
+const commandCommand = container(
+  'command',
+  -1,
+  {
+    count: command({ name: 'command|count', arity: 2, categories: ['connection', 'slow'], handler: (ctx) => ctx.engine.table.size }),
+    info: command({ name: 'command|info', arity: -2, categories: ['connection', 'slow'], handler: (ctx) => ctx.args.slice(2).map((n) => commandInfo(ctx, n)) }),
+    docs: command({ name: 'command|docs', arity: -2, categories: ['connection', 'slow'], handler: () => mapOf() }),
+    list: command({ name: 'command|list', arity: -2, categories: ['connection', 'slow'], handler: (ctx) => [...ctx.engine.table.keys()] }),
+  },
+  ['connection', 'slow'],
+);
 
 export const serverCommands: CommandSpec[] = [
-  connection('ping', -1, (ctx) => (ctx.args.length > 2 ? fail("ERR wrong number of arguments for 'ping' command") : ctx.args[1] ?? new StatusReply('PONG')), { flags: ['fast'] }),
+  connection('ping', -1, (ctx) => (ctx.args.length > 2 ? fail("ERR wrong number of arguments for 'ping' command") : (ctx.args[1] ?? new StatusReply('PONG'))), {
+    flags: ['fast'],
+  }),
   connection('echo', 2, (ctx) => ctx.args[1]!, { flags: ['fast'] }),
   connection('hello', -1, hello),
   connection('auth', -2, auth),
@@ -236,12 +290,17 @@ export const serverCommands: CommandSpec[] = [
     ctx.client.name = '';
     return new StatusReply('RESET');
   }),
-  connection('select', 2, (ctx) => {
-    const index = parseInteger(ctx.args[1]!);
-    if (index < 0 || index >= ctx.engine.databases.length) throw new CommandError('ERR DB index is out of range');
-    ctx.client.dbIndex = index;
-    return OK;
-  }, { flags: ['fast'] }),
+  connection(
+    'select',
+    2,
+    (ctx) => {
+      const index = parseInteger(ctx.args[1]!);
+      if (index < 0 || index >= ctx.engine.databases.length) throw new CommandError('ERR DB index is out of range');
+      ctx.client.dbIndex = index;
+      return OK;
+    },
+    { flags: ['fast'] },
+  ),
   command({
     name: 'time',
     arity: 1,

@@ -135,4 +135,3 @@ export function streamCommand(
     ...(extra.available ? { available: extra.available } : {}),
   });
 }
-

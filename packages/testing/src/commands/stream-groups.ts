@@ -19,75 +19,109 @@ function parseEntriesRead(ctx: CommandContext, i: number): number | null | undef
   return n === -1 ? null : n;
 }
 
-
-const xgroup = container('xgroup', -2, {
-  create: streamCommand('xgroup|create', -5, true, (ctx) => {
-    const [, , key, name, idText] = ctx.args as [string, string, string, string, string];
-    let mkstream = false;
-    let i = 5;
-    if (is(ctx.args[i], 'MKSTREAM')) {
-      mkstream = true;
-      i++;
-    }
-    const entriesRead = parseEntriesRead(ctx, i);
-    let stream = streamAt(ctx.db, key);
-    const id = groupStartId(stream, idText);
-    if (!stream) {
-      if (!mkstream) throw new CommandError(KEY_MUST_EXIST);
-      stream = ctx.db.getOrCreate(key, 'stream', () => new Stream());
-    }
-    if (stream.groups.has(name)) throw new CommandError('BUSYGROUP Consumer Group name already exists');
-    stream.groups.set(name, new ConsumerGroup(name, id, entriesRead ?? null));
-    ctx.db.touch(key);
-    return OK;
-  }, { keys: keyRange(2), categories: ['slow'] }),
-  setid: streamCommand('xgroup|setid', -5, true, (ctx) => {
-    const [, , key, name, idText] = ctx.args as [string, string, string, string, string];
-    const entriesRead = parseEntriesRead(ctx, 5);
-    const stream = streamAt(ctx.db, key);
-    if (!stream) throw new CommandError(KEY_MUST_EXIST);
-    const group = stream.groups.get(name);
-    if (!group) throw new CommandError(noGroupForKey(key, name));
-    group.lastId = groupStartId(stream, idText);
-    group.entriesRead = entriesRead ?? null;
-    return OK;
-  }, { keys: keyRange(2), categories: ['slow'] }),
-  destroy: streamCommand('xgroup|destroy', 4, true, (ctx) => {
-    const [, , key, name] = ctx.args as [string, string, string, string];
-    const stream = streamAt(ctx.db, key);
-    if (!stream) throw new CommandError(KEY_MUST_EXIST);
-    const existed = stream.groups.delete(name);
-    if (existed) ctx.db.touch(key);
-    return existed ? 1 : 0;
-  }, { keys: keyRange(2), categories: ['slow'] }),
-  createconsumer: streamCommand('xgroup|createconsumer', 5, true, (ctx) => {
-    const [, , key, name, consumer] = ctx.args as [string, string, string, string, string];
-    const stream = streamAt(ctx.db, key);
-    if (!stream) throw new CommandError(KEY_MUST_EXIST);
-    const group = stream.groups.get(name);
-    if (!group) throw new CommandError(noGroupForKey(key, name));
-    if (group.consumers.has(consumer)) return 0;
-    group.consumer(consumer, ctx.nowMs(), true);
-    return 1;
-  }, { keys: keyRange(2), categories: ['slow'] }),
-  delconsumer: streamCommand('xgroup|delconsumer', 5, true, (ctx) => {
-    const [, , key, name, consumer] = ctx.args as [string, string, string, string, string];
-    const stream = streamAt(ctx.db, key);
-    if (!stream) throw new CommandError(KEY_MUST_EXIST);
-    const group = stream.groups.get(name);
-    if (!group) throw new CommandError(noGroupForKey(key, name));
-    if (!group.consumers.has(consumer)) return 0;
-    let pending = 0;
-    for (const [id, entry] of group.pel) {
-      if (entry.consumer === consumer) {
-        group.pel.delete(id);
-        pending++;
-      }
-    }
-    group.consumers.delete(consumer);
-    return pending;
-  }, { keys: keyRange(2), categories: ['slow'] }),
-}, ['stream', 'slow']);
+const xgroup = container(
+  'xgroup',
+  -2,
+  {
+    create: streamCommand(
+      'xgroup|create',
+      -5,
+      true,
+      (ctx) => {
+        const [, , key, name, idText] = ctx.args as [string, string, string, string, string];
+        let mkstream = false;
+        let i = 5;
+        if (is(ctx.args[i], 'MKSTREAM')) {
+          mkstream = true;
+          i++;
+        }
+        const entriesRead = parseEntriesRead(ctx, i);
+        let stream = streamAt(ctx.db, key);
+        const id = groupStartId(stream, idText);
+        if (!stream) {
+          if (!mkstream) throw new CommandError(KEY_MUST_EXIST);
+          stream = ctx.db.getOrCreate(key, 'stream', () => new Stream());
+        }
+        if (stream.groups.has(name)) throw new CommandError('BUSYGROUP Consumer Group name already exists');
+        stream.groups.set(name, new ConsumerGroup(name, id, entriesRead ?? null));
+        ctx.db.touch(key);
+        return OK;
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+    setid: streamCommand(
+      'xgroup|setid',
+      -5,
+      true,
+      (ctx) => {
+        const [, , key, name, idText] = ctx.args as [string, string, string, string, string];
+        const entriesRead = parseEntriesRead(ctx, 5);
+        const stream = streamAt(ctx.db, key);
+        if (!stream) throw new CommandError(KEY_MUST_EXIST);
+        const group = stream.groups.get(name);
+        if (!group) throw new CommandError(noGroupForKey(key, name));
+        group.lastId = groupStartId(stream, idText);
+        group.entriesRead = entriesRead ?? null;
+        return OK;
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+    destroy: streamCommand(
+      'xgroup|destroy',
+      4,
+      true,
+      (ctx) => {
+        const [, , key, name] = ctx.args as [string, string, string, string];
+        const stream = streamAt(ctx.db, key);
+        if (!stream) throw new CommandError(KEY_MUST_EXIST);
+        const existed = stream.groups.delete(name);
+        if (existed) ctx.db.touch(key);
+        return existed ? 1 : 0;
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+    createconsumer: streamCommand(
+      'xgroup|createconsumer',
+      5,
+      true,
+      (ctx) => {
+        const [, , key, name, consumer] = ctx.args as [string, string, string, string, string];
+        const stream = streamAt(ctx.db, key);
+        if (!stream) throw new CommandError(KEY_MUST_EXIST);
+        const group = stream.groups.get(name);
+        if (!group) throw new CommandError(noGroupForKey(key, name));
+        if (group.consumers.has(consumer)) return 0;
+        group.consumer(consumer, ctx.nowMs(), true);
+        return 1;
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+    delconsumer: streamCommand(
+      'xgroup|delconsumer',
+      5,
+      true,
+      (ctx) => {
+        const [, , key, name, consumer] = ctx.args as [string, string, string, string, string];
+        const stream = streamAt(ctx.db, key);
+        if (!stream) throw new CommandError(KEY_MUST_EXIST);
+        const group = stream.groups.get(name);
+        if (!group) throw new CommandError(noGroupForKey(key, name));
+        if (!group.consumers.has(consumer)) return 0;
+        let pending = 0;
+        for (const [id, entry] of group.pel) {
+          if (entry.consumer === consumer) {
+            group.pel.delete(id);
+            pending++;
+          }
+        }
+        group.consumers.delete(consumer);
+        return pending;
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+  },
+  ['stream', 'slow'],
+);
 
 function infoStream(ctx: CommandContext): Reply {
   const key = ctx.args[2]!;
@@ -110,13 +144,21 @@ function infoStream(ctx: CommandContext): Reply {
       const fields: Reply[] = ['name', g.name, 'last-delivered-id', formatId(g.lastId)];
       if (ctx.model.streamLag) fields.push('entries-read', g.entriesRead, 'lag', stream.lag(g));
       fields.push(
-        'pel-count', pel.length,
-        'pending', pel.slice(0, limit).map((p) => [p.key, p.consumer, Math.floor(p.deliveryTimeMs), p.deliveryCount]),
-        'consumers', [...g.consumers.values()].map((c) => {
+        'pel-count',
+        pel.length,
+        'pending',
+        pel.slice(0, limit).map((p) => [p.key, p.consumer, Math.floor(p.deliveryTimeMs), p.deliveryCount]),
+        'consumers',
+        [...g.consumers.values()].map((c) => {
           const own = pel.filter((p) => p.consumer === c.name);
           const cf: Reply[] = ['name', c.name, 'seen-time', Math.floor(c.seenTimeMs)];
           if (ctx.model.consumerInactive) cf.push('active-time', Math.floor(c.activeTimeMs));
-          cf.push('pel-count', own.length, 'pending', own.slice(0, limit).map((p) => [p.key, Math.floor(p.deliveryTimeMs), p.deliveryCount]));
+          cf.push(
+            'pel-count',
+            own.length,
+            'pending',
+            own.slice(0, limit).map((p) => [p.key, Math.floor(p.deliveryTimeMs), p.deliveryCount]),
+          );
           return mapOf(...cf);
         }),
       );
@@ -130,30 +172,47 @@ function infoStream(ctx: CommandContext): Reply {
   return mapOf(...head, 'groups', stream.groups.size, 'first-entry', first ? entryReply(first) : null, 'last-entry', last ? entryReply(last) : null);
 }
 
-const xinfo = container('xinfo', -2, {
-  stream: streamCommand('xinfo|stream', -3, false, infoStream, { keys: keyRange(2), categories: ['slow'] }),
-  groups: streamCommand('xinfo|groups', 3, false, (ctx) => {
-    const stream = streamAt(ctx.db, ctx.args[2]!);
-    if (!stream) throw new CommandError('ERR no such key');
-    return [...stream.groups.values()].map((g) => {
-      const fields: Reply[] = ['name', g.name, 'consumers', g.consumers.size, 'pending', g.pel.size, 'last-delivered-id', formatId(g.lastId)];
-      if (ctx.model.streamLag) fields.push('entries-read', g.entriesRead, 'lag', stream.lag(g));
-      return mapOf(...fields);
-    });
-  }, { keys: keyRange(2), categories: ['slow'] }),
-  consumers: streamCommand('xinfo|consumers', 4, false, (ctx) => {
-    const [, , key, name] = ctx.args as [string, string, string, string];
-    const stream = streamAt(ctx.db, key);
-    if (!stream) throw new CommandError('ERR no such key');
-    const group = stream.groups.get(name);
-    if (!group) throw new CommandError(noGroupForKey(key, name));
-    const now = ctx.nowMs();
-    return [...group.consumers.values()].map((c) => {
-      const fields: Reply[] = ['name', c.name, 'pending', group.pendingOf(c.name), 'idle', Math.max(0, Math.floor(now - c.seenTimeMs))];
-      if (ctx.model.consumerInactive) fields.push('inactive', c.activeTimeMs < 0 ? -1 : Math.max(0, Math.floor(now - c.activeTimeMs)));
-      return mapOf(...fields);
-    });
-  }, { keys: keyRange(2), categories: ['slow'] }),
-}, ['stream', 'slow']);
+const xinfo = container(
+  'xinfo',
+  -2,
+  {
+    stream: streamCommand('xinfo|stream', -3, false, infoStream, { keys: keyRange(2), categories: ['slow'] }),
+    groups: streamCommand(
+      'xinfo|groups',
+      3,
+      false,
+      (ctx) => {
+        const stream = streamAt(ctx.db, ctx.args[2]!);
+        if (!stream) throw new CommandError('ERR no such key');
+        return [...stream.groups.values()].map((g) => {
+          const fields: Reply[] = ['name', g.name, 'consumers', g.consumers.size, 'pending', g.pel.size, 'last-delivered-id', formatId(g.lastId)];
+          if (ctx.model.streamLag) fields.push('entries-read', g.entriesRead, 'lag', stream.lag(g));
+          return mapOf(...fields);
+        });
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+    consumers: streamCommand(
+      'xinfo|consumers',
+      4,
+      false,
+      (ctx) => {
+        const [, , key, name] = ctx.args as [string, string, string, string];
+        const stream = streamAt(ctx.db, key);
+        if (!stream) throw new CommandError('ERR no such key');
+        const group = stream.groups.get(name);
+        if (!group) throw new CommandError(noGroupForKey(key, name));
+        const now = ctx.nowMs();
+        return [...group.consumers.values()].map((c) => {
+          const fields: Reply[] = ['name', c.name, 'pending', group.pendingOf(c.name), 'idle', Math.max(0, Math.floor(now - c.seenTimeMs))];
+          if (ctx.model.consumerInactive) fields.push('inactive', c.activeTimeMs < 0 ? -1 : Math.max(0, Math.floor(now - c.activeTimeMs)));
+          return mapOf(...fields);
+        });
+      },
+      { keys: keyRange(2), categories: ['slow'] },
+    ),
+  },
+  ['stream', 'slow'],
+);
 
 export const streamGroupCommands: CommandSpec[] = [xgroup, xinfo];

@@ -77,14 +77,17 @@ function xclaim(ctx: CommandContext): Reply {
   const now = ctx.nowMs();
   let deliveryTime = now;
   let retryCount: number | undefined;
-  let force = false, justId = false;
+  let force = false,
+    justId = false;
   for (; i < ctx.args.length; i++) {
     const option = ctx.args[i]!.toUpperCase();
     if (option === 'FORCE') force = true;
     else if (option === 'JUSTID') justId = true;
-    else if (option === 'IDLE' && ctx.args[i + 1] !== undefined) deliveryTime = now - parseInteger(ctx.args[++i]!, 'ERR Invalid IDLE option argument for XCLAIM');
+    else if (option === 'IDLE' && ctx.args[i + 1] !== undefined)
+      deliveryTime = now - parseInteger(ctx.args[++i]!, 'ERR Invalid IDLE option argument for XCLAIM');
     else if (option === 'TIME' && ctx.args[i + 1] !== undefined) deliveryTime = parseInteger(ctx.args[++i]!, 'ERR Invalid TIME option argument for XCLAIM');
-    else if (option === 'RETRYCOUNT' && ctx.args[i + 1] !== undefined) retryCount = parseInteger(ctx.args[++i]!, 'ERR Invalid RETRYCOUNT option argument for XCLAIM');
+    else if (option === 'RETRYCOUNT' && ctx.args[i + 1] !== undefined)
+      retryCount = parseInteger(ctx.args[++i]!, 'ERR Invalid RETRYCOUNT option argument for XCLAIM');
     else if (option === 'LASTID' && ctx.args[i + 1] !== undefined) parseId(ctx.args[++i]!, 0, true);
     else throw new CommandError(`ERR Unrecognized XCLAIM option '${ctx.args[i]}'`);
   }

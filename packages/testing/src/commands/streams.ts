@@ -90,7 +90,11 @@ function xadd(ctx: CommandContext): Reply {
   const now = ctx.nowMs();
   let iid: string | undefined;
   if (idmp) {
-    iid = idmp.iid ?? createHash('sha1').update(Buffer.from(fields.join('\u0000'), 'latin1')).digest('hex');
+    iid =
+      idmp.iid ??
+      createHash('sha1')
+        .update(Buffer.from(fields.join('\u0000'), 'latin1'))
+        .digest('hex');
     const original = idmpId(stream, idmp.producer, iid, now);
     if (original) return formatId(original);
   }
@@ -149,22 +153,28 @@ export const streamCommands: CommandSpec[] = [
     if (deleted) ctx.db.touch(key);
     return deleted;
   }),
-  streamCommand('xtrim', -4, true, (ctx) => {
-    const key = ctx.args[1]!;
-    const option = ctx.args[2]!.toUpperCase();
-    if (option !== 'MAXLEN' && option !== 'MINID') fail();
-    const { spec, next } = parseTrim(ctx.args, 2);
-    let policy: RefPolicy | undefined;
-    if (next < ctx.args.length) {
-      policy = parsePolicy(ctx.args[next], ctx.model);
-      if (!policy || next + 1 !== ctx.args.length) fail();
-    }
-    const stream = streamAt(ctx.db, key);
-    if (!stream) return 0;
-    const removed = trim(stream, spec, policy);
-    if (removed) ctx.db.touch(key);
-    return removed;
-  }, { categories: ['slow'] }),
+  streamCommand(
+    'xtrim',
+    -4,
+    true,
+    (ctx) => {
+      const key = ctx.args[1]!;
+      const option = ctx.args[2]!.toUpperCase();
+      if (option !== 'MAXLEN' && option !== 'MINID') fail();
+      const { spec, next } = parseTrim(ctx.args, 2);
+      let policy: RefPolicy | undefined;
+      if (next < ctx.args.length) {
+        policy = parsePolicy(ctx.args[next], ctx.model);
+        if (!policy || next + 1 !== ctx.args.length) fail();
+      }
+      const stream = streamAt(ctx.db, key);
+      if (!stream) return 0;
+      const removed = trim(stream, spec, policy);
+      if (removed) ctx.db.touch(key);
+      return removed;
+    },
+    { categories: ['slow'] },
+  ),
   streamCommand(
     'xdelex',
     -5,
@@ -214,4 +224,3 @@ export const streamCommands: CommandSpec[] = [
     return OK;
   }),
 ];
-

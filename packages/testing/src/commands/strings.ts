@@ -43,7 +43,10 @@ export const stringCommands: CommandSpec[] = [
     keys: keyRange(1),
     handler: (ctx) => {
       const [, key, value] = ctx.args as [string, string, string];
-      let nx = false, xx = false, get = false, keepTtl = false;
+      let nx = false,
+        xx = false,
+        get = false,
+        keepTtl = false;
       let expiresAtMs: number | undefined;
       let expirySet = false;
       const options = ctx.args.slice(3);

@@ -82,8 +82,15 @@ function range(ctx: CommandContext, key: string, request: RangeRequest): Reply {
   return withScores(ctx, members, request.scores);
 }
 
-function parseLimitAndScores(options: readonly string[], allowScores: boolean, allowLimit: boolean): { offset: number; count: number; scores: boolean; limit: boolean } {
-  let offset = 0, count = -1, scores = false, limit = false;
+function parseLimitAndScores(
+  options: readonly string[],
+  allowScores: boolean,
+  allowLimit: boolean,
+): { offset: number; count: number; scores: boolean; limit: boolean } {
+  let offset = 0,
+    count = -1,
+    scores = false,
+    limit = false;
   for (let i = 0; i < options.length; i++) {
     if (allowScores && is(options[i], 'WITHSCORES')) scores = true;
     else if (allowLimit && is(options[i], 'LIMIT') && i + 2 < options.length) {
@@ -115,7 +122,12 @@ export const zsetCommands: CommandSpec[] = [
   zset('zadd', -4, true, (ctx): Reply => {
     const key = ctx.args[1]!;
     let i = 2;
-    let nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
+    let nx = false,
+      xx = false,
+      gt = false,
+      lt = false,
+      ch = false,
+      incr = false;
     for (; i < ctx.args.length; i++) {
       const option = ctx.args[i]!.toUpperCase();
       if (option === 'NX') nx = true;
@@ -136,7 +148,8 @@ export const zsetCommands: CommandSpec[] = [
     const existing = ctx.db.get(key, 'zset');
     if (!existing && xx) return incr ? null : 0;
     const set = existing ?? ctx.db.getOrCreate(key, 'zset', () => new SortedSet());
-    let added = 0, changed = 0;
+    let added = 0,
+      changed = 0;
     let incrResult: number | null = null;
     for (const [score, member] of pairs) {
       const old = set.score(member);
@@ -181,17 +194,23 @@ export const zsetCommands: CommandSpec[] = [
     if (removed) removeIfEmpty(ctx, key, set);
     return removed;
   }),
-  zset('zremrangebyscore', 4, true, (ctx) => {
-    const key = ctx.args[1]!;
-    const lo = parseBound(ctx.args[2]!);
-    const hi = parseBound(ctx.args[3]!);
-    const set = ctx.db.get(key, 'zset');
-    if (!set) return 0;
-    const doomed = set.byScore(lo.value, lo.exclusive, hi.value, hi.exclusive);
-    for (const m of doomed) set.delete(m.member);
-    if (doomed.length) removeIfEmpty(ctx, key, set);
-    return doomed.length;
-  }, false),
+  zset(
+    'zremrangebyscore',
+    4,
+    true,
+    (ctx) => {
+      const key = ctx.args[1]!;
+      const lo = parseBound(ctx.args[2]!);
+      const hi = parseBound(ctx.args[3]!);
+      const set = ctx.db.get(key, 'zset');
+      if (!set) return 0;
+      const doomed = set.byScore(lo.value, lo.exclusive, hi.value, hi.exclusive);
+      for (const m of doomed) set.delete(m.member);
+      if (doomed.length) removeIfEmpty(ctx, key, set);
+      return doomed.length;
+    },
+    false,
+  ),
   zset('zscore', 3, false, (ctx) => {
     const score = ctx.db.get(ctx.args[1]!, 'zset')?.score(ctx.args[2]!);
     return score === undefined ? null : new DoubleReply(score);
@@ -215,34 +234,58 @@ export const zsetCommands: CommandSpec[] = [
     const rank = set?.rank(ctx.args[2]!);
     return set && rank !== undefined ? set.size - 1 - rank : null;
   }),
-  zset('zrange', -4, false, (ctx) => {
-    const [, key, min, max] = ctx.args as [string, string, string, string];
-    let by: RangeRequest['by'] = 'rank';
-    let rev = false;
-    const rest: string[] = [];
-    for (const option of ctx.args.slice(4)) {
-      if (is(option, 'BYSCORE')) by = 'score';
-      else if (is(option, 'BYLEX')) by = 'lex';
-      else if (is(option, 'REV')) rev = true;
-      else rest.push(option);
-    }
-    const parsed = parseLimitAndScores(rest, true, true);
-    if (parsed.limit && by === 'rank') throw new CommandError('ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX');
-    if (parsed.scores && by === 'lex') throw new CommandError('ERR syntax error, WITHSCORES not supported in combination with BYLEX');
-    return range(ctx, key, { by, rev, min, max, ...parsed });
-  }, false),
-  zset('zrangebyscore', -4, false, (ctx) => {
-    const parsed = parseLimitAndScores(ctx.args.slice(4), true, true);
-    return range(ctx, ctx.args[1]!, { by: 'score', rev: false, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
-  }, false),
-  zset('zrevrangebyscore', -4, false, (ctx) => {
-    const parsed = parseLimitAndScores(ctx.args.slice(4), true, true);
-    return range(ctx, ctx.args[1]!, { by: 'score', rev: true, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
-  }, false),
-  zset('zrevrange', -4, false, (ctx) => {
-    const parsed = parseLimitAndScores(ctx.args.slice(4), true, false);
-    return range(ctx, ctx.args[1]!, { by: 'rank', rev: true, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
-  }, false),
+  zset(
+    'zrange',
+    -4,
+    false,
+    (ctx) => {
+      const [, key, min, max] = ctx.args as [string, string, string, string];
+      let by: RangeRequest['by'] = 'rank';
+      let rev = false;
+      const rest: string[] = [];
+      for (const option of ctx.args.slice(4)) {
+        if (is(option, 'BYSCORE')) by = 'score';
+        else if (is(option, 'BYLEX')) by = 'lex';
+        else if (is(option, 'REV')) rev = true;
+        else rest.push(option);
+      }
+      const parsed = parseLimitAndScores(rest, true, true);
+      if (parsed.limit && by === 'rank') throw new CommandError('ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX');
+      if (parsed.scores && by === 'lex') throw new CommandError('ERR syntax error, WITHSCORES not supported in combination with BYLEX');
+      return range(ctx, key, { by, rev, min, max, ...parsed });
+    },
+    false,
+  ),
+  zset(
+    'zrangebyscore',
+    -4,
+    false,
+    (ctx) => {
+      const parsed = parseLimitAndScores(ctx.args.slice(4), true, true);
+      return range(ctx, ctx.args[1]!, { by: 'score', rev: false, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
+    },
+    false,
+  ),
+  zset(
+    'zrevrangebyscore',
+    -4,
+    false,
+    (ctx) => {
+      const parsed = parseLimitAndScores(ctx.args.slice(4), true, true);
+      return range(ctx, ctx.args[1]!, { by: 'score', rev: true, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
+    },
+    false,
+  ),
+  zset(
+    'zrevrange',
+    -4,
+    false,
+    (ctx) => {
+      const parsed = parseLimitAndScores(ctx.args.slice(4), true, false);
+      return range(ctx, ctx.args[1]!, { by: 'rank', rev: true, min: ctx.args[2]!, max: ctx.args[3]!, ...parsed });
+    },
+    false,
+  ),
   zset('zpopmin', -2, true, (ctx) => {
     const key = ctx.args[1]!;
     const count = ctx.args[2] === undefined ? 1 : parseInteger(ctx.args[2]);

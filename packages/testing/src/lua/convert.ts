@@ -1,13 +1,4 @@
-import {
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NullArrayReply,
-  SetReply,
-  StatusReply,
-  VerbatimReply,
-  type Reply,
-} from '../reply.js';
+import { DoubleReply, ErrorReply, MapReply, NullArrayReply, SetReply, StatusReply, VerbatimReply, type Reply } from '../reply.js';
 import type { DoubleFormatter } from '../resp.js';
 import type { Fengari, LuaState } from './fengari.js';
 
@@ -92,7 +83,14 @@ export function pushReply(f: Fengari, L: LuaState, reply: Reply, resp: 2 | 3, na
       }
       lua.lua_setfield(L, -2, names.map);
     } else {
-      pushReply(f, L, reply.entries.flatMap(([k, v]) => [k, v]), resp, names, formatDouble);
+      pushReply(
+        f,
+        L,
+        reply.entries.flatMap(([k, v]) => [k, v]),
+        resp,
+        names,
+        formatDouble,
+      );
     }
   } else if (reply instanceof SetReply) {
     if (resp === 3) {

@@ -265,16 +265,18 @@ export class LuaRuntime implements ScriptRunner {
       lua.lua_pushnumber(L, value);
       lua.lua_setfield(L, -2, to_luastring(name));
     };
-    const call = (raise: boolean) => (state: LuaState): number => {
-      const running = this.running;
-      if (!running) return this.raise(state, 'ERR redis.call used outside a script');
-      if (lua.lua_gettop(state) === 0) return this.raise(state, 'ERR Please specify at least one argument for this redis lib call');
-      const args = this.stringArgs(state);
-      const reply = this.engine.callFromScript(running.client, args, running.readOnly);
-      if (reply instanceof ErrorReply && raise) return this.raise(state, reply.message);
-      pushReply(this.f, state, reply, running.resp, this.names, model.formatDouble);
-      return 1;
-    };
+    const call =
+      (raise: boolean) =>
+      (state: LuaState): number => {
+        const running = this.running;
+        if (!running) return this.raise(state, 'ERR redis.call used outside a script');
+        if (lua.lua_gettop(state) === 0) return this.raise(state, 'ERR Please specify at least one argument for this redis lib call');
+        const args = this.stringArgs(state);
+        const reply = this.engine.callFromScript(running.client, args, running.readOnly);
+        if (reply instanceof ErrorReply && raise) return this.raise(state, reply.message);
+        pushReply(this.f, state, reply, running.resp, this.names, model.formatDouble);
+        return 1;
+      };
     fn('call', call(true));
     fn('pcall', call(false));
     fn('error_reply', (state) => {

@@ -38,8 +38,7 @@ const receive = (q: Queue, opts: { visibilityMs?: number; max?: number; limit?: 
       { binary: true },
     ),
   );
-const ack = (q: Queue, pairs: string[]) =>
-  outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines], ['respire', ...pairs]));
+const ack = (q: Queue, pairs: string[]) => outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines], ['respire', ...pairs]));
 const nack = (q: Queue, delayMs: number, pairs: string[]) =>
   outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines], [String(delayMs), ...pairs]));
 
@@ -79,7 +78,10 @@ async function scenario(q: Queue): Promise<unknown[]> {
   await sleep(80);
   record('receive after leases expired (limit 2: id2 dead-lettered)', await receive(q, { max: 10, limit: 2, token: TOKEN_C, visibilityMs: 1 }));
   record('dead-letter stream', await q.raw.send(['XLEN', q.keys.deadLetter]));
-  record('dead-letter record fields', ((await q.raw.send(['XRANGE', q.keys.deadLetter, '-', '+'])) as unknown[][]).map((e) => e[1]));
+  record(
+    'dead-letter record fields',
+    ((await q.raw.send(['XRANGE', q.keys.deadLetter, '-', '+'])) as unknown[][]).map((e) => e[1]),
+  );
   record('stream after dead-lettering', await q.raw.send(['XLEN', q.keys.stream]));
   // Wrong key type: refused before any write.
   await q.raw.send(['DEL', q.keys.deadlines]);

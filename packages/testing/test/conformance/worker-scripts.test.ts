@@ -57,9 +57,38 @@ async function scenario(raw: RawClient, target: CommandTarget, prefix: string): 
   const batchCall = (completions: string[][], first: string, last: string) =>
     call(scripts.workerComplete, [batch, dead], ['g', 'r1', '0', '60000', first, last, ...completions.flat()]);
   await record('batch: ack, stale, repeated, release, dead letter', () =>
-    batchCall([['1-1', '1', 'ack'], ['1-2', '1', 'ack'], ['1-1', '1', 'ack'], ['1-4', '1', 'release'], ['1-5', '1', 'dead-letter', 'explicit', '']], '1-1', '1-5'));
-  await record('batch: two IDs around six other pending entries', () => batchCall([['1-3', '1', 'ack'], ['1-9', '1', 'ack']], '1-3', '1-9'));
-  await record('batch: an ID outside the given range is stale', () => batchCall([['1-6', '1', 'ack'], ['1-7', '1', 'ack']], '1-6', '1-6'));
+    batchCall(
+      [
+        ['1-1', '1', 'ack'],
+        ['1-2', '1', 'ack'],
+        ['1-1', '1', 'ack'],
+        ['1-4', '1', 'release'],
+        ['1-5', '1', 'dead-letter', 'explicit', ''],
+      ],
+      '1-1',
+      '1-5',
+    ),
+  );
+  await record('batch: two IDs around six other pending entries', () =>
+    batchCall(
+      [
+        ['1-3', '1', 'ack'],
+        ['1-9', '1', 'ack'],
+      ],
+      '1-3',
+      '1-9',
+    ),
+  );
+  await record('batch: an ID outside the given range is stale', () =>
+    batchCall(
+      [
+        ['1-6', '1', 'ack'],
+        ['1-7', '1', 'ack'],
+      ],
+      '1-6',
+      '1-6',
+    ),
+  );
   const left = (await raw.send(['XPENDING', batch, 'g', '-', '+', '20'])) as unknown[][];
   log.push({ label: 'batch: pending after (id, owner, count)', value: left.map((p) => [p[0], p[1], p[3]]) });
   log.push({ label: 'batch: dead letters', value: await raw.send(['XLEN', dead]) });

@@ -17,8 +17,14 @@ export async function prepareFakeReceive(runs: number): Promise<FakeReceive> {
   const target = commandTarget(client);
   const payload = Buffer.alloc(100, 'x');
   const args = {
-    stream: keys.stream, deadlines: keys.deadlines, deadLetter: keys.deadLetter,
-    visibilityTimeoutMs: 3_600_000, max: 10, deliveryLimit: 5, token: 'AAAAAAAAAAAAAAAA', group: 'respire',
+    stream: keys.stream,
+    deadlines: keys.deadlines,
+    deadLetter: keys.deadLetter,
+    visibilityTimeoutMs: 3_600_000,
+    max: 10,
+    deliveryLimit: 5,
+    token: 'AAAAAAAAAAAAAAAA',
+    group: 'respire',
   };
   for (let i = 0; i < runs * 10; i += 500) {
     await Promise.all(Array.from({ length: Math.min(500, runs * 10 - i) }, () => client.sendCommand(['XADD', keys.stream, '*', 'payload', payload])));
@@ -36,9 +42,11 @@ export async function prepareFakeReceive(runs: number): Promise<FakeReceive> {
 export async function pipelined(receive: () => Promise<unknown>, runs: number): Promise<number> {
   let next = 1;
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next++ < runs) await receive();
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next++ < runs) await receive();
+    }),
+  );
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 

@@ -15,8 +15,9 @@ export async function fenceCost(url: string, messages: number, batchSize: number
   const client = await connect(url, 'timeout-0');
   const minimal = String(
     await client.sendCommand([
-      'SCRIPT', 'LOAD',
-      "local ids = {} for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end " +
+      'SCRIPT',
+      'LOAD',
+      'local ids = {} for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end ' +
         "redis.call('XPENDING', KEYS[1], 'g', ARGV[1], ARGV[2], #ids, 'c') redis.call('XACK', KEYS[1], 'g', unpack(ids)) return #ids",
     ]),
   );
@@ -24,7 +25,10 @@ export async function fenceCost(url: string, messages: number, batchSize: number
   const ways: [string, (stream: string, ids: string[]) => string[]][] = [
     ['XACK of the read (no fence)', (stream, ids) => ['XACK', stream, 'g', ...ids]],
     ['one XPENDING + one XACK in a script (the least a fenced batch pays)', (stream, ids) => ['EVALSHA', minimal, '1', stream, ids[0]!, ids.at(-1)!, ...ids]],
-    ['worker-complete', (stream, ids) => ['EVALSHA', complete, '2', stream, stream, 'g', 'c', '0', '60000', ids[0]!, ids.at(-1)!, ...ids.flatMap((id) => [id, '1', 'ack'])]],
+    [
+      'worker-complete',
+      (stream, ids) => ['EVALSHA', complete, '2', stream, stream, 'g', 'c', '0', '60000', ids[0]!, ids.at(-1)!, ...ids.flatMap((id) => [id, '1', 'ack'])],
+    ],
   ];
   // Interleaved rounds; each way keeps its cheapest round (CPU cost only grows with the machine's load).
   const best: ThroughputResult[] = [];

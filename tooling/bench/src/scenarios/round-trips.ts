@@ -29,7 +29,10 @@ export async function queueRoundTrips(url: string): Promise<RoundTrips[]> {
     await run();
     const wire = counting.count();
     const d = delta(before, await sampleServer(admin));
-    const serverCommands = [...d.calls].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name}×${n}`).join(' ');
+    const serverCommands = [...d.calls]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name}×${n}`)
+      .join(' ');
     out.push({ operation, wire, server: d.commandCalls, serverCommands });
   };
   await measure('send', () => queue.send(payload));

@@ -26,7 +26,7 @@ export async function scale(url: string, backlog: number, samples: number, dueMe
   const payload = Buffer.alloc(100, 'x');
   try {
     await pooled(backlog, 512, () => queue.send(payload));
-    for (let leased = 0; leased < backlog; ) leased += (await queue.receive(3_600_000, { max: 1000 })).length;
+    for (let leased = 0; leased < backlog;) leased += (await queue.receive(3_600_000, { max: 1000 })).length;
 
     const latencies: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -43,12 +43,12 @@ export async function scale(url: string, backlog: number, samples: number, dueMe
     await pooled(dueMessages, 512, () => queue.send(payload));
     const leaseMs = 3_000;
     const leaseStarted = Date.now();
-    for (let leased = 0; leased < dueMessages; ) leased += (await queue.receive(leaseMs, { max: 1000 })).length;
+    for (let leased = 0; leased < dueMessages;) leased += (await queue.receive(leaseMs, { max: 1000 })).length;
     if (Date.now() - leaseStarted >= leaseMs) throw new Error('leasing the due messages took longer than their lease');
     await sleep(leaseMs + 50);
     const before = await sampleServer(client);
     const started = process.hrtime.bigint();
-    for (let recovered = 0; recovered < dueMessages; ) {
+    for (let recovered = 0; recovered < dueMessages;) {
       const batch = await queue.receive(60_000, { max: 100 });
       recovered += batch.filter((m) => m.deliveryCount > 1).length;
     }

@@ -36,15 +36,20 @@ export async function streamCeiling(url: string, run: CeilingRun): Promise<Throu
         acked += count;
         if (acked >= run.messages) finish();
       }
-      ids = entriesOf(await read).map(([id]) => id)
+      ids = entriesOf(await read).map(([id]) => id);
     }
   };
   let loops: Promise<void>[] = [];
   try {
-    return await measureThroughput(`raw ceiling: XREADGROUP COUNT ${run.batchSize} + XACK of the batch pipelined, x${run.consumerCount}`, client, run.messages, async () => {
-      loops = readers.map((reader, i) => consume(reader, i));
-      await finished;
-    });
+    return await measureThroughput(
+      `raw ceiling: XREADGROUP COUNT ${run.batchSize} + XACK of the batch pipelined, x${run.consumerCount}`,
+      client,
+      run.messages,
+      async () => {
+        loops = readers.map((reader, i) => consume(reader, i));
+        await finished;
+      },
+    );
   } finally {
     stopped = true;
     await Promise.allSettled(loops);

@@ -77,9 +77,7 @@ export async function workerThroughput(url: string, run: WorkerRun): Promise<Wor
   const count = () => {
     if (++handled === run.messages) allHandled();
   };
-  const handler = probe
-    ? (entry: { id: string }) => (count(), probe.returned(entry.id), StreamWorkerResult.Ack)
-    : () => (count(), StreamWorkerResult.Ack);
+  const handler = probe ? (entry: { id: string }) => (count(), probe.returned(entry.id), StreamWorkerResult.Ack) : () => (count(), StreamWorkerResult.Ack);
   let worker: { stop(): Promise<void> } | undefined;
   try {
     // Measured: start, then until every entry is acknowledged; stop() is not part of the figure.
