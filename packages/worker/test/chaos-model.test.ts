@@ -147,6 +147,22 @@ describe('the chaos model', () => {
       'one confirmed completion per entry',
     ],
     [
+      'a stale ack accepted in place of the newer delivery (that one then fenced out)',
+      () =>
+        run(
+          [entry('1-1', 'ok')],
+          [
+            at('start', '1-1', 1, '0.0'),
+            at('start', '1-1', 2, '0.1'),
+            at('work', '1-1', 1, '0.0'),
+            at('end', '1-1', 1, '0.0', 'ack'),
+            at('work', '1-1', 2, '0.1'),
+            at('end', '1-1', 2, '0.1', 'stale'),
+          ],
+        ),
+      'completed only by its newest delivery',
+    ],
+    [
       'an ack reported by a delivery that did not do the work',
       () =>
         run([entry('1-1', 'ok')], [at('start', '1-1', 1, '0.0'), at('work', '1-1', 1, '0.0'), at('start', '1-1', 2, '1.0'), at('end', '1-1', 2, '1.0', 'ack')]),

@@ -138,9 +138,13 @@ const CONFIRMED = new Set(['ack', 'dead-letter', 'deleted']);
  *   the limit, with the right exception type), or was abandoned at the limit (`delivery-limit`,
  *   past it); each with the entry's own fields, in order; and every entry that never succeeds
  *   within the limit is dead-lettered;
- * - one confirmed completion per entry: at most one delivery reports ack, dead-letter or deleted
- *   (a stale delivery is fenced out), an ack only after that delivery's own work, a dead-letter
- *   only for the delivery the record names;
+ * - one confirmed completion per entry: at most one delivery reports ack, dead-letter or deleted,
+ *   an ack only after that delivery's own work, a dead-letter only for the delivery the record
+ *   names;
+ * - completed only by its newest delivery: a completion commits only while the entry is pending to
+ *   that consumer at that delivery count (the fence), and once committed no later delivery can
+ *   exist; so a confirmed completion of attempt n beside a delivery of a later attempt is a stale
+ *   completion the fence accepted (another owner, or the same consumer name at a later count);
  * - recovery: every entry a killed process left pending leaves its consumer (claimed by another,
  *   replayed under the same name, or completed by the batch it wrote before the kill) within the bound.
  */
@@ -192,6 +196,16 @@ export function checkRun(run: Observations): CheckResult {
       );
     }
     for (const end of confirmed) {
+      // A committed completion takes the entry out of the PEL, after which nobody can claim it: a
+      // newer delivery proves this one was already stale when its completion was accepted.
+      const newer = log.find((r) => r.event === 'start' && r.n > end.n);
+      if (newer !== undefined) {
+        fail(
+          'completed only by its newest delivery',
+          entry,
+          `attempt ${end.n} reported ${end.o}, though attempt ${newer.n} had already been delivered (to ${newer.p})`,
+        );
+      }
       if (end.o === 'ack' && !work.some((w) => w.n === end.n && w.p === end.p)) {
         fail('one confirmed completion per entry', entry, `attempt ${end.n} reported ack without its own work`);
       }

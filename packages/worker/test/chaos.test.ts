@@ -26,23 +26,34 @@ import type { ChaosWorkerConfig, LogEvent } from './chaos-worker.js';
  * Three slots of worker processes (chaos-worker.ts, each a StreamWorkerHost with one worker) read
  * one stream while the test appends entries in bursts. Entries succeed, fail for a while, fail
  * always or ask to be dead-lettered, each by its own fields (chaos-model.ts). Meanwhile a seeded
- * schedule SIGKILLs a process (which its slot restarts after up to 1 s) or freezes one with
- * SIGSTOP, mostly for longer than the minimum idle time, so its entries are recovered by others
- * while it still holds them (their completions must then be refused by the fence). Slot 0 always
- * uses a stable consumer name (a restart replays its own pending entries), slot 1 the worker's
- * random name, slot 2 either, drawn at each start; reader counts, batch sizes and the node-redis
- * major (5 or 6) are drawn at each start too. At least two processes are ready and not frozen
- * before each fault.
+ * schedule injects, at random gaps:
+ * - SIGKILL of a process, which its slot restarts after up to 1 s;
+ * - SIGSTOP of a process, mostly for longer than the minimum idle time, so its entries are
+ *   recovered by others while it still holds them (its completions must then be refused);
+ * - a rolling restart: the slot's next process starts while the old one, frozen for a moment,
+ *   still holds deliveries, then the old one gets SIGTERM and drains. Under a stable name the new
+ *   process's replay re-claims them under the same consumer name, so the old one's completions
+ *   are stale by delivery count alone.
+ * Slot 0 always uses a stable consumer name (a restart replays its own pending entries), slot 1
+ * the worker's random name, slot 2 either, drawn at each start; reader counts, batch sizes and the
+ * node-redis major (5 or 6) are drawn at each start too. At least two processes are ready and not
+ * frozen before each fault.
  *
  * Then the faults stop, frozen processes continue, and the stream drains. The test checks
  * (chaos-model.ts `checkRun`) that every entry's work was done or the entry dead-lettered, at least
- * once; dead letters only where the contract puts them; one confirmed completion per entry; every
- * entry a killed process left pending delivered again within minimumIdleTimeMs +
- * recoveryPollIntervalMs + {@link RECOVERY_MARGIN_MS}; no worker fault and no crash; exactly the
- * live processes' connections on the server, and none once they stopped (CLIENT LIST); and every
- * process exits by itself on SIGTERM. It reports the duplicate rate and the recovery times.
+ * once; dead letters only where the contract puts them; one confirmed completion per entry, and
+ * only by its newest delivery; every entry a killed process left pending recovered within
+ * minimumIdleTimeMs + recoveryPollIntervalMs + {@link RECOVERY_MARGIN_MS}; no worker fault and no
+ * crash; exactly the live processes' connections on the server, and none once they stopped
+ * (CLIENT LIST); and every process exits by itself on SIGTERM. It reports the duplicate rate and
+ * the recovery times.
  *
- * Size: {@link CI_SECONDS} s of faults and load (about 70 s in all on a loaded 2-core machine);
+ * The recovery bound assumes the fleet recovers faster than entries fall idle: each reader claims
+ * at most batchSize entries per recoveryPollIntervalMs (at least 30 entries/s for three readers of
+ * batch 1 at 100 ms), against about 15 failed attempts/s waiting for recovery at this load, plus
+ * each kill's orphans.
+ *
+ * Size: {@link CI_SECONDS} s of faults and load, about 50 s in all on a loaded 2-core machine;
  * `RESPIRE_CHAOS_SECONDS=600` runs ten minutes, `RESPIRE_CHAOS_SEED=<seed>` repeats a run's plan
  * (see the worker README, "Tests").
  */
@@ -194,6 +205,7 @@ it(
     const pick = random.fork('fault targets');
     const kills: KillRecord[] = [];
     const watched: { orphan: Orphan; killedAt: number }[] = [];
+    const retirements: Promise<void>[] = [];
     const faults: ScheduledFault[] = [
       {
         name: 'SIGKILL',
@@ -220,6 +232,32 @@ it(
           }
           kills.push({ process: key(victim), serverMs: idMs(at), orphans });
           watched.push(...orphans.map((orphan) => ({ orphan, killedAt })));
+        },
+      },
+      {
+        // The slot's next process starts while this one, frozen for a moment, still holds its
+        // deliveries; then it gets SIGTERM and drains. Under a stable name the new process's
+        // replay re-claims them under the same consumer name, so the old one's completions are
+        // stale by delivery count alone.
+        name: 'rolling restart',
+        weight: 1,
+        ready: () => readyRunning().length >= 2,
+        run: () => {
+          const candidates = readyRunning();
+          const stable = candidates.filter((p) => configs.get(key(p))?.consumerName !== undefined);
+          const target = pick.pick(stable.length > 0 ? stable : candidates);
+          const retired = key(target);
+          const pauseMs = pick.int(500, 2500);
+          retirements.push(
+            fleet.replace(target.slot, { pauseMs, timeoutMs: 15_000 }).then((exit) => {
+              if (exit !== undefined && (exit.code !== 0 || !states.get(retired)?.stopped)) {
+                report.violation(
+                  'exits by itself on SIGTERM',
+                  `process ${retired}, replaced (${exit.signal ?? `code ${exit.code}`}): ${exit.outputTail.slice(-600)}`,
+                );
+              }
+            }),
+          );
         },
       },
       {
@@ -262,8 +300,9 @@ it(
       ]);
       const faultPhaseMs = performance.now() - faultPhaseBegan;
 
-      // Calm: every process continues, every slot runs, and the stream drains.
+      // Calm: every process continues, replaced ones have exited, every slot runs, and the stream drains.
       fleet.thawAll();
+      await Promise.all(retirements);
       await waitAllReady(30_000);
       const drainBegan = performance.now();
       const lastId = entries[entries.length - 1]!.id;
@@ -320,7 +359,7 @@ it(
       report.figure('entries', `${entries.length} in ${load.bursts} bursts (largest ${load.largest}): ${formatCounts(kinds)}`);
       report.figure(
         'processes',
-        `${starts} started in ${SLOTS} slots; SIGKILL ${faultCounts.ran.SIGKILL}, SIGSTOP ${faultCounts.ran.SIGSTOP}, skipped ${faultCounts.skipped}`,
+        `${starts} started in ${SLOTS} slots; SIGKILL ${faultCounts.ran.SIGKILL}, SIGSTOP ${faultCounts.ran.SIGSTOP}, rolling restart ${faultCounts.ran['rolling restart']}, skipped ${faultCounts.skipped}`,
       );
       report.figure('deliveries', `${checked.deliveries} (${(checked.deliveries / entries.length).toFixed(2)} per entry)`);
       report.figure(

@@ -185,6 +185,21 @@ describe('ProcessFleet', () => {
     );
   }, 40_000);
 
+  it('replaces a process in a rolling restart: the next generation starts while the old one is frozen, then the old one gets SIGTERM and nothing replaces it again', async () => {
+    const lines: string[] = [];
+    fleet = new ProcessFleet({ size: 1, spawn: spawn(), onLine: (p, line) => lines.push(`${p.slot}.${p.generation} ${line}`) });
+    fleet.start();
+    await eventually(() => lines.includes('0.0 up'), 15_000);
+    const replaced = fleet.replace(0, { pauseMs: 4000, timeoutMs: 5000 });
+    await eventually(() => lines.includes('0.1 up'), 15_000);
+    // The old one is still there, frozen, while its replacement runs (a start of up to 4 s under load).
+    expect(fleet.events.filter((e) => e.generation === 0).map((e) => e.kind)).toEqual(['start', 'freeze']);
+    expect(await replaced).toMatchObject({ slot: 0, generation: 0, code: 0, cause: 'stop' });
+    await sleep(300);
+    expect(fleet.process(0)?.generation).toBe(1);
+    expect(fleet.unexpectedExits).toEqual([]);
+  }, 30_000);
+
   it('records a process that exits by itself as unexpected, and restarts it', async () => {
     fleet = new ProcessFleet({ size: 1, spawn: spawn(2) });
     fleet.start();

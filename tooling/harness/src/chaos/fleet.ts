@@ -20,7 +20,7 @@ export interface FleetExit {
   readonly generation: number;
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-  /** `kill` and `stop` when the fleet ended it; `undefined` when it ended by itself (a crash, a fault). */
+  /** `kill` and `stop` when the fleet ended it (`stop` also for a process replaced by {@link ProcessFleet.replace}); `undefined` when it ended by itself (a crash, a fault). */
   readonly cause: 'kill' | 'stop' | undefined;
   /** The last 4,000 characters it wrote to stdout and stderr. */
   readonly outputTail: string;
@@ -51,6 +51,8 @@ class Member implements FleetProcess {
   readonly child: TypeScriptChild;
   state: 'running' | 'frozen' | 'exited' = 'running';
   cause: 'kill' | 'stop' | undefined;
+  /** Replaced by the slot's next generation: its exit starts nothing. */
+  retired = false;
   readonly exited: Promise<FleetExit>;
 
   constructor(slot: number, generation: number, child: TypeScriptChild) {
@@ -85,6 +87,8 @@ export class ProcessFleet {
   readonly unexpectedExits: FleetExit[] = [];
   readonly #options: ProcessFleetOptions;
   readonly #current: (Member | undefined)[];
+  /** Processes replaced by {@link ProcessFleet.replace} that have not exited yet. */
+  readonly #retiring = new Set<Member>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #stopping = false;
 
@@ -129,9 +133,35 @@ export class ProcessFleet {
     return true;
   }
 
+  /**
+   * A rolling restart: the slot's next generation starts now, beside the current process, which
+   * gets SIGTERM after `pauseMs` frozen with SIGSTOP (so it drains only once its replacement runs),
+   * and SIGKILL when it has not exited `timeoutMs` after the SIGTERM. Resolves with its exit
+   * (cause `stop`); undefined when the slot had no process.
+   */
+  async replace(slot: number, options: { readonly pauseMs: number; readonly timeoutMs: number }): Promise<FleetExit | undefined> {
+    const old = this.#current[slot];
+    if (old === undefined || old.state === 'exited') return undefined;
+    old.retired = true;
+    old.cause ??= 'stop';
+    this.#retiring.add(old);
+    void old.exited.then(() => this.#retiring.delete(old));
+    if (options.pauseMs > 0) this.freeze(slot, options.pauseMs);
+    this.#spawn(slot, old.generation + 1);
+    await new Promise<void>((resolve) => setTimeout(resolve, options.pauseMs));
+    this.#thaw(old);
+    this.#record(old, 'stop');
+    old.signal('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([old.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs)))]);
+    clearTimeout(timer);
+    old.signal('SIGKILL');
+    return old.exited;
+  }
+
   /** Continues every frozen process now (SIGCONT), ahead of its planned thaw. */
   thawAll(): void {
-    for (const member of this.#current) if (member !== undefined) this.#thaw(member);
+    for (const member of [...this.#current, ...this.#retiring]) if (member !== undefined) this.#thaw(member);
   }
 
   /**
@@ -142,7 +172,7 @@ export class ProcessFleet {
     this.#stopping = true;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    const members = this.#current.filter((m): m is Member => m !== undefined && m.state !== 'exited');
+    const members = [...this.#current, ...this.#retiring].filter((m): m is Member => m !== undefined && m.state !== 'exited');
     for (const member of members) this.#thaw(member);
     return Promise.all(
       members.map(async (member) => {
@@ -172,7 +202,7 @@ export class ProcessFleet {
     void member.exited.then((exit) => {
       this.#record(member, 'exit', `${exit.signal ?? `code ${exit.code}`}${exit.cause ? ` (${exit.cause})` : ''}`);
       if (exit.cause === undefined) this.unexpectedExits.push(exit);
-      if (this.#stopping) return;
+      if (this.#stopping || member.retired) return;
       this.#later(this.#options.restartDelayMs?.(slot, generation + 1) ?? 0, () => this.#spawn(slot, generation + 1));
     });
   }
