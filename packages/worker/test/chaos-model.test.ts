@@ -20,7 +20,7 @@ const failed = (id: string, n: number, p = '0.0') => [at('start', id, n, p), at(
 const lettered = (id: string, n: number, p = '0.0') => [at('start', id, n, p), at('end', id, n, p, 'dead-letter')];
 
 function record(of: PlannedEntry, reason: string, attempt: number, exceptionType = '', fields = of.fields): DeadLetterRecord {
-  return { sourceId: of.id, group: 'g', attempt, reason, exceptionType, fields };
+  return { atMs: clock++, sourceId: of.id, group: 'g', attempt, reason, exceptionType, fields };
 }
 
 function run(entries: PlannedEntry[], log: LogRecord[], deadLetters: DeadLetterRecord[] = [], orphans: Orphan[] = []): Observations {

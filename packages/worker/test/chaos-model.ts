@@ -30,6 +30,8 @@ export interface LogRecord {
 
 /** A record of the dead-letter stream, its five metadata pairs read apart. */
 export interface DeadLetterRecord {
+  /** The server's clock when it was appended: the millisecond part of its stream ID. */
+  readonly atMs: number;
   readonly sourceId: string;
   readonly group: string;
   readonly attempt: number;
@@ -151,11 +153,15 @@ const CONFIRMED = new Set(['ack', 'dead-letter', 'deleted']);
 export function checkRun(run: Observations): CheckResult {
   const { entries, deliveryLimit: limit } = run;
   const violations: Violation[] = [];
-  const fail = (rule: string, entry: PlannedEntry | undefined, what: string) =>
-    violations.push({ rule, detail: entry ? `${what}; ${history(entry, run)}` : what });
   const byId = new Map(entries.map((e) => [e.id, e]));
   const logOf = groupBy(run.log, (r) => r.id);
   const lettersOf = groupBy(run.deadLetters, (r) => r.sourceId);
+  // A violation is dated by the last record about its entry (server clock): when it had shown.
+  const fail = (rule: string, entry: PlannedEntry | undefined, what: string) => {
+    if (entry === undefined) return void violations.push({ rule, detail: what });
+    const times = [idMs(entry.id), ...(logOf.get(entry.id) ?? []).map((r) => r.atMs), ...(lettersOf.get(entry.id) ?? []).map((r) => r.atMs)];
+    violations.push({ rule, detail: `${what}; ${history(entry, run)}`, atMs: Math.max(...times) });
+  };
   const deadLettersByReason: Record<string, number> = {};
   let duplicateEntries = 0;
   let extraCompletions = 0;
@@ -267,6 +273,9 @@ function deadLetterProblem(entry: PlannedEntry, letter: DeadLetterRecord, group:
       return `${at}: unknown reason`;
   }
 }
+
+/** The millisecond part of a stream entry ID: the server's clock when it was added. */
+export const idMs = (id: unknown): number => Number(String(id).split('-')[0]);
 
 function sameFields(a: readonly Buffer[], b: readonly Buffer[]): boolean {
   return a.length === b.length && a.every((value, i) => value.equals(b[i]!));

@@ -19,7 +19,7 @@ import {
   type RedisServerHandle,
   type ScheduledFault,
 } from '@respire/harness';
-import { checkRun, planEntry, type DeadLetterRecord, type KillRecord, type LogRecord, type Orphan, type PlannedEntry } from './chaos-model.js';
+import { checkRun, idMs, planEntry, type DeadLetterRecord, type KillRecord, type LogRecord, type Orphan, type PlannedEntry } from './chaos-model.js';
 import type { ChaosWorkerConfig, LogEvent } from './chaos-worker.js';
 
 /**
@@ -28,10 +28,11 @@ import type { ChaosWorkerConfig, LogEvent } from './chaos-worker.js';
  * always or ask to be dead-lettered, each by its own fields (chaos-model.ts). Meanwhile a seeded
  * schedule injects, at random gaps:
  * - SIGKILL of a process, which its slot restarts after up to 1 s;
- * - SIGSTOP of a process, mostly for longer than the minimum idle time, so its entries are
- *   recovered by others while it still holds them (its completions must then be refused);
- * - a rolling restart: the slot's next process starts while the old one, frozen for a moment,
- *   still holds deliveries, then the old one gets SIGTERM and drains. Under a stable name the new
+ * - SIGSTOP of a process right after a small burst, mostly for longer than the minimum idle time,
+ *   so the entries it was handed are recovered by others while it still holds them (its
+ *   completions must then be refused);
+ * - a rolling restart: after a small burst, the slot's next process starts while the old one,
+ *   frozen for a moment, still holds deliveries, then the old one gets SIGTERM and drains. Under a stable name the new
  *   process's replay re-claims them under the same consumer name, so the old one's completions
  *   are stale by delivery count alone.
  * Slot 0 always uses a stable consumer name (a restart replays its own pending entries), slot 1
@@ -99,8 +100,6 @@ async function connect(): Promise<Client> {
   await client.connect();
   return client as unknown as Client;
 }
-
-const idMs = (id: unknown) => Number(String(id).split('-')[0]);
 
 /** What one fleet process told the test on stdout. */
 interface ProcessState {
@@ -242,12 +241,13 @@ it(
         name: 'rolling restart',
         weight: 1,
         ready: () => readyRunning().length >= 2,
-        run: () => {
+        run: async () => {
           const candidates = readyRunning();
           const stable = candidates.filter((p) => configs.get(key(p))?.consumerName !== undefined);
           const target = pick.pick(stable.length > 0 ? stable : candidates);
           const retired = key(target);
-          const pauseMs = pick.int(500, 2500);
+          const pauseMs = pick.int(1000, 3000);
+          await send(pick.int(10, 60)); // work in its hands when it stalls
           retirements.push(
             fleet.replace(target.slot, { pauseMs, timeoutMs: 15_000 }).then((exit) => {
               if (exit !== undefined && (exit.code !== 0 || !states.get(retired)?.stopped)) {
@@ -264,10 +264,13 @@ it(
         name: 'SIGSTOP',
         weight: 2,
         ready: () => readyRunning().length >= 2,
-        run: () => {
+        run: async () => {
           const target = pick.pick(readyRunning());
           // Mostly past the minimum idle time, so others recover what it holds before it continues.
           const ms = pick.chance(0.6) ? WORKER.minimumIdleTimeMs + pick.int(500, 2500) : pick.int(100, 1000);
+          // A stall as work arrives (a GC pause, a VM stall under load): its readers, parked for at
+          // most a recovery interval, are handed part of the burst first.
+          await send(pick.int(10, 60));
           fleet.freeze(target.slot, ms);
         },
       },
@@ -350,7 +353,7 @@ it(
       const log = await readLog(admin, keys.log);
       const deadLetters = await readDeadLetters(admin, keys.dead);
       const checked = checkRun({ entries, log, deadLetters, kills, group: GROUP, deliveryLimit: WORKER.deliveryLimit, recoveryBoundMs: RECOVERY_BOUND_MS });
-      for (const v of checked.violations) report.violation(v.rule, v.detail);
+      for (const v of checked.violations) report.violation(v.rule, v.detail, v.atMs);
       const recovery = distribution(checked.recoveryMs.map(Math.round));
 
       const kinds = countBy(entries.map((e) => e.kind));
@@ -373,6 +376,8 @@ it(
         `${recovery.count} entries: p50 ${recovery.p50} ms, p95 ${recovery.p95} ms, max ${recovery.max} ms, polled every 100 ms (bound ${RECOVERY_BOUND_MS} ms = minimum idle ${WORKER.minimumIdleTimeMs} + interval ${WORKER.recoveryPollIntervalMs} + margin ${RECOVERY_MARGIN_MS}); ${checked.completedByKilled} completed by the killed process's last batch`,
       );
       report.figure('connections', `${expected} for the live processes before the stop, ${observed.length} after`);
+      const dated = report.violations.flatMap((v) => (v.atMs === undefined ? [] : [v.atMs]));
+      if (dated.length > 0) report.figure('first violation', `${seconds(Math.min(...dated) - idMs(entries[0]!.id))} after the first entry (server clock)`);
       report.figure('time', `fault phase ${seconds(faultPhaseMs)}, drain ${seconds(drainMs)}, total ${seconds(performance.now() - began)}`);
       report.write({ timeline: fleet.events.map((e) => ({ ...e, atMs: Math.round(e.atMs - began) })), kills });
     } finally {
@@ -420,7 +425,8 @@ async function readLog(client: Client, key: string): Promise<LogRecord[]> {
 async function readDeadLetters(client: Client, key: string): Promise<DeadLetterRecord[]> {
   const binary = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   const page = (await binary.sendCommand(['XRANGE', key, '-', '+'])) as [Buffer, Buffer[]][];
-  return page.map(([, flat]) => ({
+  return page.map(([id, flat]) => ({
+    atMs: idMs(id),
     sourceId: String(flat[1]),
     group: String(flat[3]),
     attempt: Number(String(flat[5])),

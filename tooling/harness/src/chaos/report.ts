@@ -23,6 +23,8 @@ export function distribution(values: readonly number[]): Distribution {
 export interface Violation {
   readonly rule: string;
   readonly detail: string;
+  /** When the evidence appeared, on the clock the suite measures with (ms), if it knows. */
+  readonly atMs?: number;
 }
 
 /** How many violations of one rule the printed summary lists (the JSON report keeps them all). */
@@ -50,8 +52,8 @@ export class ChaosReport {
     this.#figures.push([name, String(value)]);
   }
 
-  violation(rule: string, detail: string): void {
-    this.#violations.push({ rule, detail });
+  violation(rule: string, detail: string, atMs?: number): void {
+    this.#violations.push({ rule, detail, ...(atMs === undefined ? {} : { atMs }) });
   }
 
   get violations(): readonly Violation[] {
