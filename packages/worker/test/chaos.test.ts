@@ -32,9 +32,10 @@ import type { ChaosWorkerConfig, LogEvent } from './chaos-worker.js';
  *   so the entries it was handed are recovered by others while it still holds them (its
  *   completions must then be refused);
  * - a rolling restart: after a small burst, the slot's next process starts while the old one,
- *   frozen for a moment, still holds deliveries, then the old one gets SIGTERM and drains. Under a stable name the new
- *   process's replay re-claims them under the same consumer name, so the old one's completions
- *   are stale by delivery count alone.
+ *   frozen for a moment, still holds deliveries; the old one carries on for up to 0.5 s, then
+ *   gets SIGTERM and drains. Under a stable name both processes claim under the same consumer
+ *   names for a while (the new one's startup replay, or the old one's if it was still replaying),
+ *   so one's completions are stale by delivery count alone.
  * Slot 0 always uses a stable consumer name (a restart replays its own pending entries), slot 1
  * the worker's random name, slot 2 either, drawn at each start; reader counts, batch sizes and the
  * node-redis major (5 or 6) are drawn at each start too. At least two processes are ready and not
@@ -239,7 +240,7 @@ it(
         // replay re-claims them under the same consumer name, so the old one's completions are
         // stale by delivery count alone.
         name: 'rolling restart',
-        weight: 1,
+        weight: 2,
         ready: () => readyRunning().length >= 2,
         run: async () => {
           const candidates = readyRunning();
@@ -247,9 +248,10 @@ it(
           const target = pick.pick(stable.length > 0 ? stable : candidates);
           const retired = key(target);
           const pauseMs = pick.int(1000, 3000);
+          const termAfterMs = pick.int(0, 500); // it carries on a moment before the SIGTERM reaches it
           await send(pick.int(10, 60)); // work in its hands when it stalls
           retirements.push(
-            fleet.replace(target.slot, { pauseMs, timeoutMs: 15_000 }).then((exit) => {
+            fleet.replace(target.slot, { pauseMs, termAfterMs, timeoutMs: 15_000 }).then((exit) => {
               if (exit !== undefined && (exit.code !== 0 || !states.get(retired)?.stopped)) {
                 report.violation(
                   'exits by itself on SIGTERM',

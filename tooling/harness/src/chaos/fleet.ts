@@ -134,12 +134,15 @@ export class ProcessFleet {
   }
 
   /**
-   * A rolling restart: the slot's next generation starts now, beside the current process, which
-   * gets SIGTERM after `pauseMs` frozen with SIGSTOP (so it drains only once its replacement runs),
-   * and SIGKILL when it has not exited `timeoutMs` after the SIGTERM. Resolves with its exit
-   * (cause `stop`); undefined when the slot had no process.
+   * A rolling restart: the slot's next generation starts now, beside the current process, which is
+   * frozen with SIGSTOP for `pauseMs` (so it carries on only once its replacement runs), continues
+   * for `termAfterMs` (default 0), then gets SIGTERM, and SIGKILL when it has not exited
+   * `timeoutMs` after that. Resolves with its exit (cause `stop`); undefined when the slot had no process.
    */
-  async replace(slot: number, options: { readonly pauseMs: number; readonly timeoutMs: number }): Promise<FleetExit | undefined> {
+  async replace(
+    slot: number,
+    options: { readonly pauseMs: number; readonly termAfterMs?: number; readonly timeoutMs: number },
+  ): Promise<FleetExit | undefined> {
     const old = this.#current[slot];
     if (old === undefined || old.state === 'exited') return undefined;
     old.retired = true;
@@ -150,6 +153,7 @@ export class ProcessFleet {
     this.#spawn(slot, old.generation + 1);
     await new Promise<void>((resolve) => setTimeout(resolve, options.pauseMs));
     this.#thaw(old);
+    if (options.termAfterMs) await new Promise<void>((resolve) => setTimeout(resolve, options.termAfterMs));
     this.#record(old, 'stop');
     old.signal('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
