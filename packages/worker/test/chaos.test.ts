@@ -247,7 +247,8 @@ it(
           const stable = candidates.filter((p) => configs.get(key(p))?.consumerName !== undefined);
           const target = pick.pick(stable.length > 0 ? stable : candidates);
           const retired = key(target);
-          const pauseMs = pick.int(1000, 3000);
+          // From shorter than the new process's start (they race for the same consumer names) to well past it.
+          const pauseMs = pick.int(100, 3000);
           const termAfterMs = pick.int(0, 500); // it carries on a moment before the SIGTERM reaches it
           await send(pick.int(10, 60)); // work in its hands when it stalls
           retirements.push(
@@ -371,7 +372,7 @@ it(
         'duplicates',
         `${checked.duplicateEntries} entries completed more than once, ${checked.extraCompletions} extra completions: ${percent(checked.extraCompletions, entries.length)} of entries`,
       );
-      report.figure('stale completions fenced', checked.stale);
+      report.figure('stale completions fenced', `${checked.stale} (${sameNameStale(log, configs)} superseded by a process of the same stable name)`);
       report.figure('dead letters', formatCounts(checked.deadLettersByReason) || 'none');
       report.figure(
         'recovery after SIGKILL',
@@ -394,6 +395,16 @@ it(
   },
   settings.faultPhaseMs + DRAIN_TIMEOUT_MS + 120_000,
 );
+
+/** Stale completions whose entry's newer delivery went to a process of the same stable consumer-name base. */
+function sameNameStale(log: readonly LogRecord[], configs: ReadonlyMap<string, ChaosWorkerConfig>): number {
+  const starts = log.filter((r) => r.event === 'start');
+  return log.filter((r) => {
+    if (r.event !== 'end' || r.o !== 'stale') return false;
+    const name = configs.get(r.p)?.consumerName;
+    return name !== undefined && starts.some((s) => s.id === r.id && s.n > r.n && configs.get(s.p)?.consumerName === name);
+  }).length;
+}
 
 /** Polls `check` every 100 ms until it holds (true) or `timeoutMs` passes (false). */
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
