@@ -2,27 +2,24 @@
 import { writeSync } from 'node:fs';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { StreamWorkerHost, type StreamEntry } from '../src/index.js';
+import { StreamWorkerHost, type StreamEntry, type StreamWorkerBaseOptions } from '../src/index.js';
+
+/** The worker options the chaos test draws for a process: exactly the worker's own option fields. */
+type DrawnOptions = Pick<StreamWorkerBaseOptions, 'stream' | 'group' | 'consumerName'> &
+  Required<
+    Pick<StreamWorkerBaseOptions, 'consumerCount' | 'batchSize' | 'readWaitMs' | 'minimumIdleTimeMs' | 'recoveryPollIntervalMs' | 'shutdownTimeoutMs'>
+  > & {
+    readonly deadLetterStream: string;
+    readonly deliveryLimit: number;
+  };
 
 /** What the chaos test asks of one worker process (passed as JSON in `CHAOS_WORKER`). */
-export interface ChaosWorkerConfig {
+export interface ChaosWorkerConfig extends DrawnOptions {
   readonly url: string;
-  readonly stream: string;
-  readonly deadLetterStream: string;
   /** Where the process records what it did: a stream in the same slot (see {@link LogEvent}). */
   readonly log: string;
-  readonly group: string;
   /** `<slot>.<generation>`: which process of the fleet this is. */
   readonly process: string;
-  /** A stable consumer-name base, or undefined for the worker's random name at every start. */
-  readonly consumerName: string | undefined;
-  readonly consumerCount: number;
-  readonly batchSize: number;
-  readonly readWaitMs: number;
-  readonly minimumIdleTimeMs: number;
-  readonly recoveryPollIntervalMs: number;
-  readonly deliveryLimit: number;
-  readonly shutdownTimeoutMs: number;
   /** The node-redis major the process's client uses. */
   readonly redis: 5 | 6;
 }
@@ -73,19 +70,10 @@ export async function runChaosWorker(config: ChaosWorkerConfig): Promise<void> {
     client.sendCommand(['XADD', config.log, '*', 'e', event, 'id', id, 'n', String(n), 'p', config.process, ...extra]);
 
   const host = new StreamWorkerHost({ shutdownTimeoutMs: config.shutdownTimeoutMs, logger: { warn() {}, error() {} } });
+  const { url: _url, log: _log, process: _process, redis: _redis, ...options } = config;
   const worker = host.add({
+    ...options,
     client: client as never,
-    stream: config.stream,
-    group: config.group,
-    consumerName: config.consumerName,
-    consumerCount: config.consumerCount,
-    batchSize: config.batchSize,
-    readWaitMs: config.readWaitMs,
-    minimumIdleTimeMs: config.minimumIdleTimeMs,
-    recoveryPollIntervalMs: config.recoveryPollIntervalMs,
-    deadLetterStream: config.deadLetterStream,
-    deliveryLimit: config.deliveryLimit,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
     logger: { warn() {}, error: (message) => say({ t: 'error', message }) },
     instrumentation: {
       startDelivery: ({ entryId, deliveryCount }) => {
