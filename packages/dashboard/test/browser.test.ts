@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
 import { startStandaloneDashboard, type StandaloneDashboard } from '../src/index.js';
-import { launchChromium, SCREENSHOT_DIR } from './browser.js';
+import { launchChromium, requireChromium, SCREENSHOT_DIR } from './browser.js';
 import {
   addWorkerDeadLetter,
   bearer,
@@ -30,7 +30,9 @@ import {
 /** The dashboard in headless Chromium (Debian's package), against the real admin API on real Redis. */
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-// Launched by the first test that opens a page; a missing Chromium fails every test (never skips them).
+// A missing Chromium fails this suite here, with one line that says what to install (never skips it).
+requireChromium();
+// Launched by the first test that opens a page.
 let launched: ReturnType<typeof launchChromium> | undefined;
 const browser = async (): Promise<Browser> => (await (launched ??= launchChromium())).browser;
 const contexts: BrowserContext[] = [];
