@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@open
 import { RespireValidationError } from '@respire/core-scripts';
 import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
-import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from './seams.js';
+import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/core-scripts/instrumentation';
 import type { TelemetryOptions } from './worker-telemetry.js';
 
 /** Span kind and semantic-convention operation type of each queue operation. */

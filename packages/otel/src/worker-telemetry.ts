@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { GroupPoller } from './group-gauges.js';
 import * as names from './names.js';
-import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from './seams.js';
+import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from '@respire/core-scripts/instrumentation';
 import { extractParentContext } from './trace-context.js';
 
 /** Where telemetry goes; the global providers by default. */

@@ -1,7 +1,7 @@
 // Fenced completion: a reader's decided deliveries sent to Redis in batches, each told its own outcome.
+import type { DeadLetterReason } from '@respire/core-scripts/instrumentation';
 import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
-import type { DeadLetterReason } from './instrumentation.js';
 import type { ResolvedOptions } from './options.js';
 import { retryingAfter } from './retry.js';
 

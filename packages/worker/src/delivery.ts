@@ -1,9 +1,10 @@
 // One delivery attempt: runs the user's scope, deserializer and handler, and decides the completion its result calls for.
 import { RespireTooManyFieldsError } from '@respire/core-scripts';
+import type { DeadLetterReason, DeliveryScope } from '@respire/core-scripts/instrumentation';
 import { describeValue, type RawEntry } from '@respire/core-scripts/internal';
 import type { CompletionAction, CompletionRequest } from './completion.js';
 import { toEntry, type StreamEntry } from './entry.js';
-import { startDeliveryTelemetry, type DeadLetterReason, type DeliveryScope } from './instrumentation.js';
+import { startDeliveryTelemetry } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import { MAX_DEAD_LETTER_FIELD_PAIRS, type ResolvedOptions, type StreamHandler, type StreamWorkerScope } from './options.js';
 import { createScope } from './scope.js';

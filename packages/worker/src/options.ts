@@ -1,4 +1,5 @@
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import type { StreamWorkerInstrumentation } from '@respire/core-scripts/instrumentation';
 import {
   MAX_INT32,
   assertKnownOptions,
@@ -12,7 +13,6 @@ import {
   type CommandTarget,
 } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
-import type { StreamWorkerInstrumentation } from './instrumentation.js';
 import { consoleLogger, type StreamWorkerLogger } from './logger.js';
 
 /**

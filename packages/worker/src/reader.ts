@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS } from '@respire/core-scripts';
+import type { DeliveryOutcome } from '@respire/core-scripts/instrumentation';
 import {
   TransientBackoff,
   isConnectionFailure,
@@ -19,7 +20,7 @@ import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
 import { deliver, type Delivery, type FinishedListener } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
-import { endDeliveryTelemetry, safeHook, type DeliveryOutcome } from './instrumentation.js';
+import { endDeliveryTelemetry, safeHook } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import { retryingTransient, transientBackoff } from './retry.js';
 import { disposeScope } from './scope.js';

@@ -1,9 +1,10 @@
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
+import type { WorkerInfo } from '@respire/core-scripts/instrumentation';
 import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';
-import { safeHook, type WorkerInfo } from './instrumentation.js';
+import { safeHook } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { ANSWER_WAIT_MS, Reader } from './reader.js';
