@@ -81,8 +81,10 @@ function single(entry: StreamEntry, name: string | undefined): string | undefine
   let bytes = fieldNames.get(name);
   if (bytes === undefined) fieldNames.set(name, (bytes = Buffer.from(name)));
   let found: Buffer | undefined;
-  for (const [field, value] of entry.fields) {
-    if (!field.equals(bytes)) continue;
+  const fields = entry.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const [field, value] = fields[i]!;
+    if (field.length !== bytes.length || !field.equals(bytes)) continue;
     // README "Instrumentation seam": a field written more than once is not trusted (a new root).
     if (found !== undefined) return undefined;
     found = value;
