@@ -42,8 +42,7 @@ describe('shutdown (seed 002 "Shutdown")', () => {
     await w.start();
     await eventually(() => seen.length === 1);
     const stopping = w.stop(5000);
-    await sleep(100);
-    expect(w.state).toBe('stopping');
+    expect(w.state).toBe('stopping'); // at once, and for as long as the handler has not returned
     release();
     await stopping;
     await w.done;
@@ -83,9 +82,9 @@ describe('shutdown (seed 002 "Shutdown")', () => {
     expect(events).toEqual(['handler', 'aborted']);
     release();
     await eventually(() => events.includes('disposed'));
+    // The scope is disposed once the attempt is settled, after any completion: its ack was not sent.
     expect(events).toEqual(['handler', 'aborted', 'finished', 'disposed']);
-    await sleep(100);
-    expect(await pendingCount(conn, stream, 'g')).toBe(1); // its ack was not sent
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
   });
 });
 
@@ -235,12 +234,14 @@ describe('StreamWorkerHost', () => {
     const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 200, logger: recordingLogger() });
     let aborted = false;
     let started = false;
+    const outcomes: string[] = [];
     host.add({
       client: conn.client,
       stream: a.stream,
       group: 'g',
       readWaitMs: 200,
       logger: recordingLogger(),
+      instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
       handler: (_e, signal) =>
         new Promise((resolve) => {
           started = true;
@@ -255,8 +256,9 @@ describe('StreamWorkerHost', () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(190);
     expect(Date.now() - began).toBeLessThan(1500);
     expect(aborted).toBe(true);
-    await sleep(100);
-    expect(await pendingCount(conn, a.stream, 'g')).toBe(1); // the result after the abort is not acknowledged
+    await eventually(() => outcomes.length === 1);
+    expect(outcomes).toEqual(['canceled']); // the result after the abort is not acknowledged
+    expect(await pendingCount(conn, a.stream, 'g')).toBe(1);
   });
 
   it('SIGTERM stops every worker gracefully; the listeners are removed afterwards', async () => {

@@ -33,15 +33,24 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const seen: string[] = [];
-    await start({ stream, group: 'g', handler: async (e) => (await gate, seen.push(e.getString('k')!), 'ack') });
+    await start({
+      stream,
+      group: 'g',
+      consumerCount: 2,
+      handler: async (e) => (e.getString('k') === 'a' && (await gate), seen.push(e.getString('k')!), 'ack'),
+    });
     await add(conn, stream, { k: 'a' });
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
-    await sleep(100);
-    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    // The other reader takes 'b', handles and acknowledges it: the worker has completed work since
+    // 'a' was read, yet 'a', whose handler has not returned, is still pending.
+    await add(conn, stream, { k: 'b' });
+    await eventually(() => seen.includes('b'));
+    await eventually(async () => (await pendingEntries(conn, stream, 'g')).length === 1);
+    expect(seen).toEqual(['b']);
     release();
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
-    expect(seen).toEqual(['a']);
-    expect((await range(conn, stream)).length).toBe(1);
+    expect(seen).toEqual(['b', 'a']);
+    expect((await range(conn, stream)).length).toBe(2);
   });
 
   it('nack, exceptions and unknown results leave entries pending while the worker keeps reading; warnings carry the type only (seed: Results)', async () => {
@@ -219,11 +228,13 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     let releaseSlow!: () => void;
     const slowGate = new Promise<void>((r) => (releaseSlow = r));
     let slowResult: string | undefined;
+    const logger = recordingLogger();
     const first = await start({
       stream,
       group: 'g',
       consumerName: 'slow',
       minimumIdleTimeMs: 60_000,
+      logger,
       handler: async () => {
         await slowGate;
         slowResult = 'done';
@@ -247,8 +258,8 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(() => recovered.length === 1);
     releaseSlow();
     await eventually(() => slowResult === 'done');
-    await sleep(100);
-    // The slow handler's ack was fenced out: the entry is still pending to 'other' at count 2.
+    // The slow handler's ack was fenced out (outcome stale): the entry is still pending to 'other' at count 2.
+    await eventually(() => logger.entries.some((e) => e.level === 'debug' && /recovered by another owner or attempt/.test(e.message)));
     expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'other-0', count: 2 }]);
     expect(first.state).toBe('running');
     releaseSecond();
@@ -260,7 +271,8 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let oldDone = false;
-    await start({ stream, group: 'g', consumerName: 'same', handler: async () => (await gate, (oldDone = true), 'ack') });
+    const logger = recordingLogger();
+    await start({ stream, group: 'g', consumerName: 'same', logger, handler: async () => (await gate, (oldDone = true), 'ack') });
     await add(conn, stream, { k: 'v' });
     await eventually(async () => (await pendingEntries(conn, stream, 'g'))[0]?.count === 1);
     // A second process with the same stable name starts while the first still runs: its startup
@@ -273,7 +285,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(replayed).toEqual([2]);
     release();
     await eventually(() => oldDone);
-    await sleep(100);
+    await eventually(() => logger.entries.some((e) => e.level === 'debug' && /recovered by another owner or attempt/.test(e.message)));
     expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'same-0', count: 2 }]); // the old ack was fenced out
     releaseNew();
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
@@ -343,8 +355,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await add(conn, stream, { k: 'v' });
     await eventually(() => seen.length === 1);
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
-    await sleep(50);
-    expect(logger.entries.some((e) => e.level === 'warn' && /no deadLetterStream/.test(e.message))).toBe(true);
+    await eventually(() => logger.entries.some((e) => e.level === 'warn' && /no deadLetterStream/.test(e.message)));
     expect(w.state).toBe('running');
   });
 
@@ -354,16 +365,19 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     const seenNew: string[] = [];
     await start({ stream, group: 'new-only', groupStart: '$', handler: (e) => (seenNew.push(e.getString('k')!), 'ack') });
     const seenAll: string[] = [];
-    await start({ stream, group: 'all', handler: (e) => (seenAll.push(e.getString('k')!), 'ack') });
+    const all = await start({ stream, group: 'all', handler: (e) => (seenAll.push(e.getString('k')!), 'ack') });
     await add(conn, stream, { k: 'new' });
     await eventually(() => seenNew.length === 1 && seenAll.length === 2);
     expect(seenNew).toEqual(['new']);
     expect(seenAll).toEqual(['old', 'new']);
     // An existing group keeps its position: a restarted worker does not re-read 'old'.
+    await all.stop();
     const again: string[] = [];
     await start({ stream, group: 'all', handler: (e) => (again.push(e.getString('k')!), 'ack') });
-    await sleep(300);
-    expect(again).toEqual([]);
+    // Entries are read in order: had the group been reset, 'old' and 'new' would come before 'newer'.
+    await add(conn, stream, { k: 'newer' });
+    await eventually(() => again.length > 0);
+    expect(again).toEqual(['newer']);
     expect(old).toMatch(/^\d+-\d+$/);
   });
 
@@ -461,14 +475,16 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
     const worker = await start({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.id), 'ack') });
-    await sleep(100);
+    // One entry handled and acknowledged: the reader has read, and reads again (a 10 s BLOCK).
+    const first = await add(conn, stream, { k: 'first' });
+    await eventually(async () => seen.length === 1 && (await pendingCount(conn, stream, 'g')) === 0);
     const began = Date.now();
     await worker.stop();
     expect(Date.now() - began).toBeLessThan(2000);
     await worker.done;
+    // A read still parked on the server would take the entry as XADD runs, before XADD replies.
     await add(conn, stream, { k: 'late' });
-    await sleep(200);
-    expect(seen).toEqual([]);
+    expect(seen).toEqual([first]);
     const groups = (await conn.raw(stream, ['XINFO', 'GROUPS', stream])) as unknown[];
     expect(JSON.stringify(groups)).toContain('g');
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
