@@ -1,3 +1,4 @@
+// StreamWorker's metrics and spans, on @opentelemetry/api: what the worker's instrumentation hooks record.
 import {
   SpanKind,
   SpanStatusCode,
@@ -139,7 +140,7 @@ function spanAttributes(start: DeliveryStart): Attributes {
   };
 }
 
-/** Longest `error.type` kept, in characters (as the seed's `_respire.exception_type`). */
+/** Longest `error.type` kept, in characters (as a worker dead-letter record's `_respire.exception_type`). */
 const MAX_ERROR_TYPE_CHARS = 256;
 
 /**
@@ -157,7 +158,7 @@ function destinationName(stream: string): string {
 }
 
 /**
- * Metrics and tracing of seed 002 for `StreamWorker` (pass it as the worker's `instrumentation`).
+ * Metrics and tracing for `StreamWorker` (README "Instruments" and "Spans"; pass it as the worker's `instrumentation`).
  *
  * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
  *   `respire.worker.name` and `respire.worker.outcome`.

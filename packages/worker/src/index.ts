@@ -1,3 +1,4 @@
+// The public entry of @respire/worker.
 export { StreamWorker } from './worker.js';
 export type { StreamWorkerState } from './worker.js';
 export { StreamWorkerHost } from './host.js';

@@ -1,3 +1,4 @@
+// One reader: its connection, reads, recovery pages and startup replay, and the settling of each delivery.
 import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS } from '@respire/core-scripts';
 import type { DeliveryOutcome } from '@respire/core-scripts/instrumentation';
@@ -57,7 +58,7 @@ const RECONNECT_DELAY_MS = 100;
  *   nothing: read again with backoff, faulting once they last past the deadline (retry.ts);
  * - `NOGROUP`: the group is recreated when `createGroup`, else the worker faults;
  * - other error replies (`READONLY`, `NOPERM`, ...) and failures that are neither replies nor a
- *   lost connection fault the worker (seed 002 "Faults").
+ *   lost connection fault the worker (README "Faults, shutdown and failover").
  * All scheduling uses the monotonic clock (`performance.now()`), never the wall clock.
  */
 export class Reader {
@@ -119,8 +120,8 @@ export class Reader {
           await this.#recoverPage();
           continue;
         }
-        // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point); BLOCK
-        // and the read's deadline take whole milliseconds.
+        // Bound BLOCK by the time left until the next recovery page, so a parked reader still
+        // recovers on time (CONFORMANCE.md); BLOCK and the read's deadline take whole milliseconds.
         const block = Math.max(1, Math.min(o.readWaitMs, Math.ceil(this.#nextRecovery - now), MAX_BLOCK_MS));
         // A read of several entries (a backlog) has its completion written together with the next
         // read. A single entry (batchSize 1, or a stream that has caught up) is completed before the
@@ -228,7 +229,7 @@ export class Reader {
     d.finishing.finished();
   }
 
-  /** Seed 002: a stable name replays its own pending entries once at startup, before new entries. */
+  /** A stable name replays its own pending entries once at startup, before new entries (README "Options": `consumerName`). */
   async #replayOwn(): Promise<void> {
     const o = this.#ctx.options;
     let after = '-';
@@ -255,7 +256,7 @@ export class Reader {
     }
   }
 
-  /** One recovery page (seed 002: at most one per interval, of up to `batchSize` entries). */
+  /** One recovery page: at most one per interval, of up to `batchSize` entries (README "Options": `recoveryPollIntervalMs`). */
   async #recoverPage(): Promise<void> {
     const o = this.#ctx.options;
     // A claim must not meet this reader's own completions still in flight: they apply first.
@@ -366,7 +367,7 @@ export class Reader {
       await sleep(delay, this.#ctx.stopSignal);
       return [];
     }
-    // READONLY, NOPERM and other replies: a read failure faults the worker (seed 002 "Faults").
+    // READONLY, NOPERM and other replies: a read failure faults the worker (README "Faults, shutdown and failover").
     throw error;
   }
 

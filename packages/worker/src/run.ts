@@ -1,3 +1,4 @@
+// One start..stop of a worker: its readers and connections, its first fault, and the shutdown.
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
 import type { WorkerInfo } from '@respire/core-scripts/instrumentation';
 import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
@@ -12,7 +13,7 @@ import { retryingTransient } from './retry.js';
 
 /**
  * One start..stop of a worker: its readers, its connections, its first fault, and the shutdown
- * (seed 002 "Shutdown": readers stop at once, handlers drain, then are aborted).
+ * (README "Faults, shutdown and failover": readers stop at once, handlers drain, then are aborted).
  */
 export class Run implements RunContext {
   readonly options: ResolvedOptions;

@@ -1,3 +1,4 @@
+// Every connection the worker opens is closed, on every path: kills, resets, frozen reads, pauses, stops during start or reconnects, Cluster.
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Edges no other file covers: stop() around connects, scopes at the shutdown timeout, records, recovery timing, superseded prefetches.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
@@ -17,7 +18,7 @@ import {
 } from './support.js';
 
 /**
- * Edges of seed 002 and DESIGN.md that no other file covers: connections and hooks around stop(),
+ * Edges of the worker's contract (README, CONFORMANCE.md) that no other file covers: connections and hooks around stop(),
  * the shutdown timeout, scopes, option bounds, dead-letter records, recovery timing, the Redis
  * 8.4 CLAIM model and prefetched entries recovered by a sibling reader.
  */
@@ -135,7 +136,7 @@ describe('connections and hooks after stop()', () => {
   });
 });
 
-describe('shutdown timeout (seed 002 "Shutdown")', () => {
+describe('shutdown timeout (README "Faults, shutdown and failover")', () => {
   it('a handler whose scope was still being created at the shutdown timeout never runs with a live signal after stop()', async () => {
     const { stream } = uniqueKeys('adv');
     let stopped = false;
@@ -166,14 +167,14 @@ describe('shutdown timeout (seed 002 "Shutdown")', () => {
     stopped = true;
     activated();
     await eventually(() => disposed); // the attempt ended: its scope is disposed once it is settled
-    // Seed: "When the host shutdown timeout expires, handlers are cancelled". A handler that only
+    // When the shutdown timeout expires, handlers are cancelled (README "Faults, shutdown and failover"). A handler that only
     // starts after that must see a cancelled token (or not be started at all).
     expect(startedAfterStop.every((s) => s.aborted)).toBe(true);
     expect(await pendingCount(conn, stream, 'g')).toBe(1);
   });
 });
 
-describe('scopes (seed 002 "Each entry gets a new async DI scope, disposed after handling")', () => {
+describe('scopes (README: each delivery gets a new scope, disposed after handling and completion)', () => {
   it('a scope whose handler could not be resolved is still disposed when the worker faults', async () => {
     const { stream } = uniqueKeys('adv');
     let disposed = 0;
@@ -190,7 +191,7 @@ describe('scopes (seed 002 "Each entry gets a new async DI scope, disposed after
   });
 });
 
-describe('option validation (DESIGN decision 10: typed errors before any I/O)', () => {
+describe('option validation (typed errors before any I/O)', () => {
   it('rejects a groupStart entry ID that no Redis server accepts (beyond 64-bit) at construction', () => {
     for (const groupStart of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999999']) {
       expect(() => new StreamWorker({ client: conn.client, stream: 's', group: 'g', groupStart, handler: () => 'ack' })).toThrow(RespireValidationError);
@@ -212,7 +213,7 @@ describe('option validation (DESIGN decision 10: typed errors before any I/O)', 
   });
 });
 
-describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
+describe('dead-letter records (README "Delivery limits and dead letters")', () => {
   it('cuts a long exception type to at most 256 bytes without splitting a UTF-8 character', async () => {
     const { stream, dead } = uniqueKeys('adv');
     const name = 'Ü'.repeat(200); // 400 bytes
@@ -286,7 +287,7 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
   });
 });
 
-describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery page)', () => {
+describe('recovery timing (README "Consumer names and recovery": BLOCK bounded by the time to the next recovery page)', () => {
   it('a reader parked with a long readWaitMs still recovers an idle entry on time', async () => {
     const { stream } = uniqueKeys('adv');
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);

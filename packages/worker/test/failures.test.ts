@@ -1,3 +1,4 @@
+// Failure kinds seen in the field (dropped reads, frozen reads, NOGROUP, READONLY, lost replies, denied commands), on a private server.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, startTcpProxy, type RedisServerHandle } from '@respire/harness';
@@ -20,7 +21,7 @@ import {
 } from './support.js';
 
 /**
- * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
+ * Failure kinds reported by users of other stream consumers, and the fault rules of README "Faults, shutdown and failover".
  * These tests kill connections, so they run on a private server of their own.
  */
 let server: RedisServerHandle;

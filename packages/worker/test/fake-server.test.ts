@@ -1,3 +1,4 @@
+// Server paths no real server here runs: the Redis 8.8 XNACK model and the Redis 6.2 XAUTOCLAIM model of the fake server.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '@respire/testing';

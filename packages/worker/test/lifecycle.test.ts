@@ -1,3 +1,4 @@
+// Shutdown, scopes, the host, the instrumentation seam and extreme durations, on the harness's standalone server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type WorkerInfo } from '../src/index.js';
 import {
@@ -20,7 +21,7 @@ beforeAll(async () => void (conn = await targets[0]!.connect()));
 afterAll(async () => conn.close());
 const worker = workerFixture(() => conn);
 
-describe('shutdown (seed 002 "Shutdown")', () => {
+describe('shutdown (README "Faults, shutdown and failover")', () => {
   it('readers stop at once, in-flight handlers drain and are acknowledged, undispatched entries stay pending', async () => {
     const { stream } = uniqueKeys();
     for (const k of ['a', 'b', 'c']) await add(conn, stream, { k });
@@ -88,7 +89,7 @@ describe('shutdown (seed 002 "Shutdown")', () => {
   });
 });
 
-describe('scopes (seed 002: a new scope per entry, disposed after handling and acknowledgement)', () => {
+describe('scopes (README: a new scope per entry, disposed after handling and completion)', () => {
   it('creates a fresh scope per entry and disposes it after completion', async () => {
     const { stream } = uniqueKeys();
     const scopes: { id: number; disposedAfterAck?: boolean }[] = [];

@@ -1,3 +1,4 @@
+// Version-gated paths (XACKDEL, XREADGROUP CLAIM, IDMP) on the real server under test, counted with INFO commandstats.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCalls, redisAtLeast, startRedisServer, type RedisServerHandle } from '@respire/harness';

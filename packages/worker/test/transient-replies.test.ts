@@ -1,3 +1,4 @@
+// Transient replies (BUSY, LOADING, TRYAGAIN, MASTERDOWN, CLUSTERDOWN) at every command site are repeated with backoff, then fault.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { errorSummary, startRedisServer } from '@respire/harness';
