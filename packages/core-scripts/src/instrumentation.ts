@@ -1,11 +1,10 @@
 // The instrumentation seam: the hooks StreamWorker and ReliableQueue call, and @respire/otel implements (types only).
-/**
- * Declared once, here, so that `@respire/queue`, `@respire/worker` and `@respire/otel` name the
- * same types: the queue and the worker call these hooks, `@respire/otel` implements them on
- * `@opentelemetry/api`, and none of the three imports another. They carry no payloads and depend on
- * nothing. The queue and the worker never let a hook affect an operation: whatever a hook throws,
- * returns or rejects with is swallowed. This module holds types only (its JavaScript is empty).
- * @packageDocumentation
+/*
+ * Declared once, here, and exported as types by the package's main entry, so that `@respire/queue`,
+ * `@respire/worker` and `@respire/otel` name the same types: the queue and the worker call these
+ * hooks, `@respire/otel` implements them on `@opentelemetry/api`, and none of the three imports
+ * another. They carry no payloads and depend on nothing. The queue and the worker never let a hook
+ * affect an operation: whatever a hook throws, returns or rejects with is swallowed. Types only.
  */
 
 /**

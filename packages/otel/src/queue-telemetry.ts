@@ -1,9 +1,14 @@
 // ReliableQueue's metrics and spans, on @opentelemetry/api.
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
-import { RespireValidationError } from '@respire/core-scripts';
+import {
+  RespireValidationError,
+  type QueueInstrumentation,
+  type QueueOperationEnd,
+  type QueueOperationName,
+  type QueueOperationStart,
+} from '@respire/core-scripts';
 import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
-import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/core-scripts/instrumentation';
 import type { TelemetryOptions } from './worker-telemetry.js';
 
 /** Span kind and semantic-convention operation type of each queue operation. */

@@ -13,16 +13,9 @@ import {
   type SpanOptions,
   type TracerProvider,
 } from '@opentelemetry/api';
+import type { DeadLetterReason, DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from '@respire/core-scripts';
 import { GroupPoller } from './group-gauges.js';
 import * as names from './names.js';
-import type {
-  DeadLetterReason,
-  DeliveryOutcome,
-  DeliveryScope,
-  DeliveryStart,
-  StreamWorkerInstrumentation,
-  WorkerInfo,
-} from '@respire/core-scripts/instrumentation';
 import { extractParentContext } from './trace-context.js';
 
 /** Where telemetry goes; the global providers by default. */

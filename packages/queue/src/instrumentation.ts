@@ -1,11 +1,11 @@
 // The queue's side of the instrumentation seam: an operation run inside its hooks, shielded from them.
-import type { QueueInstrumentation, QueueOperationEnd, QueueOperationStart } from '@respire/core-scripts/instrumentation';
+import type { QueueInstrumentation, QueueOperationEnd, QueueOperationStart } from '@respire/core-scripts';
 import { ignoreRejection } from '@respire/core-scripts/internal';
 
-export type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/core-scripts/instrumentation';
+export type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/core-scripts';
 
 /**
- * The seam's types are `@respire/core-scripts/instrumentation`, which `@respire/otel` implements.
+ * The seam's types are declared once in `@respire/core-scripts`; `@respire/otel` implements them.
  * With no hooks configured the queue does no extra work. Hooks never affect an operation: anything
  * they throw, return or reject with is swallowed.
  */

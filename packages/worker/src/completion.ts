@@ -1,5 +1,5 @@
 // Fenced completion: a reader's decided deliveries sent to Redis in batches, each told its own outcome.
-import type { DeadLetterReason } from '@respire/core-scripts/instrumentation';
+import type { DeadLetterReason } from '@respire/core-scripts';
 import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
 import type { ResolvedOptions } from './options.js';

@@ -1,6 +1,5 @@
 // One delivery attempt: runs the user's scope, deserializer and handler, and decides the completion its result calls for.
-import { RespireTooManyFieldsError } from '@respire/core-scripts';
-import type { DeadLetterReason, DeliveryScope } from '@respire/core-scripts/instrumentation';
+import { RespireTooManyFieldsError, type DeadLetterReason, type DeliveryScope } from '@respire/core-scripts';
 import { describeValue, type RawEntry } from '@respire/core-scripts/internal';
 import type { CompletionAction, CompletionRequest } from './completion.js';
 import { toEntry, type StreamEntry } from './entry.js';

@@ -31,14 +31,7 @@ export type {
 } from './options.js';
 export type { StreamEntry } from './entry.js';
 export type { StreamWorkerLogger } from './logger.js';
-export type {
-  StreamWorkerInstrumentation,
-  DeliveryStart,
-  DeliveryScope,
-  DeliveryOutcome,
-  DeadLetterReason,
-  WorkerInfo,
-} from '@respire/core-scripts/instrumentation';
+export type { StreamWorkerInstrumentation, DeliveryStart, DeliveryScope, DeliveryOutcome, DeadLetterReason, WorkerInfo } from '@respire/core-scripts';
 export { StreamProducer, DEFAULT_PRODUCER_RETRIES, MAX_PRODUCER_RETRIES } from './producer.js';
 export type { StreamProducerOptions, StreamFields } from './producer.js';
 export {

@@ -1,14 +1,14 @@
 // The worker's side of the instrumentation seam: hooks called guarded, attempts started and ended.
-import type { DeliveryOutcome, DeliveryScope, StreamWorkerInstrumentation } from '@respire/core-scripts/instrumentation';
+import type { DeliveryOutcome, DeliveryScope, StreamWorkerInstrumentation } from '@respire/core-scripts';
 import { ignoreRejection } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
 import { exceptionType } from './logger.js';
 
 /**
- * How the worker calls its instrumentation hooks (the seam's types are `@respire/core-scripts/instrumentation`,
- * which `@respire/otel` implements). With none configured the worker does no extra work. Hooks
- * never affect message handling: anything they throw, return or reject with is swallowed, and even
- * reading a hook is guarded.
+ * How the worker calls its instrumentation hooks (the seam's types are declared once in
+ * `@respire/core-scripts`; `@respire/otel` implements them). With none configured the worker does
+ * no extra work. Hooks never affect message handling: anything they throw, return or reject with
+ * is swallowed, and even reading a hook is guarded.
  */
 
 /** @internal Calls a hook, swallowing whatever it throws and any rejection it returns. */

@@ -1,6 +1,5 @@
 // StreamWorker's options: their types, defaults and limits, and their validation before any I/O.
-import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
-import type { StreamWorkerInstrumentation } from '@respire/core-scripts/instrumentation';
+import { RespireValidationError, type RedisClientLike, type StreamWorkerInstrumentation } from '@respire/core-scripts';
 import {
   MAX_INT32,
   assertKnownOptions,

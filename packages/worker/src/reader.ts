@@ -1,7 +1,6 @@
 // One reader: its connection, reads, recovery pages and startup replay, and the settling of each delivery.
 import { setMaxListeners } from 'node:events';
-import { MAX_DURATION_MS } from '@respire/core-scripts';
-import type { DeliveryOutcome } from '@respire/core-scripts/instrumentation';
+import { MAX_DURATION_MS, type DeliveryOutcome } from '@respire/core-scripts';
 import {
   TransientBackoff,
   isConnectionFailure,

@@ -1,6 +1,5 @@
 // One start..stop of a worker: its readers and connections, its first fault, and the shutdown.
-import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
-import type { WorkerInfo } from '@respire/core-scripts/instrumentation';
+import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError, type WorkerInfo } from '@respire/core-scripts';
 import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
