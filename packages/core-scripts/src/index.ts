@@ -1,5 +1,6 @@
-// The public entry: what applications need beside @respire/queue and @respire/worker. Everything
-// the packages share among themselves (transport, scripts, validation) is in ./internal.
+// The public entry: what applications need beside @respire/queue and @respire/worker (errors, client
+// types, the instrumentation seam's types). What the packages share among themselves (transport,
+// scripts, validation) is in ./internal.
 export {
   RespireError,
   RespireValidationError,
@@ -20,3 +21,15 @@ export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
 export { MAX_DURATION_MS } from './durations.js';
 export { MAX_BULK_BYTES } from './transport.js';
 export type { RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './transport.js';
+export type {
+  DeadLetterReason,
+  DeliveryOutcome,
+  DeliveryScope,
+  DeliveryStart,
+  QueueInstrumentation,
+  QueueOperationEnd,
+  QueueOperationName,
+  QueueOperationStart,
+  StreamWorkerInstrumentation,
+  WorkerInfo,
+} from './instrumentation.js';

@@ -1,3 +1,4 @@
+// Polls one worker's consumer group for the lag and pending gauges, never overlapping.
 /** The latest XINFO GROUPS sample of one worker, refreshed only while a metric reader collects. */
 export interface GroupSample {
   /** `null` when Redis reports lag as unknown (never reported as 0). */
@@ -13,7 +14,7 @@ export interface GroupSource {
 }
 
 /**
- * Polls one worker's group for the lag and pending gauges (seed 002): a query runs only when a
+ * Polls one worker's group for the lag and pending gauges (README "Instruments"): a query runs only when a
  * reader observed the gauges (a listener exists), at most once per `metricsPollIntervalMs`, one at
  * a time and never overlapping (a query that outlives its `metricsPollTimeoutMs` clears the
  * sample, and no new query starts until it settles). Failures, timeouts and a missing group clear

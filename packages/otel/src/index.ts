@@ -1,3 +1,4 @@
+// The public entry of @respire/otel.
 export { createStreamWorkerTelemetry } from './worker-telemetry.js';
 export type { StreamWorkerTelemetry, TelemetryOptions } from './worker-telemetry.js';
 export { createQueueTelemetry } from './queue-telemetry.js';

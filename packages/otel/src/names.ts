@@ -1,19 +1,20 @@
+// Every instrument, span and attribute name this package emits.
 /**
- * Every name this package emits. Names starting `respire.` are Respire's own (seed 002 for the
- * worker, this package for the queue); names starting `messaging.` follow the OpenTelemetry
- * messaging semantic conventions.
+ * Every name this package emits (README "Instruments" and "Spans"). Names starting `respire.` are
+ * Respire's own (the stream worker's contract for the worker, this package for the queue); names
+ * starting `messaging.` follow the OpenTelemetry messaging semantic conventions.
  */
 
-/** The meter and tracer name (the seed's `Respire.Streaming` meter and activity source). */
+/** The meter and tracer name, shared by the worker's and the queue's instruments and spans. */
 export const INSTRUMENTATION_NAME = 'Respire.Streaming';
 
-/** Seed 002 worker instruments. */
+/** The stream worker's instruments. */
 export const WORKER_PROCESSING_DURATION = 'respire.stream.worker.processing.duration';
 export const WORKER_GROUP_LAG = 'respire.stream.worker.group.lag';
 export const WORKER_GROUP_PENDING = 'respire.stream.worker.group.pending';
 export const WORKER_DEAD_LETTERS = 'respire.stream.worker.dead_letters';
 
-/** Reliable-queue instruments (ours, beyond the seed). */
+/** Reliable-queue instruments (this package's own, beyond the worker's contract). */
 export const QUEUE_OPERATION_DURATION = 'respire.queue.operation.duration';
 export const QUEUE_MESSAGES = 'respire.queue.messages';
 export const QUEUE_DEAD_LETTERS = 'respire.queue.dead_letters';
@@ -39,5 +40,5 @@ export const ATTR_MESSAGING_BATCH_MESSAGE_COUNT = 'messaging.batch.message_count
 export const ATTR_ERROR_TYPE = 'error.type';
 export const MESSAGING_SYSTEM = 'redis';
 
-/** The consumer span of every worker delivery attempt (seed 002). */
+/** The consumer span of every worker delivery attempt. */
 export const WORKER_SPAN_NAME = 'stream process';

@@ -1,8 +1,14 @@
+// ReliableQueue's metrics and spans, on @opentelemetry/api.
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
-import { RespireValidationError } from '@respire/core-scripts';
+import {
+  RespireValidationError,
+  type QueueInstrumentation,
+  type QueueOperationEnd,
+  type QueueOperationName,
+  type QueueOperationStart,
+} from '@respire/core-scripts';
 import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
-import type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from './seams.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
 
 /** Span kind and semantic-convention operation type of each queue operation. */
@@ -26,7 +32,7 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
 }
 
 /**
- * Metrics and tracing for `ReliableQueue` (ours, beyond the seed; pass it as the queue's
+ * Metrics and tracing for `ReliableQueue` (this package's own names; pass it as the queue's
  * `instrumentation`). Same rules as the worker's: no keys, entry IDs or payloads in metrics.
  *
  * - `respire.queue.operation.duration` (histogram, s): each send, receive, ack and nack call,

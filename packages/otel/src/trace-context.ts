@@ -1,6 +1,7 @@
+// W3C trace context: strict parsing of an entry's traceparent and tracestate, and the producer's fields.
 import { ROOT_CONTEXT, TraceFlags, context as contextApi, createTraceState, isSpanContextValid, trace, type Context } from '@opentelemetry/api';
 
-/** Seed 002 "Trace context": a traceparent is exactly 55 ASCII bytes, version 00, lowercase hex. */
+/** README "Spans": a traceparent is exactly 55 ASCII bytes, version 00, lowercase hex. */
 const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const MAX_TRACE_STATE_BYTES = 512;
 const MAX_TRACE_STATE_MEMBERS = 32;
@@ -83,7 +84,7 @@ export interface TraceContextFieldOptions {
 }
 
 /**
- * Producer helper (seed 002 "Trace context"): the W3C fields of the current span, to append to a
+ * Producer helper (README "Set-up"): the W3C fields of the current span, to append to a
  * stream entry once each. Returns `{}` when there is no valid span. Never copies baggage.
  *
  * @example

@@ -1,16 +1,21 @@
+// StreamWorker's metrics and spans, on @opentelemetry/api: what the worker's instrumentation hooks record.
 import {
   SpanKind,
   SpanStatusCode,
+  createNoopMeter,
   metrics,
   trace,
   type Attributes,
   type BatchObservableCallback,
+  type Histogram,
   type MeterProvider,
+  type Span,
+  type SpanOptions,
   type TracerProvider,
 } from '@opentelemetry/api';
+import type { DeadLetterReason, DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from '@respire/core-scripts';
 import { GroupPoller } from './group-gauges.js';
 import * as names from './names.js';
-import type { DeliveryOutcome, DeliveryScope, DeliveryStart, StreamWorkerInstrumentation, WorkerInfo } from './seams.js';
 import { extractParentContext } from './trace-context.js';
 
 /** Where telemetry goes; the global providers by default. */
@@ -21,8 +26,97 @@ export interface TelemetryOptions {
 
 /** Worker instrumentation that can be removed again. */
 export interface StreamWorkerTelemetry extends StreamWorkerInstrumentation {
-  /** Removes the gauges' callback and stops polling (seed 002: disposal removes the meter's instruments). */
+  /**
+   * Starts one attempt's span and timing; `undefined` when nothing would be recorded of it (no
+   * SDK registered, or a span sampled out and no meter), so the worker has no `end` to call.
+   */
+  startDelivery(start: DeliveryStart): DeliveryScope | undefined;
+  deadLettered(event: { readonly telemetryName: string; readonly reason: DeadLetterReason }): void;
+  workerStarted(info: WorkerInfo): void;
+  workerStopped(info: WorkerInfo): void;
+  /** Removes the gauges' callback and stops polling (disposal removes the meter's instruments). */
   dispose(): void;
+}
+
+/** Every worker span is a CONSUMER span. */
+const CONSUMER_SPAN: SpanOptions = Object.freeze({ kind: SpanKind.CONSUMER });
+
+/** The metric attributes of one worker's attempts, one frozen set per outcome. */
+class OutcomeAttributes {
+  readonly #telemetryName: string;
+  readonly #byOutcome = new Map<string, Attributes>();
+
+  constructor(telemetryName: string) {
+    this.#telemetryName = telemetryName;
+  }
+
+  of(outcome: DeliveryOutcome): Attributes {
+    let attributes = this.#byOutcome.get(outcome);
+    if (attributes === undefined) {
+      attributes = Object.freeze({ [names.ATTR_WORKER_NAME]: this.#telemetryName, [names.ATTR_WORKER_OUTCOME]: outcome });
+      this.#byOutcome.set(outcome, attributes);
+    }
+    return attributes;
+  }
+}
+
+/** One delivery attempt: its span and its start time, ended once (a class: no closure per attempt). */
+class Attempt implements DeliveryScope {
+  readonly #span: Span | undefined;
+  readonly #duration: Histogram | undefined;
+  readonly #attributes: OutcomeAttributes | undefined;
+  readonly #started: number;
+  #ended = false;
+
+  /**
+   * @param span - the attempt's span when it records (else nothing is kept of it).
+   * @param duration - the histogram, when a meter records it (else the attempt is not timed).
+   */
+  constructor(span: Span | undefined, duration: Histogram | undefined, attributes: OutcomeAttributes | undefined) {
+    this.#span = span;
+    this.#duration = duration;
+    this.#attributes = attributes;
+    this.#started = duration === undefined ? 0 : performance.now();
+  }
+
+  end(outcome: DeliveryOutcome, errorType?: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#duration !== undefined) {
+      try {
+        this.#duration.record((performance.now() - this.#started) / 1000, this.#attributes!.of(outcome));
+      } catch {
+        // A failing exporter never changes an outcome.
+      }
+    }
+    const span = this.#span;
+    if (span === undefined) return;
+    try {
+      span.setAttribute(names.ATTR_WORKER_OUTCOME, outcome);
+      const failure = errorTypeOf(outcome, errorType);
+      if (failure !== undefined) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute(names.ATTR_ERROR_TYPE, failure);
+      }
+      span.end();
+    } catch {
+      // Likewise.
+    }
+  }
+}
+
+/**
+ * Whether a span can record yet. The API's global tracer provider is a proxy: until an SDK is
+ * registered it has no delegate, and every span it starts is a no-op one, so there is no parent to
+ * parse and no span to start. Once a delegate appears (an SDK registered after this telemetry was
+ * created), spans are started for every attempt and the proxy is not asked again. Any other
+ * provider (an SDK passed in) can record from the start.
+ */
+function tracingReady(provider: TracerProvider): () => boolean {
+  const proxy = provider as { getDelegateTracer?: (name: string) => unknown };
+  if (typeof proxy.getDelegateTracer !== 'function') return () => true;
+  let ready = false;
+  return () => ready || (ready = proxy.getDelegateTracer!(names.INSTRUMENTATION_NAME) !== undefined);
 }
 
 /** The span attributes of one delivery attempt (messaging semantic conventions and ours). */
@@ -39,7 +133,7 @@ function spanAttributes(start: DeliveryStart): Attributes {
   };
 }
 
-/** Longest `error.type` kept, in characters (as the seed's `_respire.exception_type`). */
+/** Longest `error.type` kept, in characters (as a worker dead-letter record's `_respire.exception_type`). */
 const MAX_ERROR_TYPE_CHARS = 256;
 
 /**
@@ -57,7 +151,7 @@ function destinationName(stream: string): string {
 }
 
 /**
- * Metrics and tracing of seed 002 for `StreamWorker` (pass it as the worker's `instrumentation`).
+ * Metrics and tracing for `StreamWorker` (README "Instruments" and "Spans"; pass it as the worker's `instrumentation`).
  *
  * - `respire.stream.worker.processing.duration` (histogram, s): each delivery attempt, tagged
  *   `respire.worker.name` and `respire.worker.outcome`.
@@ -77,7 +171,9 @@ function destinationName(stream: string): string {
  */
 export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): StreamWorkerTelemetry {
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(names.INSTRUMENTATION_NAME);
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(names.INSTRUMENTATION_NAME);
+  const tracerProvider = options.tracerProvider ?? trace.getTracerProvider();
+  const tracer = tracerProvider.getTracer(names.INSTRUMENTATION_NAME);
+  const tracing = tracingReady(tracerProvider);
   const duration = meter.createHistogram(names.WORKER_PROCESSING_DURATION, {
     unit: 's',
     description: 'Each stream worker delivery attempt, including deserialization, scope lifetime and fenced completion.',
@@ -95,16 +191,16 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
     description: 'Latest group pending count from XINFO GROUPS.',
   });
 
-  // One frozen attribute set per (worker, outcome): recording allocates nothing on the hot path.
-  const attributeCache = new Map<string, Attributes>();
-  const outcomeAttributes = (telemetryName: string, outcome: DeliveryOutcome): Attributes => {
-    const key = `${telemetryName}\u0000${outcome}`;
-    let attributes = attributeCache.get(key);
-    if (!attributes) {
-      attributes = Object.freeze({ [names.ATTR_WORKER_NAME]: telemetryName, [names.ATTR_WORKER_OUTCOME]: outcome });
-      attributeCache.set(key, attributes);
-    }
-    return attributes;
+  // With no MeterProvider registered (or a no-op one passed) the histogram is the API's no-op:
+  // then an attempt is not timed at all, and one with no span that records has no scope.
+  const timed = duration !== createNoopMeter().createHistogram(names.WORKER_PROCESSING_DURATION) ? duration : undefined;
+  // One frozen attribute set per (worker, outcome), looked up per worker once an attempt starts:
+  // recording allocates nothing on the hot path.
+  const outcomeTables = new Map<string, OutcomeAttributes>();
+  const outcomeAttributes = (telemetryName: string): OutcomeAttributes => {
+    let table = outcomeTables.get(telemetryName);
+    if (table === undefined) outcomeTables.set(telemetryName, (table = new OutcomeAttributes(telemetryName)));
+    return table;
   };
 
   const pollers = new Map<WorkerInfo, GroupPoller>();
@@ -122,35 +218,16 @@ export function createStreamWorkerTelemetry(options: TelemetryOptions = {}): Str
   meter.addBatchObservableCallback(observeGroups, [lag, pending]);
 
   return {
-    startDelivery(start: DeliveryStart): DeliveryScope {
-      const started = performance.now();
-      const parent = extractParentContext(start.traceParent, start.traceState);
-      const span = tracer.startSpan(names.WORKER_SPAN_NAME, { kind: SpanKind.CONSUMER }, parent);
-      // Attributes only for a span that records: with no SDK this path stays allocation-light.
-      if (span.isRecording()) span.setAttributes(spanAttributes(start));
-      let ended = false;
-      return {
-        end(outcome: DeliveryOutcome, errorType?: string) {
-          if (ended) return;
-          ended = true;
-          try {
-            duration.record((performance.now() - started) / 1000, outcomeAttributes(start.telemetryName, outcome));
-          } catch {
-            // A failing exporter never changes an outcome.
-          }
-          try {
-            span.setAttribute(names.ATTR_WORKER_OUTCOME, outcome);
-            const failure = errorTypeOf(outcome, errorType);
-            if (failure !== undefined) {
-              span.setStatus({ code: SpanStatusCode.ERROR });
-              span.setAttribute(names.ATTR_ERROR_TYPE, failure);
-            }
-            span.end();
-          } catch {
-            // Likewise.
-          }
-        },
-      };
+    startDelivery(start: DeliveryStart): DeliveryScope | undefined {
+      // No SDK yet: no span could record, so the parent is not even parsed.
+      if (!tracing()) return timed === undefined ? undefined : new Attempt(undefined, timed, outcomeAttributes(start.telemetryName));
+      const span = tracer.startSpan(names.WORKER_SPAN_NAME, CONSUMER_SPAN, extractParentContext(start.traceParent, start.traceState));
+      // A span sampled out keeps nothing: only the duration may still be recorded.
+      const recording = span.isRecording() ? span : undefined;
+      if (recording === undefined && timed === undefined) return undefined;
+      // Attributes only for a span that records.
+      recording?.setAttributes(spanAttributes(start));
+      return new Attempt(recording, timed, timed && outcomeAttributes(start.telemetryName));
     },
     deadLettered(event) {
       deadLetters.add(1, { [names.ATTR_WORKER_NAME]: event.telemetryName, [names.ATTR_WORKER_REASON]: event.reason });

@@ -1,3 +1,4 @@
+// Worker telemetry (durations and gauge polling) keeps its pace when the wall clock steps, freezes or runs backwards.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';

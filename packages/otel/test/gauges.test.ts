@@ -1,3 +1,4 @@
+// The lag and pending gauges: polled only while collected, never overlapping, cleared on failure, timeout and stop.
 import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { createStreamWorkerTelemetry, WORKER_GROUP_LAG, WORKER_GROUP_PENDING, type GroupSample } from '@respire/otel';
@@ -30,7 +31,7 @@ function source(query: () => Promise<GroupSample | null>, over: Partial<WorkerIn
   return { info, stats: () => ({ calls, maxInFlight }) };
 }
 
-describe('group gauges (seed 002: lag and pending from XINFO GROUPS)', () => {
+describe('group gauges (README "Instruments": lag and pending from XINFO GROUPS)', () => {
   it('queries only when observed, at most once per interval, and never overlapping under a slow server', async () => {
     const { info, stats } = source(async () => (await sleep(60), { lag: 3, pending: 2 }), { metricsPollIntervalMs: 10, metricsPollTimeoutMs: 1000 });
     const poller = new GroupPoller(info);

@@ -1,3 +1,4 @@
+// The queue's metrics and spans on real Redis.
 import { randomBytes } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import { createClient } from 'redis';

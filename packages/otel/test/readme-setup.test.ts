@@ -1,3 +1,4 @@
+// The README's set-up: global providers and a context manager; the producer's span parents the worker's.
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createClient } from 'redis';

@@ -1,3 +1,4 @@
+// Strict W3C trace-context parsing, and the producer's trace-context fields.
 import { ROOT_CONTEXT, context, trace, TraceFlags } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
 const valid = `00-${TRACE}-${SPAN}-01`;
 
-describe('traceparent (seed 002: exactly 55 printable ASCII bytes, version 00, lowercase hex, nonzero IDs)', () => {
+describe('traceparent (README "Spans": exactly 55 printable ASCII bytes, version 00, lowercase hex, nonzero IDs)', () => {
   it('accepts a valid version-00 parent', () => {
     expect(valid).toHaveLength(55);
     expect(parseTraceParent(valid)).toEqual({ traceId: TRACE, spanId: SPAN, traceFlags: 1 });
@@ -36,7 +37,7 @@ describe('traceparent (seed 002: exactly 55 printable ASCII bytes, version 00, l
   });
 });
 
-describe('tracestate (seed 002: ≤ 512 ASCII bytes, ≤ 32 members, distinct keys)', () => {
+describe('tracestate (README "Spans": ≤ 512 ASCII bytes, ≤ 32 members, distinct keys)', () => {
   it('accepts members with spaces and tabs around them, and multi-tenant keys', () => {
     expect(parseTraceState(' vendor=value ,\tother=x@y ')).toBe('vendor=value,other=x@y');
     expect(parseTraceState('t1@sys=v,a=b')).toBe('t1@sys=v,a=b');

@@ -1,3 +1,4 @@
+// The worker's metrics and spans on real Redis: one span per attempt, outcomes, dead letters, errors.
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context, trace, type MeterProvider } from '@opentelemetry/api';
 import { createClient } from 'redis';

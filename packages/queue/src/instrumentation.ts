@@ -1,42 +1,14 @@
-/**
- * The queue's instrumentation seam (DESIGN.md decision 9): dependency-free hooks that
- * `@respire/otel` implements. With none configured the queue does no extra work.
- * Hooks never affect an operation: anything they throw, return or reject with is swallowed.
- */
+// The queue's side of the instrumentation seam: an operation run inside its hooks, shielded from them.
+import type { QueueInstrumentation, QueueOperationEnd, QueueOperationStart } from '@respire/core-scripts';
 import { ignoreRejection } from '@respire/core-scripts/internal';
 
-export type QueueOperationName = 'send' | 'receive' | 'ack' | 'nack';
+export type { QueueInstrumentation, QueueOperationEnd, QueueOperationName, QueueOperationStart } from '@respire/core-scripts';
 
-/** What an operation is about to do. Carries no payloads. */
-export interface QueueOperationStart {
-  readonly operation: QueueOperationName;
-  /** The logical queue name (no prefix, no hash tag). */
-  readonly queue: string;
-  /** Messages in the call: 1 for send, the number of receipts for ack/nack, `max` for receive. */
-  readonly messageCount: number;
-  /** Entry IDs for ack/nack. */
-  readonly messageIds?: readonly string[];
-}
-
-/** How an operation ended. */
-export interface QueueOperationEnd {
-  /** The error it threw, if it did. */
-  readonly error?: unknown;
-  /** The entry ID appended by send (the original one for a duplicate). */
-  readonly messageId?: string;
-  /** True when send was suppressed as a duplicate. */
-  readonly duplicate?: boolean;
-  /** Messages received, or receipts that were acknowledged / released. */
-  readonly completed?: number;
-  /** Exhausted messages this receive moved to the dead-letter stream. */
-  readonly deadLettered?: number;
-}
-
-/** Receives operation events from a {@link ReliableQueue}. */
-export interface QueueInstrumentation {
-  /** Called as an operation starts; `end` of the returned scope when it settles. */
-  startOperation(start: QueueOperationStart): { end(result: QueueOperationEnd): void } | undefined;
-}
+/**
+ * The seam's types are declared once in `@respire/core-scripts`; `@respire/otel` implements them.
+ * With no hooks configured the queue does no extra work. Hooks never affect an operation: anything
+ * they throw, return or reject with is swallowed.
+ */
 
 type Scope = { end(result: QueueOperationEnd): void } | undefined;
 

@@ -1,3 +1,4 @@
+// The blocking connections a worker owns: duplicates of the caller's client, probed when unanswered, closed on every path.
 import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
 import {
   commandTarget,
@@ -28,8 +29,8 @@ const PROBE_TIMEOUT_MS = 2000;
 const MAX_HELD_MS = 60_000;
 
 /**
- * A blocking connection the worker owns: a duplicate of the caller's client (DESIGN.md decision
- * 6), so the caller's client is never blocked or closed. It never reconnects by itself: when it
+ * A blocking connection the worker owns: a duplicate of the caller's client, so the caller's
+ * client is never blocked or closed (README "Faults, shutdown and failover"). It never reconnects by itself: when it
  * fails, the reader closes it and opens a new one, so exactly one connection per reader exists.
  */
 export class OwnedConnection {

@@ -1,3 +1,4 @@
+// What a run shares with its readers and deliveries, and which delivery of a prefetched entry is the newest.
 import type { ResolvedOptions } from './options.js';
 import type { Connections } from './connections.js';
 

@@ -1,3 +1,4 @@
+// A stream entry as handlers and deserializers see it: ID, delivery count and the entry's own field bytes.
 /**
  * One stream entry as a handler or deserializer sees it. Field names and values are the entry's
  * own bytes (Buffers owned by this entry), in stream order; duplicates are kept.
@@ -9,7 +10,7 @@ export interface StreamEntry {
   readonly fields: readonly (readonly [Buffer, Buffer])[];
   /**
    * The Redis delivery count of this delivery (1 for a first read; incremented by every claim,
-   * startup replay and recovery), seed 002 "Delivery limit".
+   * startup replay and recovery); README "Delivery limits and dead letters".
    */
   readonly deliveryCount: number;
   /** The value of the first field named `name`, or `undefined`. */

@@ -1,10 +1,11 @@
+// Consumer-group creation, recreation after NOGROUP, and the XINFO GROUPS query behind the gauges.
 import { RespireServerError } from '@respire/core-scripts';
 import { infoField, replyCode, replyString, safeGet } from '@respire/core-scripts/internal';
 import type { ResolvedOptions } from './options.js';
 import { retryingTransient } from './retry.js';
 
 /**
- * Consumer-group administration (seed 002 "Group creation"). Respire never runs XGROUP
+ * Consumer-group administration (README "Options": `createGroup`, `groupStart`). Respire never runs XGROUP
  * DELCONSUMER or SETID: only creation, and inspection for the gauges.
  */
 

@@ -1,3 +1,4 @@
+// StreamWorkerHost: runs several workers as one service, with signals, a shutdown timeout and a fault policy.
 import { RespireStateError, RespireValidationError } from '@respire/core-scripts';
 import { describeValue, toDurationMs } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
@@ -12,7 +13,7 @@ export type StreamWorkerFaultPolicy = 'stop-all' | 'ignore';
 export interface StreamWorkerHostOptions {
   /**
    * Drain time for in-flight handlers on stop, in ms (1..2^31-1); then their signals abort.
-   * Set it to cover normal handler duration (seed 002 "Shutdown"). It caps the workers' own
+   * Set it to cover normal handler duration (README "Faults, shutdown and failover"). It caps the workers' own
    * `shutdownTimeoutMs`: each worker drains for the shorter of the two.
    * @defaultValue {@link DEFAULT_SHUTDOWN_TIMEOUT_MS} (30000)
    */
@@ -31,7 +32,7 @@ export interface StreamWorkerHostOptions {
 /**
  * Runs several {@link StreamWorker}s as one service, like a .NET host runs hosted services: starts
  * them, wires SIGINT/SIGTERM to a graceful stop, applies the shutdown timeout and a fault policy.
- * The host is the telemetry registry of seed 002: `telemetryName` must be unique among its workers
+ * The host is the telemetry registry: `telemetryName` must be unique among its workers
  * (including the default), and a duplicate fails in {@link StreamWorkerHost.add}.
  *
  * @example

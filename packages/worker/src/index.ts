@@ -1,3 +1,4 @@
+// The public entry of @respire/worker.
 export { StreamWorker } from './worker.js';
 export type { StreamWorkerState } from './worker.js';
 export { StreamWorkerHost } from './host.js';
@@ -30,7 +31,7 @@ export type {
 } from './options.js';
 export type { StreamEntry } from './entry.js';
 export type { StreamWorkerLogger } from './logger.js';
-export type { StreamWorkerInstrumentation, DeliveryStart, DeliveryScope, DeliveryOutcome, DeadLetterReason, WorkerInfo } from './instrumentation.js';
+export type { StreamWorkerInstrumentation, DeliveryStart, DeliveryScope, DeliveryOutcome, DeadLetterReason, WorkerInfo } from '@respire/core-scripts';
 export { StreamProducer, DEFAULT_PRODUCER_RETRIES, MAX_PRODUCER_RETRIES } from './producer.js';
 export type { StreamProducerOptions, StreamFields } from './producer.js';
 export {

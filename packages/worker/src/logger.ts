@@ -1,9 +1,10 @@
+// The worker's logger interface, its console default, and logging that never throws.
 import { exceptionType as describeType, ignoreRejection } from '@respire/core-scripts/internal';
 
 /**
  * Where the worker writes what it wants an operator to see. Messages never contain payloads,
  * exception messages or stack traces; `context` carries only names, IDs, counts and exception
- * types (seed 002 "Results": exceptions are logged as warnings with the exception type only).
+ * types (README "Results": exceptions are logged as warnings with the exception type only).
  */
 export interface StreamWorkerLogger {
   debug?(message: string, context?: Readonly<Record<string, unknown>>): void;

@@ -1,4 +1,5 @@
-import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+// StreamWorker's options: their types, defaults and limits, and their validation before any I/O.
+import { RespireValidationError, type RedisClientLike, type StreamWorkerInstrumentation } from '@respire/core-scripts';
 import {
   MAX_INT32,
   assertKnownOptions,
@@ -12,11 +13,10 @@ import {
   type CommandTarget,
 } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
-import type { StreamWorkerInstrumentation } from './instrumentation.js';
 import { consoleLogger, type StreamWorkerLogger } from './logger.js';
 
 /**
- * What a handler returns (seed 002 `RespireStreamWorkerResult`). Anything else is an "unknown
+ * What a handler returns (README "Results"). Anything else is an "unknown
  * result" and counts as a handler failure: the entry stays pending for recovery.
  */
 export type StreamWorkerResult = 'ack' | 'nack' | 'dead-letter';
@@ -32,8 +32,8 @@ export const StreamWorkerResult = {
 } as const satisfies Record<string, StreamWorkerResult>;
 
 /**
- * Handles one delivery. `signal` aborts only when the shutdown timeout expires (seed 002
- * "Shutdown"); a result returned after that is not acknowledged. Must be idempotent: Redis can
+ * Handles one delivery. `signal` aborts only when the shutdown timeout expires (README "Faults,
+ * shutdown and failover"); a result returned after that is not acknowledged. Must be idempotent: Redis can
  * deliver an entry more than once.
  */
 export type StreamHandler<T> = (message: T, signal: AbortSignal) => StreamHandlerResult | Promise<StreamHandlerResult>;
@@ -46,7 +46,7 @@ export type StreamHandler<T> = (message: T, signal: AbortSignal) => StreamHandle
 export type StreamHandlerResult = StreamWorkerResult | (string & Record<never, never>);
 
 /**
- * A per-delivery scope (seed 002: "each entry gets a new async DI scope, disposed after handling and
+ * A per-delivery scope (README "Typed payloads and per-delivery scopes": each entry gets a new async DI scope, disposed after handling and
  * acknowledgement"). Create it from your container (awilix `createScope()`, a NestJS module ref, ...).
  */
 export interface StreamWorkerScope<T> {
@@ -56,28 +56,28 @@ export interface StreamWorkerScope<T> {
   dispose?(): void | PromiseLike<void>;
 }
 
-/** Default `consumerCount` (seed 002: 1). */
+/** Default `consumerCount`: 1. */
 export const DEFAULT_CONSUMER_COUNT = 1;
-/** Default `batchSize` (seed 002: 1). */
+/** Default `batchSize`: 1. */
 export const DEFAULT_BATCH_SIZE = 1;
 /** Most readers, and most entries per read. */
 export const MAX_CONSUMER_COUNT = 1000;
 export const MAX_BATCH_SIZE = 1000;
-/** Default `readWaitMs`: 5 s (seed 002 `ReadWait`). */
+/** Default `readWaitMs`: 5 s. */
 export const DEFAULT_READ_WAIT_MS = 5000;
-/** Default `minimumIdleTimeMs`: 1 min (seed 002 `MinimumIdleTime`). */
+/** Default `minimumIdleTimeMs`: 1 min. */
 export const DEFAULT_MINIMUM_IDLE_TIME_MS = 60_000;
-/** Default `recoveryPollIntervalMs`: 5 s (seed 002 `RecoveryPollInterval`). */
+/** Default `recoveryPollIntervalMs`: 5 s. */
 export const DEFAULT_RECOVERY_POLL_INTERVAL_MS = 5000;
-/** Default `groupStart`: the beginning (seed 002 `RespireStreamId.Beginning`). */
+/** Default `groupStart`: the beginning of the stream. */
 export const DEFAULT_GROUP_START = '0';
-/** Default `telemetryName` (seed 002). */
+/** Default `telemetryName`. */
 export const DEFAULT_TELEMETRY_NAME = 'default';
-/** Default `metricsPollIntervalMs`: 30 s (seed 002 `MetricsPollInterval`). */
+/** Default `metricsPollIntervalMs`: 30 s. */
 export const DEFAULT_METRICS_POLL_INTERVAL_MS = 30_000;
-/** Default `metricsPollTimeoutMs`: 5 s (seed 002 `MetricsPollTimeout`). */
+/** Default `metricsPollTimeoutMs`: 5 s. */
 export const DEFAULT_METRICS_POLL_TIMEOUT_MS = 5000;
-/** Default `traceParentField` and `traceStateField` (seed 002). */
+/** Default `traceParentField` and `traceStateField`: the W3C header names. */
 export const DEFAULT_TRACE_PARENT_FIELD = 'traceparent';
 export const DEFAULT_TRACE_STATE_FIELD = 'tracestate';
 /** Default drain time of `stop()` (the worker's `shutdownTimeoutMs` and the host's): 30 s. */
@@ -91,7 +91,7 @@ export interface StreamWorkerBaseOptions {
   stream: string;
   /** The consumer group. At most 256 bytes when `deadLetterStream` is set (it is written into records). */
   group: string;
-  /** Prefix of every key, the client "key-prefixed view" of the seed. @defaultValue `''` */
+  /** Prefix of every key (a key-prefixed view of the client, which node-redis has none of). @defaultValue `''` */
   keyPrefix?: string;
   /**
    * Stable consumer-name base; each reader uses `<base>-<index>` (zero-based). A stable name replays
@@ -156,7 +156,7 @@ export type StreamWorkerHandlerOptions<T> =
 
 /**
  * Options of `new StreamWorker(...)`. With a type argument other than {@link StreamEntry} a
- * `deserialize(entry)` function is required (the seed's two-type overload); it receives the entry's
+ * `deserialize(entry)` function is required; it receives the entry's
  * own field bytes and may run concurrently on different readers. A deserializer exception is a
  * handler failure.
  */
@@ -263,7 +263,7 @@ function bool(argument: string, value: unknown, fallback: boolean): boolean {
 }
 
 /**
- * Validates every option before any I/O (DESIGN.md decision 10).
+ * Validates every option before any I/O (README "Options": bad input fails at construction, nothing is sent).
  * @internal
  */
 export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptions {
@@ -275,7 +275,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   };
   assertKnownOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
-  // Each reader blocks on a duplicate of the caller's client (DESIGN.md decision 6).
+  // Each reader blocks on a duplicate of the caller's client, never on the caller's own (README "Faults, shutdown and failover").
   if (typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
     throw new RespireValidationError('client', 'must support duplicate() (each reader blocks on a duplicate of your client)');
   }

@@ -1,3 +1,4 @@
+// StreamProducer: typed appends whose retries are safe where the server makes them idempotent (IDMP).
 import { randomBytes } from 'node:crypto';
 import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike, type RespireTransportError } from '@respire/core-scripts';
 import { commandTarget, describeThrown, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
@@ -28,7 +29,7 @@ export interface StreamProducerOptions<T> {
 }
 
 /**
- * Typed XADD with producer retries (seed 002 "Producer retries"). Each `add` gets a stable
+ * Typed XADD with producer retries (README "Producer retries"). Each `add` gets a stable
  * idempotency identity; on Redis 8.6+ the append uses `XADD ... IDMP <producerId> <id>`, so a retry
  * after a lost reply returns the original entry's ID instead of appending twice. Elsewhere the entry
  * is appended plainly and an uncertain append is not retried (the transport error is thrown).

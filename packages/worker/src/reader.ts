@@ -1,5 +1,6 @@
+// One reader: its connection, reads, recovery pages and startup replay, and the settling of each delivery.
 import { setMaxListeners } from 'node:events';
-import { MAX_DURATION_MS } from '@respire/core-scripts';
+import { MAX_DURATION_MS, type DeliveryOutcome } from '@respire/core-scripts';
 import {
   TransientBackoff,
   isConnectionFailure,
@@ -14,13 +15,15 @@ import {
   sleep,
   type RawEntry,
 } from '@respire/core-scripts/internal';
-import { Completions } from './completion.js';
+import { Completions, type CompletionListener } from './completion.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
-import { Countdown, deliver } from './delivery.js';
+import { deliver, type Delivery, type FinishedListener } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
+import { endDeliveryTelemetry, safeHook } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import { retryingTransient, transientBackoff } from './retry.js';
+import { disposeScope } from './scope.js';
 
 /** Extra client-side time beyond BLOCK before a read that never returns is abandoned (ms). */
 const READ_DEADLINE_MARGIN_MS = 2000;
@@ -38,9 +41,11 @@ const RECONNECT_DELAY_MS = 100;
 
 /**
  * One reader: a consumer name, a blocking connection, a recovery cursor. It replays its own
- * pending entries once (stable names), then alternates recovery pages and blocking reads, and
- * hands each batch to the delivery pipeline one entry after another. Its completions go as one
- * batch per read on its own connection (completion.ts).
+ * pending entries once (stable names), then alternates recovery pages and blocking reads. Each
+ * entry it reads flows one way: the delivery runs the handler and decides its completion
+ * (delivery.ts), the reader's completions send it with the read's others as one fenced batch on
+ * the reader's own connection (completion.ts), and the batch's reply comes back here, where the
+ * attempt is settled: its scope disposed, its telemetry ended, its hold released.
  *
  * Failover and restarts (nothing is lost: entries are unread or pending):
  * - a connection that drops, or a read with no reply within BLOCK + 2 s that the server does not
@@ -52,14 +57,14 @@ const RECONNECT_DELAY_MS = 100;
  *   nothing: read again with backoff, faulting once they last past the deadline (retry.ts);
  * - `NOGROUP`: the group is recreated when `createGroup`, else the worker faults;
  * - other error replies (`READONLY`, `NOPERM`, ...) and failures that are neither replies nor a
- *   lost connection fault the worker (seed 002 "Faults").
+ *   lost connection fault the worker (README "Faults, shutdown and failover").
  * All scheduling uses the monotonic clock (`performance.now()`), never the wall clock.
  */
 export class Reader {
   readonly consumer: string;
   readonly #ctx: RunContext;
   readonly #replay: boolean;
-  readonly #completions: Completions;
+  readonly #completions: Completions<Delivery>;
   /** The deliveries of the last batch, settled once their completions are (see {@link Reader.#handleAll}). */
   #previous: Promise<void> = Promise.resolve();
   /** True when the last batch had several entries: the next read need not wait for its completion. */
@@ -76,8 +81,12 @@ export class Reader {
     this.#ctx = ctx;
     this.consumer = consumer;
     this.#replay = replay;
+    const settle: CompletionListener<Delivery> = {
+      completed: (d, outcome) => this.#settle(d, outcome, undefined),
+      failed: (d, error) => this.#settle(d, 'error', error),
+    };
     // Completions go on this reader's connection while it has one (see completion.ts).
-    this.#completions = new Completions(ctx.options, consumer, () => this.#connection);
+    this.#completions = new Completions(ctx.options, consumer, () => this.#connection, settle);
   }
 
   /** Opens this reader's blocking connection; a refusal fails at once with the server's reply. */
@@ -110,8 +119,8 @@ export class Reader {
           await this.#recoverPage();
           continue;
         }
-        // Bound BLOCK by the time left until the next recovery page (DESIGN.md open point); BLOCK
-        // and the read's deadline take whole milliseconds.
+        // Bound BLOCK by the time left until the next recovery page, so a parked reader still
+        // recovers on time (CONFORMANCE.md); BLOCK and the read's deadline take whole milliseconds.
         const block = Math.max(1, Math.min(o.readWaitMs, Math.ceil(this.#nextRecovery - now), MAX_BLOCK_MS));
         // A read of several entries (a backlog) has its completion written together with the next
         // read. A single entry (batchSize 1, or a stream that has caught up) is completed before the
@@ -166,11 +175,13 @@ export class Reader {
           continue;
         }
         finishing.add();
-        const handling = deliver(ctx, this.#completions, raw, controller.signal, finishing);
-        if (handling) {
+        let d = deliver(ctx, raw, this.consumer, controller.signal, finishing);
+        if (d instanceof Promise) {
           this.#completions.flushSoon();
-          await handling;
+          d = await d;
         }
+        if (d.action !== undefined) this.#completions.add(d);
+        else this.#settle(d, d.fault === undefined ? 'canceled' : 'error', d.fault);
       }
     } finally {
       // Every handler dispatched from this read has returned by now.
@@ -182,7 +193,42 @@ export class Reader {
     }
   }
 
-  /** Seed 002: a stable name replays its own pending entries once at startup, before new entries. */
+  /**
+   * A delivery's attempt ends: told its completion's outcome (or it needed none: `canceled`, or a
+   * fault). Its scope is disposed after the completion (README "Results"), and a disposal failure
+   * is the fault unless one is already in flight; then its telemetry ends and a fault stops the run.
+   */
+  #settle(d: Delivery, outcome: DeliveryOutcome, fault: unknown): void {
+    const o = this.#ctx.options;
+    if (outcome === 'dead-letter') safeHook(() => o.instrumentation?.deadLettered?.({ telemetryName: o.telemetryName, reason: d.reason! }));
+    else if (outcome === 'stale') {
+      safeLog(o.logger, 'debug', 'delivery was recovered by another owner or attempt; not completed', {
+        entryId: d.id,
+        consumer: this.consumer,
+        deliveryCount: d.deliveryCount,
+      });
+    }
+    if (d.scope !== undefined) void this.#disposeThenFinish(d, outcome, fault);
+    else this.#finish(d, outcome, fault);
+  }
+
+  async #disposeThenFinish(d: Delivery, outcome: DeliveryOutcome, fault: unknown): Promise<void> {
+    try {
+      await disposeScope(d.scope);
+    } catch (error) {
+      if (fault === undefined) fault = error;
+    }
+    this.#finish(d, outcome, fault);
+  }
+
+  #finish(d: Delivery, outcome: DeliveryOutcome, fault: unknown): void {
+    this.#ctx.newest.release(d.id);
+    if (d.telemetry !== undefined) endDeliveryTelemetry(d.telemetry, outcome, d.exceptionType, fault);
+    if (fault !== undefined) this.#ctx.fault(fault);
+    d.finishing.finished();
+  }
+
+  /** A stable name replays its own pending entries once at startup, before new entries (README "Options": `consumerName`). */
   async #replayOwn(): Promise<void> {
     const o = this.#ctx.options;
     let after = '-';
@@ -209,7 +255,7 @@ export class Reader {
     }
   }
 
-  /** One recovery page (seed 002: at most one per interval, of up to `batchSize` entries). */
+  /** One recovery page: at most one per interval, of up to `batchSize` entries (README "Options": `recoveryPollIntervalMs`). */
   async #recoverPage(): Promise<void> {
     const o = this.#ctx.options;
     // A claim must not meet this reader's own completions still in flight: they apply first.
@@ -320,7 +366,7 @@ export class Reader {
       await sleep(delay, this.#ctx.stopSignal);
       return [];
     }
-    // READONLY, NOPERM and other replies: a read failure faults the worker (seed 002 "Faults").
+    // READONLY, NOPERM and other replies: a read failure faults the worker (README "Faults, shutdown and failover").
     throw error;
   }
 
@@ -352,5 +398,27 @@ export class Reader {
       await settledWithin(this.#completions.answered(), Math.min(waitMs, ANSWER_WAIT_MS));
       this.closeConnection();
     }
+  }
+}
+
+/** Counts a read's deliveries still finishing; {@link Countdown.close} gives the promise of the last one. */
+class Countdown implements FinishedListener {
+  #left = 0;
+  #closed = false;
+  #resolve: (() => void) | undefined;
+
+  add(): void {
+    this.#left++;
+  }
+
+  finished(): void {
+    if (--this.#left === 0 && this.#closed) this.#resolve?.();
+  }
+
+  /** No delivery is added after this; resolves once every added delivery has finished. */
+  close(): Promise<void> {
+    this.#closed = true;
+    if (this.#left === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.#resolve = resolve));
   }
 }

@@ -1,3 +1,4 @@
+// The worker's policy for transient replies: which commands repeat, with what backoff, for how long.
 import { isNotSent, retryTransient, transientReplyCode, TransientBackoff } from '@respire/core-scripts/internal';
 import { safeLog, type StreamWorkerLogger } from './logger.js';
 

@@ -1,9 +1,10 @@
-import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
+// One start..stop of a worker: its readers and connections, its first fault, and the shutdown.
+import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError, type WorkerInfo } from '@respire/core-scripts';
 import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';
-import { safeHook, type WorkerInfo } from './instrumentation.js';
+import { safeHook } from './instrumentation.js';
 import { exceptionType, safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { ANSWER_WAIT_MS, Reader } from './reader.js';
@@ -11,7 +12,7 @@ import { retryingTransient } from './retry.js';
 
 /**
  * One start..stop of a worker: its readers, its connections, its first fault, and the shutdown
- * (seed 002 "Shutdown": readers stop at once, handlers drain, then are aborted).
+ * (README "Faults, shutdown and failover": readers stop at once, handlers drain, then are aborted).
  */
 export class Run implements RunContext {
   readonly options: ResolvedOptions;

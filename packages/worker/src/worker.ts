@@ -1,3 +1,4 @@
+// StreamWorker: the public class, its life cycle and its start() and stop().
 import { randomBytes } from 'node:crypto';
 import { RespireStateError } from '@respire/core-scripts';
 import { toDurationMs } from '@respire/core-scripts/internal';
@@ -9,7 +10,7 @@ import { Run } from './run.js';
 export type StreamWorkerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 /**
- * Hosted Redis Streams consumer (seed 002 "Hosted stream consumers"): `consumerCount` readers, each
+ * Hosted Redis Streams consumer (this package's README): `consumerCount` readers, each
  * on its own blocking connection (a duplicate of your client that the worker owns and closes), read
  * the consumer group in batches of `batchSize`, hand each entry to the handler in sequence, and
  * complete each batch by its results with one fenced script call: each entry is acknowledged,

@@ -1,3 +1,4 @@
+// A user with a read-only grant on the dead-letter stream still acknowledges; a dead letter then faults with the permission.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser, errorSummary } from '@respire/harness';

@@ -1,3 +1,4 @@
+// Capability decisions per operation on the serving node, and the documented fallbacks when a permission or command is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, type AclUser } from '@respire/harness';
 import { inject } from 'vitest';
@@ -5,7 +6,7 @@ import type { StreamWorker, StreamEntry } from '../src/index.js';
 import { add, atLeast, eventually, pendingCount, range, standalone, uniqueKeys, workerFixture, type Connection, type TestOptions } from './support.js';
 
 /**
- * Seed 002 "Server requirements": capability decisions per operation with the seed's fallbacks.
+ * README "Server requirements": capability decisions per operation, with the documented fallbacks.
  * Each assertion follows the version of the server under test (REDIS_SERVER picks the binary; the
  * suite also passes on Redis 8.6, where XACKDEL, XREADGROUP CLAIM and IDMP are native).
  */

@@ -1,3 +1,4 @@
+// Recovery, read deadlines, shutdown and transient-reply deadlines keep working when the wall clock steps, freezes or runs backwards.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorSummary, startRedisServer, startTcpProxy, type RedisServerHandle } from '@respire/harness';

@@ -1,3 +1,4 @@
+// Every connection the worker opens is closed, on every path: kills, resets, frozen reads, pauses, stops during start or reconnects, Cluster.
 import { randomBytes } from 'node:crypto';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -141,7 +142,6 @@ describe('kind 1: a replaced reader connection is closed', () => {
       expect(await serverConnections()).toBe(2); // the caller's client and the reader's connection
       const counts: number[] = [];
       for (let round = 0; round < 5; round++) {
-        await sleep(500);
         parked = await killAndAwaitReplacement(parked);
         await sleep(SETTLE_MS);
         counts.push(await serverConnections());
@@ -233,7 +233,6 @@ describe('kind 1: a replaced reader connection is closed', () => {
     expect(await serverConnections()).toBe(2);
     const counts: { reset: number; server: number; proxy: number }[] = [];
     for (let round = 0; round < 3; round++) {
-      await sleep(300);
       const reset = proxy.reset(1); // every connection but the caller's
       const old = parked;
       parked = await waitFor(async () => (await parkedReaders(admin)).find((id) => id !== old), 8000, 'reader parked again');
@@ -495,7 +494,7 @@ describe('kind 1: stop() on every path closes what the worker opened', () => {
       (w) => w.stop(1000),
     );
     await worker.start();
-    await sleep(300);
+    await waitFor(async () => (await parkedReaders(admin))[0], 5000, 'reader parked');
     await admin.sendCommand(['CLIENT', 'PAUSE', '3000', 'WRITE']);
     await sleep(500); // the next read arrives during the pause and is held
     const began = performance.now();
@@ -588,7 +587,7 @@ describe('kind 1: stop() on every path closes what the worker opened', () => {
     proxy.delayNewConnections(500);
     const worker = done.add(parkedWorker(caller, stream(), [], 3), (w) => w.stop(1000));
     const starting = worker.start();
-    await sleep(100);
+    await waitFor(() => proxy.accepted >= 2, 5000, 'a reader connect under way'); // the caller's connection was the first
     await Promise.allSettled([starting, worker.stop(100)]);
     await sleep(500 + SETTLE_MS + 300);
     expect({ server: await serverConnections(), proxy: proxy.connections, sockets: tcpSockets() - socketsBefore }).toEqual({ server: 1, proxy: 1, sockets: 0 });

@@ -1,3 +1,4 @@
+// Edges no other file covers: stop() around connects, scopes at the shutdown timeout, records, recovery timing, superseded prefetches.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry, type WorkerInfo } from '../src/index.js';
@@ -17,7 +18,7 @@ import {
 } from './support.js';
 
 /**
- * Edges of seed 002 and DESIGN.md that no other file covers: connections and hooks around stop(),
+ * Edges of the worker's contract (README, CONFORMANCE.md) that no other file covers: connections and hooks around stop(),
  * the shutdown timeout, scopes, option bounds, dead-letter records, recovery timing, the Redis
  * 8.4 CLAIM model and prefetched entries recovered by a sibling reader.
  */
@@ -30,18 +31,28 @@ interface Dup {
   isOpen: boolean;
   destroy(): void;
   connect(): Promise<unknown>;
+  sendCommand(args: unknown[], options?: unknown): Promise<unknown>;
 }
 
 /**
  * The suite's client seen through a wrapper that records every duplicate the worker opens (its
- * blocking connections). `slowConnect(n)` delays the connect of duplicates from the n-th on (a slow
- * network or a server busy accepting), nothing else.
+ * blocking connections), how many of their connects have settled and how many reads they sent.
+ * `slowConnect(n)` delays the connect of duplicates from the n-th on (a slow network or a server
+ * busy accepting), nothing else.
  */
-function trackingClient(): { client: RedisClientLike; dups: Dup[]; slowConnect(fromIndex: number, ms: number): void } {
+function trackingClient(): {
+  client: RedisClientLike;
+  dups: Dup[];
+  connectsSettled(): number;
+  reads(): number;
+  slowConnect(fromIndex: number, ms: number): void;
+} {
   const base = conn.client as unknown as { isOpen: boolean; sendCommand(...a: unknown[]): Promise<unknown>; duplicate(): Dup };
   const dups: Dup[] = [];
   let slowFrom = Infinity;
   let slowMs = 0;
+  let settled = 0;
+  let reads = 0;
   const wrapper = {
     get isOpen() {
       return base.isOpen;
@@ -49,13 +60,21 @@ function trackingClient(): { client: RedisClientLike; dups: Dup[]; slowConnect(f
     sendCommand: (...args: unknown[]) => base.sendCommand(...args),
     duplicate: () => {
       const d = base.duplicate();
-      if (dups.length >= slowFrom) {
-        const connect = d.connect.bind(d);
-        d.connect = async () => {
-          await sleep(slowMs);
-          return connect();
-        };
-      }
+      const slow = dups.length >= slowFrom;
+      const connect = d.connect.bind(d);
+      d.connect = async () => {
+        try {
+          if (slow) await sleep(slowMs);
+          return await connect();
+        } finally {
+          settled++;
+        }
+      };
+      const send = d.sendCommand.bind(d);
+      d.sendCommand = (args, options) => {
+        if (String(args[0]).toUpperCase() === 'XREADGROUP') reads++;
+        return send(args, options);
+      };
       dups.push(d);
       return d;
     },
@@ -63,6 +82,8 @@ function trackingClient(): { client: RedisClientLike; dups: Dup[]; slowConnect(f
   return {
     client: wrapper as unknown as RedisClientLike,
     dups,
+    connectsSettled: () => settled,
+    reads: () => reads,
     slowConnect: (fromIndex, ms) => {
       slowFrom = fromIndex;
       slowMs = ms;
@@ -90,7 +111,8 @@ describe('connections and hooks after stop()', () => {
     const stopping = w.stop(1000);
     await Promise.allSettled([starting, stopping]);
     await w.done.catch(() => {});
-    await sleep(300);
+    // A connect still under way when stop() closed it finishes its handshake later: it must end closed too.
+    await eventually(() => tracked.connectsSettled() === tracked.dups.length, 5000, 10);
     // Every blocking connection the worker opened is closed once stop() has resolved...
     expect(tracked.dups.length).toBeGreaterThan(0);
     expect(tracked.dups.filter((d) => d.isOpen)).toHaveLength(0);
@@ -105,47 +127,54 @@ describe('connections and hooks after stop()', () => {
     tracked.slowConnect(1, 600); // the replacement connection takes 600 ms to connect
     const w = worker({ client: tracked.client, stream, group: 'g', readWaitMs: 1000, recoveryPollIntervalMs: 60_000, handler: () => 'ack' });
     await w.start();
-    await sleep(150); // parked in XREADGROUP BLOCK
+    await eventually(() => tracked.reads() === 1, 2000, 10); // parked in XREADGROUP BLOCK
     tracked.dups[0]!.destroy(); // the blocking connection drops
     await eventually(() => tracked.dups.length === 2, 2000, 10); // the reader is now reconnecting
     await w.stop(100); // the shutdown timeout expires while the reader is still connecting
-    await sleep(900); // the slow connect finishes after stop() returned
+    await eventually(() => tracked.connectsSettled() === 2, 5000, 10); // the slow connect finishes after stop() returned
     expect(tracked.dups.filter((d) => d.isOpen)).toHaveLength(0);
   });
 });
 
-describe('shutdown timeout (seed 002 "Shutdown")', () => {
+describe('shutdown timeout (README "Faults, shutdown and failover")', () => {
   it('a handler whose scope was still being created at the shutdown timeout never runs with a live signal after stop()', async () => {
     const { stream } = uniqueKeys('adv');
     let stopped = false;
+    let creating = false;
+    let disposed = false;
+    let activated!: () => void;
+    const activation = new Promise<void>((resolve) => (activated = resolve));
     const startedAfterStop: { aborted: boolean }[] = [];
     const w = worker({
       stream,
       group: 'g',
       createScope: async () => {
-        await sleep(400); // async DI activation, e.g. acquiring a pooled connection
+        creating = true;
+        await activation; // async DI activation, e.g. acquiring a pooled connection
         return {
           handler: async (_e: StreamEntry, signal: AbortSignal) => {
             if (stopped) startedAfterStop.push({ aborted: signal.aborted });
             return 'ack';
           },
+          dispose: () => void (disposed = true),
         };
       },
     });
     await w.start();
     await add(conn, stream, { k: 'a' });
-    await sleep(150); // the reader took the entry and is creating its scope
+    await eventually(() => creating); // the reader took the entry and is creating its scope
     await w.stop(50); // the shutdown timeout expires first
     stopped = true;
-    await sleep(600);
-    // Seed: "When the host shutdown timeout expires, handlers are cancelled". A handler that only
+    activated();
+    await eventually(() => disposed); // the attempt ended: its scope is disposed once it is settled
+    // When the shutdown timeout expires, handlers are cancelled (README "Faults, shutdown and failover"). A handler that only
     // starts after that must see a cancelled token (or not be started at all).
     expect(startedAfterStop.every((s) => s.aborted)).toBe(true);
     expect(await pendingCount(conn, stream, 'g')).toBe(1);
   });
 });
 
-describe('scopes (seed 002 "Each entry gets a new async DI scope, disposed after handling")', () => {
+describe('scopes (README: each delivery gets a new scope, disposed after handling and completion)', () => {
   it('a scope whose handler could not be resolved is still disposed when the worker faults', async () => {
     const { stream } = uniqueKeys('adv');
     let disposed = 0;
@@ -162,7 +191,7 @@ describe('scopes (seed 002 "Each entry gets a new async DI scope, disposed after
   });
 });
 
-describe('option validation (DESIGN decision 10: typed errors before any I/O)', () => {
+describe('option validation (typed errors before any I/O)', () => {
   it('rejects a groupStart entry ID that no Redis server accepts (beyond 64-bit) at construction', () => {
     for (const groupStart of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999999']) {
       expect(() => new StreamWorker({ client: conn.client, stream: 's', group: 'g', groupStart, handler: () => 'ack' })).toThrow(RespireValidationError);
@@ -184,7 +213,7 @@ describe('option validation (DESIGN decision 10: typed errors before any I/O)', 
   });
 });
 
-describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
+describe('dead-letter records (README "Delivery limits and dead letters")', () => {
   it('cuts a long exception type to at most 256 bytes without splitting a UTF-8 character', async () => {
     const { stream, dead } = uniqueKeys('adv');
     const name = 'Ü'.repeat(200); // 400 bytes
@@ -258,7 +287,7 @@ describe('dead-letter records (seed 002 "Dead-letter entries")', () => {
   });
 });
 
-describe('recovery timing (DESIGN: bound BLOCK by the time to the next recovery page)', () => {
+describe('recovery timing (README "Consumer names and recovery": BLOCK bounded by the time to the next recovery page)', () => {
   it('a reader parked with a long readWaitMs still recovers an idle entry on time', async () => {
     const { stream } = uniqueKeys('adv');
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
@@ -298,7 +327,7 @@ describe('Redis 8.4 model: recovery with XREADGROUP CLAIM', () => {
       await client.sendCommand(['XGROUP', 'CREATE', stream, 'g', '$', 'MKSTREAM']);
       for (let i = 0; i < 4; i++) await client.sendCommand(['XADD', stream, '*', 'k', String(i)]);
       await client.sendCommand(['XREADGROUP', 'GROUP', 'g', 'ghost', 'COUNT', '4', 'STREAMS', stream, '>']);
-      await sleep(30);
+      server.clock.advance(30); // the ghost's entries are now idle past the minimum idle time
       const seen: { at: number; count: number }[] = [];
       const w = new StreamWorker({
         client,
@@ -342,6 +371,8 @@ describe('prefetched entries recovered by a sibling reader', () => {
     await add(conn, stream, { k: 'slow' });
     await add(conn, stream, { k: 'second' });
     const calls = new Map<string, number>();
+    const logger = recordingLogger();
+    const handledSecond = () => (calls.get('second') ?? 0) >= 1;
     const worker = new StreamWorker({
       client: conn.client,
       stream,
@@ -351,18 +382,20 @@ describe('prefetched entries recovered by a sibling reader', () => {
       readWaitMs: 50,
       minimumIdleTimeMs: 150,
       recoveryPollIntervalMs: 50,
-      logger: recordingLogger(),
+      logger,
       handler: async (entry: StreamEntry) => {
         const k = entry.getString('k')!;
         calls.set(k, (calls.get(k) ?? 0) + 1);
-        if (k === 'slow' && entry.deliveryCount === 1) await sleep(700);
+        // The first attempt at 'slow' lasts until the sibling reader has recovered and handled 'second'.
+        if (k === 'slow' && entry.deliveryCount === 1) await eventually(handledSecond, 8000, 10);
         return 'ack';
       },
     });
     await worker.start();
     try {
-      await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (calls.get('second') ?? 0) >= 1, 8000);
-      await sleep(800);
+      await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && handledSecond(), 8000);
+      // The original reader moves on from 'slow' to its prefetched 'second': it skips it, or (a defect) runs it again.
+      await eventually(() => logger.entries.some((e) => /superseded/.test(e.message)) || calls.get('second')! > 1, 8000);
     } finally {
       await worker.stop(2000);
     }

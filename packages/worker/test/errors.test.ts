@@ -1,3 +1,4 @@
+// Typed errors for a stream key of another type, and the limits and life-cycle errors of the public API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BULK_BYTES } from '@respire/core-scripts';
 import { StreamProducer, StreamWorkerHost, isRespireError } from '../src/index.js';

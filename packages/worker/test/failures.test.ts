@@ -1,3 +1,4 @@
+// Failure kinds seen in the field (dropped reads, frozen reads, NOGROUP, READONLY, lost replies, denied commands), on a private server.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAclUser, startRedisServer, startTcpProxy, type RedisServerHandle } from '@respire/harness';
@@ -12,7 +13,6 @@ import {
   pendingEntries,
   range,
   recordingLogger,
-  sleep,
   standalone,
   targets,
   uniqueKeys,
@@ -21,7 +21,7 @@ import {
 } from './support.js';
 
 /**
- * Failure kinds reported by users of other stream consumers, and the fault rules of seed 002.
+ * Failure kinds reported by users of other stream consumers, and the fault rules of README "Faults, shutdown and failover".
  * These tests kill connections, so they run on a private server of their own.
  */
 let server: RedisServerHandle;
@@ -112,9 +112,8 @@ describe('failure kinds (private standalone server)', () => {
         handler: (e) => (seen.push(e.getString('k')!), 'ack'),
       });
       await w.start();
-      await sleep(100);
+      await eventually(async () => (await readerClientIds()).length === 1); // the reader's read is parked
       proxy.freeze(1); // the caller's connection keeps working; the reader's read never returns
-      await sleep(50);
       await add(conn, stream, { k: 'x' });
       await eventually(() => seen.length === 1, 300 + 2000 + 3000);
       expect(logger.entries.some((e) => /reader connection lost/.test(e.message))).toBe(true);
@@ -182,7 +181,7 @@ describe('failure kinds (private standalone server)', () => {
     const seen: string[] = [];
     const w = worker({ stream, group: 'g', handler: (e) => (seen.push(e.getString('k')!), 'ack') });
     await w.start();
-    await sleep(50);
+    await eventually(async () => (await readerClientIds()).length === 1);
     await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'g']);
     await add(conn, stream, { k: 'a' });
     await eventually(() => seen.includes('a'));
@@ -194,9 +193,10 @@ describe('failure kinds (private standalone server)', () => {
     const seen: string[] = [];
     const w = worker({ stream, group: 'g', handler: (e) => (seen.push(e.getString('k')!), 'ack') });
     await w.start();
-    await sleep(50);
+    await eventually(async () => (await readerClientIds()).length === 1);
     await conn.raw(stream, ['DEL', stream]);
-    await sleep(400);
+    // The reader meets NOGROUP and recreates the stream and its group.
+    await eventually(async () => ((await conn.raw(stream, ['XINFO', 'GROUPS', stream]).catch(() => [])) as unknown[]).length === 1);
     await add(conn, stream, { k: 'b' });
     await eventually(() => seen.includes('b'));
   });
@@ -206,7 +206,7 @@ describe('failure kinds (private standalone server)', () => {
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
     const w = worker({ stream, group: 'g', createGroup: false, handler: () => 'ack' });
     await w.start();
-    await sleep(50);
+    await eventually(async () => (await readerClientIds()).length === 1);
     await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'g']);
     await expect(w.done).rejects.toMatchObject({ name: 'RespireServerError', message: expect.stringMatching(/createGroup is false/) });
     expect(w.state).toBe('stopped');
@@ -468,21 +468,17 @@ describe('failure kinds (private standalone server)', () => {
     await w.start();
     await add(conn, stream, { k: 'v' });
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1 || (await range(conn, stream)).length === 1);
-    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0 && (await conn.raw(stream, ['XINFO', 'GROUPS', stream]), true));
-    await sleep(50);
+    // The acknowledgement and the deletion are one script: once the entry is no longer pending, its body is gone or kept for good.
+    await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
     expect((await range(conn, stream)).length).toBe(1); // 'other' has not read it: kept on every version
     // Once every group has read and acknowledged it, XACKDEL ACKED deletes the body on 8.2+.
     await conn.raw(stream, ['XGROUP', 'DESTROY', stream, 'other']);
     const { stream: s2 } = uniqueKeys();
     const w2 = worker({ stream: s2, group: 'g', deleteAcknowledgedEntries: true, handler: () => 'ack' });
     await w2.start();
-    await add(conn, s2, { k: 'v' });
-    await eventually(
-      async () =>
-        ((await conn.raw(s2, ['XINFO', 'GROUPS', s2])) as unknown[]).length === 1 && (await pendingCount(conn, s2, 'g')) === 0 && (await sleep(100), true),
-    );
-    await eventually(async () => (await pendingCount(conn, s2, 'g')) === 0);
-    await sleep(100);
+    const added = await add(conn, s2, { k: 'v' });
+    // Read (delivered to the group) and no longer pending: acknowledged, and deleted in the same script where XACKDEL exists.
+    await eventually(async () => (await pendingCount(conn, s2, 'g')) === 0 && JSON.stringify(await conn.raw(s2, ['XINFO', 'GROUPS', s2])).includes(added));
     expect((await range(conn, s2)).length).toBe((await atLeast(conn, 8, 2)) ? 0 : 1);
   });
 

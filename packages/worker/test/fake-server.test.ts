@@ -1,3 +1,4 @@
+// Server paths no real server here runs: the Redis 8.8 XNACK model and the Redis 6.2 XAUTOCLAIM model of the fake server.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '@respire/testing';
@@ -36,7 +37,7 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
       handler: async (entry) => {
         attempts.push(entry.deliveryCount);
         if (entry.deliveryCount === 1) {
-          await new Promise((r) => setTimeout(r, 300)); // outlives the minimum idle time
+          server.clock.advance(300); // the server's clock moves past the minimum idle time while the handler runs
           return 'nack';
         }
         return 'ack';
@@ -58,23 +59,28 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
   it('leaves a failure before the minimum idle time pending for idle recovery (no XNACK)', async () => {
     const { stream } = uniqueKeys();
     const attempts: number[] = [];
+    const outcomes: string[] = [];
     const w = new StreamWorker({
       client,
       stream,
       group: 'g',
       readWaitMs: 100,
-      minimumIdleTimeMs: 300,
+      minimumIdleTimeMs: 60_000,
       recoveryPollIntervalMs: 50,
       logger: recordingLogger(),
+      instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
       handler: (entry) => (attempts.push(entry.deliveryCount), entry.deliveryCount === 1 ? 'nack' : 'ack'),
     });
     await w.start();
     server.commandLog.clear();
     try {
-      const began = Date.now();
       await client.sendCommand(['XADD', stream, '*', 'k', 'v']);
+      await eventually(() => outcomes.length === 1); // the nack is completed: left pending, well before its minimum idle time
+      expect(server.commandLog.entries().filter((e) => e.name === 'XNACK')).toHaveLength(0);
+      expect(attempts).toEqual([1]);
+      server.clock.advance(60_000); // now it is idle long enough: the next recovery page takes it
       await eventually(() => attempts.length === 2, 5000);
-      expect(Date.now() - began).toBeGreaterThanOrEqual(250);
+      expect(attempts).toEqual([1, 2]);
       expect(server.commandLog.entries().filter((e) => e.name === 'XNACK')).toHaveLength(0);
     } finally {
       await w.stop(1000);
@@ -96,7 +102,7 @@ describe('Redis 8.8 model: XNACK FAIL', () => {
         minimumIdleTimeMs: 1,
         recoveryPollIntervalMs: 60_000,
         logger: recordingLogger(),
-        handler: async () => (await new Promise((r) => setTimeout(r, 20)), 'nack'),
+        handler: () => (denied.clock.advance(20), 'nack'), // past the 1 ms minimum idle time: released with XNACK
       });
       await w.start();
       await limited.sendCommand(['XADD', stream, '*', 'k', 'v']);

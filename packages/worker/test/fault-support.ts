@@ -1,3 +1,4 @@
+// Helpers of the fault suites: conditions on a monotonic clock, client lists, parked readers, sockets and timers of this process.
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
 import type { RedisClientLike } from '@respire/core-scripts';

@@ -1,3 +1,4 @@
+// Whatever user code throws, returns or rejects with (handlers, deserializers, scopes, loggers, hooks) is contained.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { errorSummary, hostileValues, spawnTypeScriptChild, type HostileValue } from '@respire/harness';
@@ -7,12 +8,12 @@ import type {} from '@respire/harness/global-setup';
 
 /**
  * Issue 11, kind 4: nothing user code throws, rejects with or returns can fault the worker in a
- * way seed 002 does not prescribe, and describing such a value never throws.
+ * way the contract does not prescribe, and describing such a value never throws.
  *
  * - handler, deserializer (and the handler's result): a handler failure. The entry stays
- *   pending and the worker keeps reading (seed 002 "Results").
+ *   pending and the worker keeps reading (README "Results").
  * - logger methods and instrumentation hooks: never change an outcome.
- * - scope creation and disposal: a fault (seed 002 "Faults"), reported as what it is, a
+ * - scope creation and disposal: a fault (README "Faults, shutdown and failover"), reported as what it is, a
  *   RespireScopeError "scope creation/disposal failed", not as a transport failure with an
  *   unknown outcome, and always reported (never a reader that silently stops).
  * - StreamProducer's serializer: a RespireCodecError; nothing is sent.
@@ -241,7 +242,7 @@ describe.each([
   });
 });
 
-/** Seams whose misbehaviour seed 002 makes a fault: `done` rejects, naming which seam failed. */
+/** Seams whose misbehaviour is a fault (README "Faults, shutdown and failover"): `done` rejects, naming which seam failed. */
 const faultSeams: [string, RegExp, (value: HostileValue) => Record<string, unknown>][] = [
   [
     'createScope throws it',

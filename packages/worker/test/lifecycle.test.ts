@@ -1,3 +1,4 @@
+// Shutdown, scopes, the host, the instrumentation seam and extreme durations, on the harness's standalone server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWorkerHost, type DeliveryOutcome, type DeliveryStart, type WorkerInfo } from '../src/index.js';
 import {
@@ -20,7 +21,7 @@ beforeAll(async () => void (conn = await targets[0]!.connect()));
 afterAll(async () => conn.close());
 const worker = workerFixture(() => conn);
 
-describe('shutdown (seed 002 "Shutdown")', () => {
+describe('shutdown (README "Faults, shutdown and failover")', () => {
   it('readers stop at once, in-flight handlers drain and are acknowledged, undispatched entries stay pending', async () => {
     const { stream } = uniqueKeys();
     for (const k of ['a', 'b', 'c']) await add(conn, stream, { k });
@@ -42,8 +43,7 @@ describe('shutdown (seed 002 "Shutdown")', () => {
     await w.start();
     await eventually(() => seen.length === 1);
     const stopping = w.stop(5000);
-    await sleep(100);
-    expect(w.state).toBe('stopping');
+    expect(w.state).toBe('stopping'); // at once, and for as long as the handler has not returned
     release();
     await stopping;
     await w.done;
@@ -83,13 +83,13 @@ describe('shutdown (seed 002 "Shutdown")', () => {
     expect(events).toEqual(['handler', 'aborted']);
     release();
     await eventually(() => events.includes('disposed'));
+    // The scope is disposed once the attempt is settled, after any completion: its ack was not sent.
     expect(events).toEqual(['handler', 'aborted', 'finished', 'disposed']);
-    await sleep(100);
-    expect(await pendingCount(conn, stream, 'g')).toBe(1); // its ack was not sent
+    expect(await pendingCount(conn, stream, 'g')).toBe(1);
   });
 });
 
-describe('scopes (seed 002: a new scope per entry, disposed after handling and acknowledgement)', () => {
+describe('scopes (README: a new scope per entry, disposed after handling and completion)', () => {
   it('creates a fresh scope per entry and disposes it after completion', async () => {
     const { stream } = uniqueKeys();
     const scopes: { id: number; disposedAfterAck?: boolean }[] = [];
@@ -235,12 +235,14 @@ describe('StreamWorkerHost', () => {
     const host = new StreamWorkerHost({ handleSignals: false, shutdownTimeoutMs: 200, logger: recordingLogger() });
     let aborted = false;
     let started = false;
+    const outcomes: string[] = [];
     host.add({
       client: conn.client,
       stream: a.stream,
       group: 'g',
       readWaitMs: 200,
       logger: recordingLogger(),
+      instrumentation: { startDelivery: () => ({ end: (outcome) => void outcomes.push(outcome) }) },
       handler: (_e, signal) =>
         new Promise((resolve) => {
           started = true;
@@ -255,8 +257,9 @@ describe('StreamWorkerHost', () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(190);
     expect(Date.now() - began).toBeLessThan(1500);
     expect(aborted).toBe(true);
-    await sleep(100);
-    expect(await pendingCount(conn, a.stream, 'g')).toBe(1); // the result after the abort is not acknowledged
+    await eventually(() => outcomes.length === 1);
+    expect(outcomes).toEqual(['canceled']); // the result after the abort is not acknowledged
+    expect(await pendingCount(conn, a.stream, 'g')).toBe(1);
   });
 
   it('SIGTERM stops every worker gracefully; the listeners are removed afterwards', async () => {

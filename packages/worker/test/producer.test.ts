@@ -1,10 +1,11 @@
+// StreamProducer: typed appends on every target, and retries only where the server makes them idempotent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { scripts } from '@respire/core-scripts/internal';
 import { StreamProducer } from '../src/index.js';
 import { atLeast, range, targets, uniqueKeys, type Connection } from './support.js';
 
-/** Seed 002 "Producer retries" on the harness server (Redis 7: no IDMP, so plain appends). */
+/** README "Producer retries" on the harness server (Redis 7: no IDMP, so plain appends). */
 describe.each(targets)('StreamProducer on $name', (target) => {
   let conn: Connection;
   beforeAll(async () => void (conn = await target.connect()));

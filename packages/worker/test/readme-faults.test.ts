@@ -1,3 +1,4 @@
+// The README's fault section states the deadlines and backoff the code uses.
 import { readFileSync } from 'node:fs';
 import { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';

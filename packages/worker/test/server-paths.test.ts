@@ -1,8 +1,9 @@
+// Version-gated paths (XACKDEL, XREADGROUP CLAIM, IDMP) on the real server under test, counted with INFO commandstats.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCalls, redisAtLeast, startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { StreamProducer, StreamWorker } from '../src/index.js';
-import { eventually, recordingLogger, sleep } from './support.js';
+import { eventually, recordingLogger } from './support.js';
 
 /**
  * Version-gated paths on the real server under test (REDIS_SERVER in the CI matrix), on a private
@@ -69,7 +70,8 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     });
     await worker.start();
     try {
-      await sleep(200); // past the first recovery page: the reader is parked in its read
+      // Past the first recovery page: the reader is parked in its read (CLIENT LIST of this private server).
+      await eventually(async () => / cmd=xreadgroup /.test(` ${String(await client.sendCommand(['CLIENT', 'LIST']))}`));
       const before = { xpending: await calls('xpending'), xack: await calls('xack'), xackdel: await calls('xackdel') };
       // Appended at once, so the parked read takes all 16.
       const multi = client.multi();
@@ -96,14 +98,13 @@ describe('server-dependent worker paths, checked with INFO commandstats', () => 
     await client.xAdd(stream, '*', { k: 'v' });
     await client.xReadGroup('g', 'gone', { key: stream, id: '>' });
     const autoclaimBefore = await calls('xautoclaim');
-    await sleep(150);
     const seen: number[] = [];
     const worker = new StreamWorker({
       client,
       stream,
       group: 'g',
       readWaitMs: 100,
-      minimumIdleTimeMs: 100,
+      minimumIdleTimeMs: 1, // the entry 'gone' read is idle past it by the first recovery page
       recoveryPollIntervalMs: 50,
       logger: recordingLogger(),
       handler: (entry) => (seen.push(entry.deliveryCount), 'ack'),

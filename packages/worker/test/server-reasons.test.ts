@@ -1,3 +1,4 @@
+// Errors name the server's or the network's reason, and claim an unknown outcome only when a command may have run.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { errorSummary, startRedisServer, startTcpProxy, type RedisServerHandle } from '@respire/harness';

@@ -1,3 +1,4 @@
+// A worker process killed mid-batch loses nothing: another worker, or the same stable name, recovers every entry.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +12,7 @@ import { StreamWorker } from '../src/index.js';
 import { add, eventually, pendingCount, recordingLogger, standalone, uniqueKeys, type Connection } from './support.js';
 
 /**
- * Seed 002 "Pending messages and reliability": a worker process killed with SIGKILL mid-batch
+ * README "Consumer names and recovery": a worker process killed with SIGKILL mid-batch
  * leaves its entries pending; another worker recovers every one after the minimum idle time.
  * The killed process runs the real worker source, transpiled here with the TypeScript compiler.
  */

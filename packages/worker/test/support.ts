@@ -1,3 +1,4 @@
+// The worker suites' targets, fixture and small Redis helpers.
 import {
   contractTargets,
   stopAfterEach,

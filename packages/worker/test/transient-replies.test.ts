@@ -1,3 +1,4 @@
+// Transient replies (BUSY, LOADING, TRYAGAIN, MASTERDOWN, CLUSTERDOWN) at every command site are repeated with backoff, then fault.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { errorSummary, startRedisServer } from '@respire/harness';
@@ -342,7 +343,7 @@ describe("kind 5: a neighbour's slow script on a real server (the reported input
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(String(await admin.sendCommand(['XADD', stream, '*', 'i', String(i)])));
       await host.start();
-      await sleep(300);
+      await waitFor(() => handled.size > 0, 5000, 'the readers at work');
       expect(await neighbour.sendCommand(['EVAL', busyScript(3000), '0'])).toBe(1); // the server is busy for 3 s
       for (let i = 20; i < 41; i++) ids.push(String(await admin.sendCommand(['XADD', stream, '*', 'i', String(i)])));
       await waitFor(

@@ -1,8 +1,9 @@
+// Every option's default, limit and rule; every violation a typed error at construction, before any I/O.
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { StreamWorker, StreamWorkerHost } from '../src/index.js';
 
-/** Seed 002 "Options": every default, limit and rule; every violation is a typed error at construction, before any I/O. */
+/** README "Options": every default, limit and rule; every violation is a typed error at construction, before any I/O. */
 const client = createClient({ url: 'redis://127.0.0.1:1' }); // never connected: construction does no I/O
 const base = { client, stream: '{o}:events', group: 'g', handler: () => 'ack' as const };
 
@@ -73,7 +74,7 @@ describe('StreamWorker options', () => {
     expect(() => new StreamWorker({ ...base, stream: 'events', deadLetterStream: 'dead', keyPrefix: '{o}:t1:' })).not.toThrow();
   });
 
-  it('applies the seed defaults', () => {
+  it('applies the documented defaults', () => {
     const w = new StreamWorker(base);
     expect(w.telemetryName).toBe('default');
     expect(w.stream).toBe('{o}:events');

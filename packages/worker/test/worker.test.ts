@@ -1,3 +1,4 @@
+// The worker's main paths on every target: results, recovery, fencing, dead letters, groups, consumer names, stop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '../src/index.js';
 import {
@@ -15,7 +16,7 @@ import {
   type TestOptions,
 } from './support.js';
 
-/** Seed 002 main paths, on node-redis 6 (RESP3), node-redis 5 (RESP2) and a 3-master Cluster. */
+/** The worker's main paths (README), on node-redis 6 (RESP3), node-redis 5 (RESP2), a 3-master Cluster and the fake server. */
 describe.each(targets)('StreamWorker on $name', (target) => {
   let conn: Connection;
   beforeAll(async () => void (conn = await target.connect()));
@@ -28,23 +29,32 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     return worker;
   }
 
-  it('acknowledges only after the handler returns ack, and keeps the body (seed: Results, Ack)', async () => {
+  it('acknowledges only after the handler returns ack, and keeps the body', async () => {
     const { stream } = uniqueKeys();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const seen: string[] = [];
-    await start({ stream, group: 'g', handler: async (e) => (await gate, seen.push(e.getString('k')!), 'ack') });
+    await start({
+      stream,
+      group: 'g',
+      consumerCount: 2,
+      handler: async (e) => (e.getString('k') === 'a' && (await gate), seen.push(e.getString('k')!), 'ack'),
+    });
     await add(conn, stream, { k: 'a' });
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
-    await sleep(100);
-    expect(await pendingCount(conn, stream, 'g')).toBe(1);
+    // The other reader takes 'b', handles and acknowledges it: the worker has completed work since
+    // 'a' was read, yet 'a', whose handler has not returned, is still pending.
+    await add(conn, stream, { k: 'b' });
+    await eventually(() => seen.includes('b'));
+    await eventually(async () => (await pendingEntries(conn, stream, 'g')).length === 1);
+    expect(seen).toEqual(['b']);
     release();
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
-    expect(seen).toEqual(['a']);
-    expect((await range(conn, stream)).length).toBe(1);
+    expect(seen).toEqual(['b', 'a']);
+    expect((await range(conn, stream)).length).toBe(2);
   });
 
-  it('nack, exceptions and unknown results leave entries pending while the worker keeps reading; warnings carry the type only (seed: Results)', async () => {
+  it('nack, exceptions and unknown results leave entries pending while the worker keeps reading; warnings carry the type only', async () => {
     const { stream } = uniqueKeys();
     const logger = recordingLogger();
     class PaymentDeclinedError extends Error {}
@@ -79,7 +89,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(thrown!.message).toContain('the entry stays pending');
   });
 
-  it('a thrown handler is outcome error with its exception type; on the final attempt the warning and the outcome say dead-lettered (seed: Metrics outcomes)', async () => {
+  it('a thrown handler is outcome error with its exception type; on the final attempt the warning and the outcome say dead-lettered', async () => {
     const { stream, dead } = uniqueKeys();
     const logger = recordingLogger();
     class PaymentDeclinedError extends Error {}
@@ -115,7 +125,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(() => logger.entries.some((w) => w.message.startsWith('handler returned an unknown result (true)')));
   });
 
-  it('recovers an idle pending entry after minimumIdleTimeMs with an incremented delivery count (seed: Recovery, XAUTOCLAIM)', async () => {
+  it('recovers an idle pending entry after minimumIdleTimeMs with an incremented delivery count', async () => {
     const { stream } = uniqueKeys();
     const attempts: number[] = [];
     await start({
@@ -130,7 +140,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(attempts).toEqual([1, 2, 3]);
   });
 
-  it('dead-letters explicitly with the five metadata pairs first, then the original fields in order (seed: Dead-letter entries)', async () => {
+  it('dead-letters explicitly with the five metadata pairs first, then the original fields in order', async () => {
     const { stream, dead } = uniqueKeys();
     await start({ stream, group: 'orders-g', deadLetterStream: dead, handler: () => StreamWorkerResult.DeadLetter });
     const id = String(await conn.raw(stream, ['XADD', stream, '1-1', 'b', '2', 'a', '1', '_respire_x', 'y']));
@@ -160,7 +170,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect((await range(conn, stream)).map((r) => r[0])).toEqual([id]); // the source body is kept
   });
 
-  it('a poison entry neither stops the worker nor blocks others, and ends dead-lettered as processing-failed at the limit (seed: Delivery limit)', async () => {
+  it('a poison entry neither stops the worker nor blocks others, and ends dead-lettered as processing-failed at the limit', async () => {
     const { stream, dead } = uniqueKeys();
     class BadPayload extends Error {}
     const orders: string[] = [];
@@ -205,7 +215,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(worker.state).toBe('running');
   });
 
-  it('dead-letters a nack on the final attempt with reason nack (seed: Delivery limit)', async () => {
+  it('dead-letters a nack on the final attempt with reason nack', async () => {
     const { stream, dead } = uniqueKeys();
     await start({ stream, group: 'g', deadLetterStream: dead, deliveryLimit: 1, handler: () => 'nack' });
     await add(conn, stream, { k: 'v' });
@@ -214,16 +224,18 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(record![1].slice(4, 8)).toEqual(['_respire.attempt', '1', '_respire.reason', 'nack']);
   });
 
-  it('a stale handler cannot acknowledge a delivery recovered by another consumer (seed: fenced completion)', async () => {
+  it('a stale handler cannot acknowledge a delivery recovered by another consumer', async () => {
     const { stream } = uniqueKeys();
     let releaseSlow!: () => void;
     const slowGate = new Promise<void>((r) => (releaseSlow = r));
     let slowResult: string | undefined;
+    const logger = recordingLogger();
     const first = await start({
       stream,
       group: 'g',
       consumerName: 'slow',
       minimumIdleTimeMs: 60_000,
+      logger,
       handler: async () => {
         await slowGate;
         slowResult = 'done';
@@ -247,20 +259,21 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(() => recovered.length === 1);
     releaseSlow();
     await eventually(() => slowResult === 'done');
-    await sleep(100);
-    // The slow handler's ack was fenced out: the entry is still pending to 'other' at count 2.
+    // The slow handler's ack was fenced out (outcome stale): the entry is still pending to 'other' at count 2.
+    await eventually(() => logger.entries.some((e) => e.level === 'debug' && /recovered by another owner or attempt/.test(e.message)));
     expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'other-0', count: 2 }]);
     expect(first.state).toBe('running');
     releaseSecond();
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
   });
 
-  it('a stale handler cannot acknowledge even under the same consumer name, once a restart replayed its delivery (seed: fenced completion)', async () => {
+  it('a stale handler cannot acknowledge even under the same consumer name, once a restart replayed its delivery', async () => {
     const { stream } = uniqueKeys();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let oldDone = false;
-    await start({ stream, group: 'g', consumerName: 'same', handler: async () => (await gate, (oldDone = true), 'ack') });
+    const logger = recordingLogger();
+    await start({ stream, group: 'g', consumerName: 'same', logger, handler: async () => (await gate, (oldDone = true), 'ack') });
     await add(conn, stream, { k: 'v' });
     await eventually(async () => (await pendingEntries(conn, stream, 'g'))[0]?.count === 1);
     // A second process with the same stable name starts while the first still runs: its startup
@@ -273,13 +286,13 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(replayed).toEqual([2]);
     release();
     await eventually(() => oldDone);
-    await sleep(100);
+    await eventually(() => logger.entries.some((e) => e.level === 'debug' && /recovered by another owner or attempt/.test(e.message)));
     expect(await pendingEntries(conn, stream, 'g')).toMatchObject([{ consumer: 'same-0', count: 2 }]); // the old ack was fenced out
     releaseNew();
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
   });
 
-  it('completes a read of 16 in one fenced batch with an exact result per entry: the one recovered meanwhile is stale and left to its new owner, the other 15 are acknowledged (seed: fenced completion)', async () => {
+  it('completes a read of 16 in one fenced batch with an exact result per entry: the one recovered meanwhile is stale and left to its new owner, the other 15 are acknowledged', async () => {
     const { stream } = uniqueKeys();
     const ids: string[] = [];
     for (let i = 0; i < 16; i++) ids.push(await add(conn, stream, { i: String(i) }));
@@ -335,7 +348,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 0);
   });
 
-  it('a dead-letter result without deadLetterStream counts as a handler failure: the entry stays pending (seed: Delivery limits)', async () => {
+  it('a dead-letter result without deadLetterStream counts as a handler failure: the entry stays pending', async () => {
     const { stream } = uniqueKeys();
     const logger = recordingLogger();
     const seen: string[] = [];
@@ -343,31 +356,33 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await add(conn, stream, { k: 'v' });
     await eventually(() => seen.length === 1);
     await eventually(async () => (await pendingCount(conn, stream, 'g')) === 1);
-    await sleep(50);
-    expect(logger.entries.some((e) => e.level === 'warn' && /no deadLetterStream/.test(e.message))).toBe(true);
+    await eventually(() => logger.entries.some((e) => e.level === 'warn' && /no deadLetterStream/.test(e.message)));
     expect(w.state).toBe('running');
   });
 
-  it('creates stream and group at startup, keeps an existing group position, and groupStart $ skips existing entries (seed: Group creation)', async () => {
+  it('creates stream and group at startup, keeps an existing group position, and groupStart $ skips existing entries', async () => {
     const { stream } = uniqueKeys();
     const old = await add(conn, stream, { k: 'old' });
     const seenNew: string[] = [];
     await start({ stream, group: 'new-only', groupStart: '$', handler: (e) => (seenNew.push(e.getString('k')!), 'ack') });
     const seenAll: string[] = [];
-    await start({ stream, group: 'all', handler: (e) => (seenAll.push(e.getString('k')!), 'ack') });
+    const all = await start({ stream, group: 'all', handler: (e) => (seenAll.push(e.getString('k')!), 'ack') });
     await add(conn, stream, { k: 'new' });
     await eventually(() => seenNew.length === 1 && seenAll.length === 2);
     expect(seenNew).toEqual(['new']);
     expect(seenAll).toEqual(['old', 'new']);
     // An existing group keeps its position: a restarted worker does not re-read 'old'.
+    await all.stop();
     const again: string[] = [];
     await start({ stream, group: 'all', handler: (e) => (again.push(e.getString('k')!), 'ack') });
-    await sleep(300);
-    expect(again).toEqual([]);
+    // Entries are read in order: had the group been reset, 'old' and 'new' would come before 'newer'.
+    await add(conn, stream, { k: 'newer' });
+    await eventually(() => again.length > 0);
+    expect(again).toEqual(['newer']);
     expect(old).toMatch(/^\d+-\d+$/);
   });
 
-  it('createGroup false fails clearly without a group (seed: Group creation)', async () => {
+  it('createGroup false fails clearly without a group', async () => {
     const { stream } = uniqueKeys();
     const worker = new StreamWorker({ client: conn.client, stream, group: 'g', createGroup: false, handler: () => 'ack' });
     await expect(worker.start()).rejects.toMatchObject({
@@ -382,7 +397,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     await eventually(() => seen.length === 1);
   });
 
-  it('a stable consumer name replays its own pending entries once at startup, before new entries (seed: Consumer names)', async () => {
+  it('a stable consumer name replays its own pending entries once at startup, before new entries', async () => {
     const { stream } = uniqueKeys();
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM']);
     const a = await add(conn, stream, { k: 'a' });
@@ -407,7 +422,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect([a, b]).toHaveLength(2);
   });
 
-  it('runs consumerCount readers named <base>-<index>, each with a prefetch of batchSize (seed: Consumer names, Concurrency)', async () => {
+  it('runs consumerCount readers named <base>-<index>, each with a prefetch of batchSize', async () => {
     const { stream } = uniqueKeys();
     let active = 0;
     let maxActive = 0;
@@ -434,7 +449,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(maxActive).toBeGreaterThan(1);
   });
 
-  it("hands the deserializer the entry's own field bytes, binary-safe (seed: Typed payloads)", async () => {
+  it("hands the deserializer the entry's own field bytes, binary-safe", async () => {
     const { stream } = uniqueKeys();
     const bytes = Buffer.from([0, 255, 254, 10, 13, 0x80, 0xc3]);
     const got: Buffer[] = [];
@@ -444,7 +459,7 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(Buffer.compare(got[0]!, bytes)).toBe(0);
   });
 
-  it('picks a random consumer-name base at every start (seed: Consumer names)', async () => {
+  it('picks a random consumer-name base at every start', async () => {
     const { stream } = uniqueKeys();
     const w = await start({ stream, group: 'g', consumerCount: 2, handler: () => 'ack' });
     const first = w.consumerNames;
@@ -457,18 +472,20 @@ describe.each(targets)('StreamWorker on $name', (target) => {
     expect(second[0]).not.toBe(first[0]);
   });
 
-  it('stop() ends parked reads at once, so an entry added after stop() stays unread (DESIGN open point: CLIENT UNBLOCK)', async () => {
+  it('stop() ends parked reads at once, so an entry added after stop() stays unread', async () => {
     const { stream } = uniqueKeys();
     const seen: string[] = [];
     const worker = await start({ stream, group: 'g', readWaitMs: 10_000, recoveryPollIntervalMs: 60_000, handler: (e) => (seen.push(e.id), 'ack') });
-    await sleep(100);
+    // One entry handled and acknowledged: the reader has read, and reads again (a 10 s BLOCK).
+    const first = await add(conn, stream, { k: 'first' });
+    await eventually(async () => seen.length === 1 && (await pendingCount(conn, stream, 'g')) === 0);
     const began = Date.now();
     await worker.stop();
     expect(Date.now() - began).toBeLessThan(2000);
     await worker.done;
+    // A read still parked on the server would take the entry as XADD runs, before XADD replies.
     await add(conn, stream, { k: 'late' });
-    await sleep(200);
-    expect(seen).toEqual([]);
+    expect(seen).toEqual([first]);
     const groups = (await conn.raw(stream, ['XINFO', 'GROUPS', stream])) as unknown[];
     expect(JSON.stringify(groups)).toContain('g');
     expect(await pendingCount(conn, stream, 'g')).toBe(0);
