@@ -1,3 +1,4 @@
+// RespireAdmin: the operator's API class, delegating to one module per concern.
 import type {
   Actor,
   AdminApi,
@@ -133,7 +134,7 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
-   * A queue's counts from its own metadata (DESIGN.md): ready = the private group's lag (null when
+   * A queue's counts from its own metadata (the deadlines set, not the group's PEL; see the README): ready = the private group's lag (null when
    * the server cannot tell), inFlight = members of the deadlines set, due = those whose deadline
    * passed on the server clock, deadLetters = the dead-letter stream's length.
    */
@@ -177,8 +178,8 @@ export class RespireAdmin implements AdminApi {
 
   /**
    * One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default.
-   * Worker records are read positionally (seed 002), queue records by their three fields (seed
-   * 000); anything else comes back as a `foreign` record.
+   * Worker records are read positionally (the worker README's "Delivery limits and dead letters"),
+   * queue records by their three fields (the queue README); anything else comes back as a `foreign` record.
    */
   deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>> {
     return pages.deadLetters(this.#ctx, id, options);

@@ -1,6 +1,7 @@
+// The shapes of the operator's API (AdminApi) that the CLI and the dashboard are written against.
 /**
- * The operator's API (seed 002: "authorized inspection of consumer groups, pending entries, and
- * dead letters, with retry and delete actions"): the shapes every face of it (the `respire` CLI,
+ * The operator's API (authorized inspection of consumer groups, pending entries and dead letters,
+ * with retry and delete actions): the shapes every face of it (the `respire` CLI,
  * `@respire/dashboard`) is written against. `RespireAdmin` implements {@link AdminApi}.
  *
  * Conventions:
@@ -46,8 +47,8 @@ export interface StreamResource {
   /** Display label from configuration, else the stream key. */
   readonly label: string;
   /**
-   * True when {@link deadLetterStream} shares the source stream's Cluster slot (seed 002 requires
-   * it of workers): a retry is then one atomic script. False for a dead-letter stream an operator
+   * True when {@link deadLetterStream} shares the source stream's Cluster slot (the worker README
+   * requires it of workers): a retry is then one atomic script. False for a dead-letter stream an operator
    * configured in another slot: a retry appends first and deletes second, so a retry repeated
    * after a failure between the two may append a duplicate (never loses the record; on Redis
    * 8.6+ an idempotent XADD keyed by the record ID suppresses the repeat). False when no
@@ -58,7 +59,7 @@ export interface StreamResource {
 
 export type Resource = QueueResource | StreamResource;
 
-/** Counts of one queue at a glance (seed 000 state; DESIGN.md: the deadlines sorted set, not the PEL). */
+/** Counts of one queue at a glance (from the queue's deadlines sorted set, not the group's PEL: see the README). */
 export interface QueueStatus {
   readonly resource: QueueResource;
   /** Entries in the stream (waiting + leased + delayed; XLEN). */
@@ -180,7 +181,7 @@ export interface EntryBody {
   readonly fields: readonly (readonly [Buffer, Buffer])[];
 }
 
-/** A worker dead-letter record (seed 002 "Dead-letter entries"): metadata read positionally. */
+/** A worker dead-letter record (the worker README's "Delivery limits and dead letters"): metadata read positionally. */
 export interface WorkerDeadLetter {
   readonly kind: 'worker';
   readonly id: string;
@@ -193,7 +194,7 @@ export interface WorkerDeadLetter {
   readonly fields: readonly (readonly [Buffer, Buffer])[];
 }
 
-/** A queue dead-letter record (seed 000): `payload`, `source_id`, `delivery_count`. */
+/** A queue dead-letter record (the queue README): `payload`, `source_id`, `delivery_count`. */
 export interface QueueDeadLetter {
   readonly kind: 'queue';
   readonly id: string;

@@ -1,3 +1,4 @@
+// The audit of every admin action: one record to the logger and, optionally, an audit stream.
 import type { Actor, AuditRecord, ResourceId } from './api.js';
 import type { Redis } from './redis.js';
 import { isRespireError } from './redis.js';

@@ -1,3 +1,4 @@
+// Dead-letter actions: retry, delete, and the bounded retry-all and delete-all.
 import type { Actor, BulkOptions, BulkProgress, BulkResult, DeleteResult, Resource, ResourceId, RetryResult } from './api.js';
 import type { AdminContext } from './context.js';
 import { workerRecord } from './records.js';

@@ -1,7 +1,10 @@
+// The public entry of @respire/admin.
 export { RespireAdmin } from './admin.js';
 export type { RespireAdminOptions, QueueConfig, StreamConfig, DiscoveryOptions } from './admin.js';
 export { describeBytes } from './payload.js';
 export { isUnknownResource } from './resources.js';
+// The errors the admin API throws, for faces that validate their own options the same way.
+export { RespireError, RespirePermissionError, RespireValidationError, isRespireError } from './redis.js';
 export type { PayloadView, DescribeBytesOptions } from './payload.js';
 export type {
   AdminApi,

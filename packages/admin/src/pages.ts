@@ -1,3 +1,4 @@
+// Bounded page reads: consumers, pending entries, entry bodies, dead letters, queue deliveries.
 import type { ConsumerList, ConsumerOptions, DeadLetterRecord, EntryBody, Page, PageOptions, PendingEntry, QueueDelivery, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
 import { queueDelivery, queueRecord, workerRecord } from './records.js';

@@ -1,3 +1,4 @@
+// Fenced actions on a worker group's pending entries, and the removal of idle consumers.
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
 import { RespireValidationError, text } from './redis.js';

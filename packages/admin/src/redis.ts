@@ -1,3 +1,4 @@
+// The admin's one door to @respire/core-scripts and to Redis: commands, scripts, reply shapes.
 /**
  * Everything the admin package takes from `@respire/core-scripts`, in one place, plus the raw
  * command plumbing (routing, reply shapes of RESP2 and RESP3). No other module imports

@@ -1,3 +1,4 @@
+// The resources an admin knows: configured queues and streams, and queues found by a bounded SCAN.
 import type { QueueResource, Resource, ResourceId, StreamResource } from './api.js';
 import type { Redis } from './redis.js';
 import { BINARY, RespireValidationError, bytes, isRespireError, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
@@ -11,8 +12,8 @@ export interface QueueConfig {
 }
 
 /**
- * A worker stream to show. A worker dead-letter record does not name its source stream (seed 002
- * fixes its first five fields), so the source of a retry is this configuration: records of
+ * A worker stream to show. A worker dead-letter record does not name its source stream (the worker
+ * README fixes its first five fields), so the source of a retry is this configuration: records of
  * `deadLetterStream` are retried onto `stream`.
  */
 export interface StreamConfig {

@@ -1,3 +1,4 @@
+// Counts of queues and worker streams, and the overview of every resource.
 import type { GroupStatus, Overview, QueueResource, QueueStatus, Resource, StreamResource, StreamStatus, UnavailableResource } from './api.js';
 import type { AdminContext } from './context.js';
 import { hasInfoField, infoField, isRespireError, missingOrThrow, numberOrNull, text } from './redis.js';

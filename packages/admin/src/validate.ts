@@ -1,3 +1,4 @@
+// Argument checks of the admin API: entry IDs, counts, names, options and actors, before any I/O.
 import type { Actor } from './api.js';
 import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
 

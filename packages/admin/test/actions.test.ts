@@ -1,3 +1,4 @@
+// The admin's actions on every target: retries, deletes, bulk, pending, idle consumers, audit.
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin, type AuditRecord } from '../src/index.js';

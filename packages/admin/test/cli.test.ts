@@ -1,3 +1,4 @@
+// The built `respire` binary against the harness's Redis.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

@@ -1,3 +1,4 @@
+// Hostile input and odd data: cursor ends, big IDs, empty consumers, foreign records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
 import {

@@ -1,3 +1,4 @@
+// The admin's reads on every target: counts, pages, bodies, dead letters, discovery.
 import { keySlot } from '@respire/core-scripts/internal';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

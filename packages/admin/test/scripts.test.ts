@@ -1,3 +1,4 @@
+// Every admin script call sends KEYS and ARGV in its header's order.
 import { standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { scripts } from '@respire/core-scripts/internal';

@@ -1,3 +1,4 @@
+// The admin against a real server: workers, cross-slot retries, ACL users.
 import { createAclUser, redisAtLeast, standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';

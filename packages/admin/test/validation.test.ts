@@ -1,3 +1,4 @@
+// Validation before any I/O, and configuration checks.
 import { describe, expect, it } from 'vitest';
 import { RespireAdmin, describeBytes, isUnknownResource } from '../src/index.js';
 import { operator, viewer } from './support.js';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The `respire-dashboard` binary's entry point and its flags.
 /**
  * `respire-dashboard`: the dashboard as a standalone server with its own Redis connection.
  * Secure by default: it needs a credential and binds 127.0.0.1 unless --host says otherwise.
@@ -6,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { QueueConfig, StreamConfig } from '@respire/admin';
+import { isRespireError, type QueueConfig, type StreamConfig } from '@respire/admin';
 import { startStandaloneDashboard, type StandaloneUser } from './standalone.js';
 
 class UsageError extends Error {}
@@ -194,7 +195,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     process.once('SIGTERM', stop);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TypeError) {
+    if (error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT')) {
       console.error(`respire-dashboard: ${error.message}`);
       return 2;
     }

@@ -1,3 +1,4 @@
+// createDashboard: the routes, middleware and handlers of the dashboard.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -21,7 +22,7 @@ export type { Dashboard, DashboardOptions } from './options.js';
  * delete, release, ack and idle-consumer actions, each authorized on the server, CSRF-checked
  * and audited by the admin API with the principal as the actor.
  *
- * @throws {@link TypeError} when an option is missing or out of range.
+ * @throws {@link RespireValidationError} when an option is missing or out of range (its `argument` names it).
  * @example
  * ```ts
  * const dashboard = createDashboard({ admin, authorize, basePath: '/ops/respire' });

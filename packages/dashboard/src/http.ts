@@ -1,3 +1,4 @@
+// Request helpers: the Hono environment, parameters, forms and expected HTTP refusals.
 import type { Context } from 'hono';
 import type { Principal } from './auth.js';
 

@@ -1,3 +1,4 @@
+// The one-line notices a page shows after an action redirected to it.
 import { count } from './format.js';
 import { ENTRY_ID } from './http.js';
 import type { Notice } from './views/layout.js';

@@ -1,5 +1,6 @@
+// The dashboard's options, checked and resolved into the settings every route reads.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminApi } from '@respire/admin';
+import { RespireValidationError, type AdminApi } from '@respire/admin';
 import { isAnonymousOperator, type Authorize, type Guard } from './auth.js';
 import { CsrfTokens } from './csrf.js';
 
@@ -98,14 +99,14 @@ export interface Settings {
 function normalizeBase(basePath: string | undefined): string {
   const base = (basePath ?? '/').trim();
   if (!base.startsWith('/') || /[?#\\]|\/\//.test(base))
-    throw new TypeError(`createDashboard: basePath must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
+    throw new RespireValidationError('basePath', `must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
   return base.replace(/\/+$/, '');
 }
 
 function checkRange(name: string, value: number | undefined, fallback: number, min: number, max: number, allowZero = false): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || ((value < min || value > max) && !(allowZero && value === 0))) {
-    throw new TypeError(`createDashboard: ${name} must be an integer in ${min}..${max}${allowZero ? ' or 0' : ''} (got ${value})`);
+    throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}${allowZero ? ' or 0' : ''} (got ${String(value)})`);
   }
   return value;
 }
@@ -119,16 +120,20 @@ function checkOrigin(origin: string): string {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin || origin.includes('*')) {
-    throw new TypeError(`createDashboard: allowedOrigins must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
+    throw new RespireValidationError('allowedOrigins', `must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
   }
   return origin;
 }
 
-/** Checks the options (a TypeError names the first wrong one) and fills in the defaults. */
+/**
+ * Checks the options and fills in the defaults.
+ * @throws {@link RespireValidationError} naming the first wrong option (its `argument`).
+ */
 export function resolveOptions(options: DashboardOptions): Settings {
-  if (!options || typeof options.admin !== 'object' || options.admin === null) throw new TypeError('createDashboard: `admin` (an AdminApi) is required');
+  if (!options || typeof options.admin !== 'object' || options.admin === null)
+    throw new RespireValidationError('admin', 'an AdminApi (new RespireAdmin(client, ...)) is required');
   if (typeof options.authorize !== 'function') {
-    throw new TypeError('createDashboard: `authorize(request)` is required (for local development only: dangerouslyAllowAnonymousOperator())');
+    throw new RespireValidationError('authorize', 'authorize(request) is required (for local development only: dangerouslyAllowAnonymousOperator())');
   }
   return {
     admin: options.admin,

@@ -1,3 +1,4 @@
+// Resolving a resource id for a principal: unknown and hidden ones answer 404 alike.
 import { isUnknownResource, type QueueResource, type Resource, type StreamResource } from '@respire/admin';
 import { CallbackTimeout, within, type Principal } from './auth.js';
 import { HttpError, type Ctx } from './http.js';

@@ -1,3 +1,4 @@
+// Responses: page contexts, bare and message pages, redirects and pagers.
 import type { Child } from 'hono/jsx';
 import type { Ctx } from './http.js';
 import type { Settings } from './options.js';

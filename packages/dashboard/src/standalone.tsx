@@ -1,3 +1,4 @@
+// startStandaloneDashboard: the dashboard with its own Redis connection and sign-in.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';

@@ -1,3 +1,4 @@
+// The dashboard's actions against real Redis.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   addWorkerDeadLetter,

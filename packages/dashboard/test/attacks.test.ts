@@ -1,3 +1,4 @@
+// A penetration test of the dashboard's routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addWorkerDeadLetter,

@@ -1,3 +1,4 @@
+// The dashboard in headless Chromium against the real admin API on real Redis.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// Launching Debian's Chromium for the browser tests, and where screenshots go.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';

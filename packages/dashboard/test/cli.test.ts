@@ -1,3 +1,4 @@
+// The real `respire-dashboard` binary.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -204,10 +205,10 @@ describe('respire-dashboard', () => {
       ['null', 'null', /must hold a JSON object/],
       ['string', '"users"', /must hold a JSON object/],
       ['not-array', '{"users": {"name": "a"}}', /needs a "users" array/],
-      ['null-user', '{"users": [null]}', /users\[0\]\.name must be/],
-      ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
-      ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
-      ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role must be 'viewer' or 'operator'/],
+      ['null-user', '{"users": [null]}', /users\[0\]\.name: must be/],
+      ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name: must be/],
+      ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name: must be/],
+      ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role: must be 'viewer' or 'operator'/],
       [
         'twice',
         JSON.stringify({

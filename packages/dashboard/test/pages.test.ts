@@ -1,3 +1,4 @@
+// What the pages show and how they page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '@respire/testing';
 import {

@@ -1,3 +1,4 @@
+// Authentication, roles, the guard, CSRF and headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsrfTokens } from '../src/csrf.js';
 import { createDashboard, dangerouslyAllowAnonymousOperator } from '../src/index.js';

@@ -1,3 +1,4 @@
+// The standalone server's sign-in, sessions and brute-force limits.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startStandaloneDashboard, type StandaloneDashboard, type StandaloneOptions } from '../src/index.js';
 import { startWorld, type World } from './support.js';

@@ -1,3 +1,4 @@
+// Shared helpers of the dashboard tests: worlds, fixtures, HTTP and a stub admin.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

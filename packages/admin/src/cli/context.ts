@@ -1,3 +1,4 @@
+// What the CLI's command groups share: exit codes, global flags, URL and actor helpers.
 import type { Command } from 'commander';
 import type { Actor } from '../api.js';
 import type { RespireAdmin, RespireAdminOptions } from '../admin.js';

@@ -1,3 +1,4 @@
+// The CLI's dead-letter commands: list, show, retry, delete, purge.
 import type { Command } from 'commander';
 import type { BulkOptions, DeleteResult, RetryResult } from '../api.js';
 import { ActionFailed, UsageError, parseWhole, type Cli } from './context.js';

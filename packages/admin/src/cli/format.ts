@@ -1,3 +1,4 @@
+// Terminal and JSON output of the CLI: escapes, tables, durations, records.
 import type { DeadLetterRecord, Overview, Resource } from '../api.js';
 import { describeBytes } from '../payload.js';
 
@@ -115,7 +116,7 @@ const QUEUE_REASON = 'delivery limit';
 export function recordRow(r: DeadLetterRecord): string[] {
   if (r.kind === 'worker')
     return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
-  // A queue dead letter is always a move at the delivery limit (seed 000): the dashboard's wording.
+  // A queue dead letter is always a move at the delivery limit (the queue README): the dashboard's wording.
   if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), QUEUE_REASON, preview([[Buffer.from('payload'), r.payload]])];
   return [r.id, 'foreign', '-', '-', '-', preview(r.fields)];
 }

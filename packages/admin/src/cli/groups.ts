@@ -1,3 +1,4 @@
+// The CLI's pending-entry and consumer commands of worker streams.
 import type { Command } from 'commander';
 import type { PendingExpectation } from '../api.js';
 import { previousEntryId, toEntryId } from '../validate.js';

@@ -1,3 +1,4 @@
+// The `respire` CLI: global flags, connection, the status command and error handling.
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';

@@ -1,3 +1,4 @@
+// The 404 and error pages: expected refusals as pages, the rest as a 500 with a reference.
 import { randomBytes } from 'node:crypto';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';

@@ -1,3 +1,4 @@
+// The gate of every state change: POST only, same origin, operators, a valid CSRF token.
 import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';

@@ -1,3 +1,4 @@
+// The state-changing actions (POST).
 import type { Hono } from 'hono';
 import type { PendingActionResult } from '@respire/admin';
 import { count, shown } from '../format.js';

@@ -1,3 +1,4 @@
+// Routes of dead-letter pages and their confirmation steps.
 import type { Hono } from 'hono';
 import type { DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import { ENTRY_ID, HttpError, need, pageCount, param, query, type Ctx, type Env } from '../http.js';

@@ -1,3 +1,4 @@
+// Routes of a consumer group's page and its confirmation steps.
 import type { Hono } from 'hono';
 import { ENTRY_ID, intParam, need, pageCount, param, query, type Env } from '../http.js';
 import { noticeOf } from '../notices.js';

@@ -1,3 +1,4 @@
+// Routes of the overview, queue, stream and leased-message pages.
 import type { Hono } from 'hono';
 import type { Resource } from '@respire/admin';
 import { need, pageCount, param, query, type Ctx, type Env } from '../http.js';

@@ -1,3 +1,4 @@
+// The failed sign-in limiter of the standalone server.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Failed sign-ins (form or Authorization header) one address may make per window before it is locked out. */

@@ -1,3 +1,4 @@
+// Server-side sessions of the standalone server.
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth.js';
 

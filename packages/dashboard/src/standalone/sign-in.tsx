@@ -1,3 +1,4 @@
+// The standalone server's sign-in and sign-out routes.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';

@@ -1,3 +1,4 @@
+// Small shared pieces of the pages: tables, pagers, forms, crumbs.
 import type { QueueResource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
 import { maybeCount } from '../format.js';

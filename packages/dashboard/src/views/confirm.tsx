@@ -1,3 +1,4 @@
+// The confirmation step of each destructive action.
 import type { ConsumerInfo, ConsumerList, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
 import { count, duration, shown } from '../format.js';

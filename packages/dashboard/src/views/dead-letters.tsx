@@ -1,3 +1,4 @@
+// The dead-letter list of a queue or stream, and one dead letter.
 import type { DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import { count, entryTime, serverTime, shown } from '../format.js';
 import { renderBytes } from '../payload.js';

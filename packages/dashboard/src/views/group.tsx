@@ -1,3 +1,4 @@
+// A consumer group's page: consumers, pending entries, an entry's body.
 import type { ConsumerList, EntryBody, PendingEntry, StreamResource } from '@respire/admin';
 import { count, duration, shown } from '../format.js';
 import { ActionForm, isOperator, num, Pager, streamCrumbs, Table } from './components.js';

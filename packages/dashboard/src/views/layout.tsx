@@ -1,3 +1,4 @@
+// The page layout: header, crumbs, refresh controls, notices, footer; and links.
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth.js';
 import { serverTime, shown } from '../format.js';

@@ -1,3 +1,4 @@
+// The overview page: totals, unavailable resources, queues and worker streams.
 import type { QueueStatus, StreamStatus, UnavailableResource } from '@respire/admin';
 import { count, preview, shown } from '../format.js';
 import { Count, num, Pager, Table } from './components.js';

@@ -1,3 +1,4 @@
+// Payloads and stream fields as text: JSON, UTF-8 or hex, capped.
 import type { DeadLetterRecord } from '@respire/admin';
 import { bytes, count, preview, shown, shownText } from '../format.js';
 import { RENDER_CAP_BYTES, renderBytes, type RenderedBytes } from '../payload.js';

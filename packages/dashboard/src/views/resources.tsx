@@ -1,3 +1,4 @@
+// A queue's and a stream's own pages, and a queue's leased messages.
 import type { QueueDelivery, QueueResource, QueueStatus, StreamStatus } from '@respire/admin';
 import { count, duration, maybeCount, serverTime, shown } from '../format.js';
 import { Count, num, Pager, queueCrumbs, Table } from './components.js';
