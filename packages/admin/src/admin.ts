@@ -7,8 +7,11 @@ import type {
   BulkResult,
   ConsumerList,
   ConsumerOptions,
+  DeadLetterOptions,
+  DeadLetterPage,
   DeadLetterRecord,
   DeleteResult,
+  GroupStatus,
   EntryBody,
   IdleConsumerResult,
   Overview,
@@ -17,6 +20,7 @@ import type {
   PendingActionResult,
   PendingEntry,
   PendingExpectation,
+  PendingOptions,
   QueueDelivery,
   QueueStatus,
   Resource,
@@ -27,6 +31,8 @@ import type {
 import { Auditor } from './audit.js';
 import type { AdminContext } from './context.js';
 import * as deadLetterActions from './dead-letter-actions.js';
+import * as deadLetterPages from './dead-letter-pages.js';
+import { groupOf } from './groups.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import { Redis, RespireValidationError } from './redis.js';
@@ -166,8 +172,26 @@ export class RespireAdmin implements AdminApi {
     return pages.consumers(this.#ctx, id, group, options);
   }
 
-  /** One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first. */
-  pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>> {
+  /**
+   * One group's status: consumers, pending count, lag (null when unknown), last-delivered ID,
+   * entries read.
+   * @throws {@link RespireNotFoundError} (`group`) when the stream has no such group or does not exist.
+   */
+  async group(id: ResourceId, group: string): Promise<GroupStatus> {
+    const g = toName('group', group);
+    return groupOf(this.#ctx, await this.#ctx.resources.stream(id), g, 'RespireAdmin group');
+  }
+
+  /**
+   * One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first,
+   * optionally one consumer's entries (`consumer`) and those idle at least `minIdleMs` (XPENDING
+   * IDLE). First / next (`cursor`) pages read forward; the page `before` a cursor and the `last`
+   * page are found by a bounded search, since XPENDING reads only forward. A released entry
+   * (`released`) waits for any worker's next recovery.
+   * @throws {@link RespireNotFoundError} (`group`) when the stream has no such group or does not exist.
+   * @throws {@link RespireValidationError} for a bad count, cursor, consumer or `minIdleMs` (1..2^31-1).
+   */
+  pending(id: ResourceId, group: string, options?: PendingOptions): Promise<Page<PendingEntry>> {
     return pages.pending(this.#ctx, id, group, options);
   }
 
@@ -177,12 +201,20 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
-   * One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default.
-   * Worker records are read positionally (the worker README's "Delivery limits and dead letters"),
-   * queue records by their three fields (the queue README); anything else comes back as a `foreign` record.
+   * One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default:
+   * the first, the one after `cursor`, the one before `before`, or the `last`. Worker records are
+   * read positionally (the worker README's "Delivery limits and dead letters"), queue records by
+   * their three fields (the queue README); anything else comes back as a `foreign` record.
+   *
+   * With a `filter` (reason, group, exception type, source ID, time range) the page is a search:
+   * the time range bounds the XRANGE itself; the other conditions are checked on each record, and
+   * at most `scanLimit` records (default 10,000) are read per call, in chunks of 1,000. A page that
+   * stopped at that limit says `complete: false`, and its `next` (or `previous`) cursor continues
+   * the search from the last record read.
+   * @throws {@link RespireValidationError} for a bad count, cursor, order or filter.
    */
-  deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>> {
-    return pages.deadLetters(this.#ctx, id, options);
+  deadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+    return deadLetterPages.deadLetters(this.#ctx, id, options);
   }
 
   /** One dead-letter record; null when it is gone. */
@@ -195,7 +227,7 @@ export class RespireAdmin implements AdminApi {
    * with scores, bounded), soonest deadline first; the receipt is never exposed. The cursor is a
    * rank: pages of a set that changes between calls may overlap or skip.
    */
-  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }> {
+  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number; readonly total: number }> {
     return pages.queueDeliveries(this.#ctx, id, options);
   }
 

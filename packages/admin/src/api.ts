@@ -87,6 +87,8 @@ export interface GroupStatus {
   /** Undelivered entries (XINFO GROUPS `lag`); null = unknown, never shown as 0. */
   readonly lag: number | null;
   readonly lastDeliveredId: string;
+  /** Entries the group has read (XINFO GROUPS `entries-read`); null when the server cannot tell. */
+  readonly entriesRead: number | null;
 }
 
 export interface StreamStatus {
@@ -157,21 +159,88 @@ export interface ConsumerOptions {
 export interface PendingEntry {
   readonly id: string;
   readonly consumer: string;
+  /** Since the entry was last delivered or claimed, ms (-1 for an entry Redis 8.8's XNACK released). */
   readonly idleMs: number;
   readonly deliveryCount: number;
+  /**
+   * True when the entry was released for redelivery and waits for any worker's next recovery to
+   * claim it: by an operator's release (its idle time set to 2^31-1 ms or more, so `idleMs` no
+   * longer tells how long its owner held it) or by Redis 8.8's XNACK (no owner, idle -1).
+   */
+  readonly released: boolean;
 }
 
-/** A page of rows and the cursor of the next page (undefined: this was the last). */
+/**
+ * A page of rows, the cursor of the next page (undefined: this was the last) and the cursor of the
+ * page before it (undefined: this was the first).
+ */
 export interface Page<T> {
   readonly items: readonly T[];
   readonly next: string | undefined;
+  /** Pass it as `before` to read the page before this one; undefined on the first page. */
+  readonly previous?: string | undefined;
 }
 
+/**
+ * Which page to read: the first (no option), the one after a `cursor`, the one before a `before`
+ * cursor, or the `last`. At most one of `cursor`, `before` and `last`.
+ */
 export interface PageOptions {
   /** Rows per page, 1..1000. @defaultValue 50 */
   readonly count?: number;
-  /** Cursor from the previous page's `next`; omitted for the first page. */
+  /** Cursor from a page's `next`: the page after it. */
   readonly cursor?: string;
+  /** Cursor from a page's `previous`: the page before it. */
+  readonly before?: string;
+  /** The last page. */
+  readonly last?: boolean;
+}
+
+/** Which pending entries a page of the PEL lists. */
+export interface PendingOptions extends PageOptions {
+  /** Only this consumer's entries (XPENDING's consumer argument; `''` is a valid name). */
+  readonly consumer?: string;
+  /** Only entries idle at least this long, ms (XPENDING IDLE), 1..2^31-1. */
+  readonly minIdleMs?: number;
+}
+
+/** Which dead letters a search lists; every given condition must hold. */
+export interface DeadLetterFilter {
+  /** The record's reason: a worker's `explicit`, `nack`, `processing-failed`, `delivery-limit`; `delivery-limit` for every queue record. */
+  readonly reason?: string;
+  /** The worker's consumer group (`_respire.group`); queue records have none. */
+  readonly group?: string;
+  /** The worker's exception type, exactly; queue records have none. */
+  readonly exceptionType?: string;
+  /** The ID of the entry the record came from. */
+  readonly sourceId?: string;
+  /** Dead-lettered at or after this time (the record ID's time), ms since the epoch. */
+  readonly sinceMs?: number;
+  /** Dead-lettered at or before this time (the record ID's time), ms since the epoch. */
+  readonly untilMs?: number;
+}
+
+/** A page of dead letters; with a filter, also how far the search went. */
+export interface DeadLetterPage extends Page<DeadLetterRecord> {
+  /** Records read to make this page (with a filter, more than it shows). */
+  readonly scanned: number;
+  /**
+   * False when a filtered search stopped at its `scanLimit` before it had a full page or reached
+   * the end: `next` (or `previous`) then continues the search from the last record it read.
+   */
+  readonly complete: boolean;
+}
+
+export interface DeadLetterOptions extends PageOptions {
+  /** @defaultValue 'newest' */
+  readonly order?: 'newest' | 'oldest';
+  /** Only records matching every condition; the time range bounds the XRANGE itself. */
+  readonly filter?: DeadLetterFilter;
+  /**
+   * With a filter: at most this many records are read per call, 1..100000, so a search never
+   * scans an unbounded stream in one go (see {@link DeadLetterPage.complete}). @defaultValue 10000
+   */
+  readonly scanLimit?: number;
 }
 
 /** A stream entry body; `null` from {@link AdminApi.entry} means deleted or trimmed. */
@@ -275,6 +344,8 @@ export type PendingActionResult =
        * body kept for those groups, named here (sorted).
        */
       readonly entryKeptFor?: readonly string[];
+      /** True when an ack was asked to delete the entry and did (no other group needed it). */
+      readonly entryDeleted?: boolean;
     }
   /**
    * Not pending in the group (also for a missing stream or group). A release of a pending entry
@@ -327,15 +398,18 @@ export interface AdminApi {
    * Consumer-group views (`consumers`, `pending`, `releasePending`, `ackPending`,
    * `removeIdleConsumers`) are for worker streams; a queue's group PEL does not tell the truth
    * after first delivery (use `queueDeliveries`), so a queue id throws `RespireValidationError`.
-   * A missing stream or group reads as empty.
+   * A group the stream does not have (or a stream that does not exist) throws
+   * `RespireNotFoundError` (`isNotFound`), naming the nearest groups that exist.
    */
   consumers(id: ResourceId, group: string, options?: ConsumerOptions): Promise<ConsumerList>;
-  pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>>;
+  /** One group's status (XINFO GROUPS); a group the stream does not have throws `RespireNotFoundError`. */
+  group(id: ResourceId, group: string): Promise<GroupStatus>;
+  pending(id: ResourceId, group: string, options?: PendingOptions): Promise<Page<PendingEntry>>;
   /** One entry body (XRANGE id id); null when deleted or trimmed. */
   entry(id: ResourceId, entryId: string): Promise<EntryBody | null>;
-  deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>>;
+  deadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deadLetter(id: ResourceId, recordId: string): Promise<DeadLetterRecord | null>;
-  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }>;
+  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number; readonly total: number }>;
 
   retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
   deleteDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;

@@ -3,6 +3,8 @@ export { RespireAdmin } from './admin.js';
 export type { RespireAdminOptions, QueueConfig, StreamConfig, DiscoveryOptions } from './admin.js';
 export { describeBytes } from './payload.js';
 export { isUnknownResource } from './resources.js';
+export { RespireNotFoundError, isNotFound } from './not-found.js';
+export type { NotFoundDetail, NotFoundKind } from './not-found.js';
 // The errors the admin API throws, for faces that validate their own options the same way.
 export { RespireError, RespirePermissionError, RespireValidationError, isRespireError } from './redis.js';
 export type { PayloadView, DescribeBytesOptions } from './payload.js';
@@ -16,6 +18,9 @@ export type {
   ConsumerInfo,
   ConsumerList,
   ConsumerOptions,
+  DeadLetterFilter,
+  DeadLetterOptions,
+  DeadLetterPage,
   DeadLetterRecord,
   DeleteResult,
   EntryBody,
@@ -28,6 +33,7 @@ export type {
   PendingActionResult,
   PendingEntry,
   PendingExpectation,
+  PendingOptions,
   QueueDeadLetter,
   QueueDelivery,
   QueueResource,

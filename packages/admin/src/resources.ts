@@ -2,6 +2,7 @@
 import type { QueueResource, Resource, ResourceId, StreamResource } from './api.js';
 import type { Redis } from './redis.js';
 import { BINARY, RespireValidationError, bytes, isRespireError, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
+import { RespireNotFoundError, nearest } from './not-found.js';
 import { toCount, toName, toOptions, toResourceId } from './validate.js';
 
 /** A reliable queue to show: its name as given to `new ReliableQueue(client, name)` and its key prefix. */
@@ -153,7 +154,11 @@ export class Resources {
         if (types.some((t) => text(t) === 'stream')) return found;
       }
     }
-    throw new UnknownResourceError(key, `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
+    const known = nearest(
+      key,
+      (await this.list().catch(() => ({ resources: [...this.#configured.values()] }))).resources.map((r) => r.id),
+    );
+    throw new UnknownResourceError(key, known, `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
   }
 
   async queue(id: ResourceId): Promise<QueueResource> {
@@ -176,14 +181,15 @@ export class Resources {
 
 /**
  * An id that names no resource. Still a `RespireValidationError` with `argument: 'resource'`
- * (callers that catch those keep working); {@link isUnknownResource} tells it apart.
+ * (callers that catch those keep working); {@link isUnknownResource} tells it apart, and
+ * `notFound.known` names the nearest resources that do exist.
  */
-class UnknownResourceError extends RespireValidationError {
+class UnknownResourceError extends RespireNotFoundError {
   /** The id that named no resource. */
   readonly unknownResource: ResourceId;
 
-  constructor(id: ResourceId, message: string) {
-    super('resource', message);
+  constructor(id: ResourceId, known: readonly string[], message: string) {
+    super({ kind: 'resource', name: id, known }, message);
     this.unknownResource = id;
   }
 }

@@ -1,7 +1,8 @@
 // Counts of queues and worker streams, and the overview of every resource.
 import type { GroupStatus, Overview, QueueResource, QueueStatus, Resource, StreamResource, StreamStatus, UnavailableResource } from './api.js';
 import type { AdminContext } from './context.js';
-import { hasInfoField, infoField, isRespireError, missingOrThrow, numberOrNull, text } from './redis.js';
+import { groupStatusOf } from './groups.js';
+import { infoField, isRespireError, missingOrThrow, numberOrNull, text } from './redis.js';
 
 /** The consumer group a ReliableQueue reads through. */
 const QUEUE_GROUP = 'respire';
@@ -76,15 +77,7 @@ export async function streamStatus(ctx: AdminContext, s: StreamResource): Promis
   ]);
   const exists = Array.isArray(groups);
   if (!exists) missingOrThrow(groups, null, op);
-  const list: GroupStatus[] = exists
-    ? (groups as unknown[]).map((g) => ({
-        name: text(infoField(g, 'name')),
-        consumers: Number(text(infoField(g, 'consumers'))),
-        pending: Number(text(infoField(g, 'pending'))),
-        lag: hasInfoField(g, 'lag') ? numberOrNull(infoField(g, 'lag')) : null,
-        lastDeliveredId: text(infoField(g, 'last-delivered-id')),
-      }))
-    : [];
+  const list: GroupStatus[] = exists ? (groups as unknown[]).map(groupStatusOf) : [];
   return { resource: s, length: Number(length), exists, groups: list, deadLetters: dead === null ? null : Number(dead) };
 }
 
