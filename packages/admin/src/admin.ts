@@ -13,6 +13,7 @@ import type {
   DeleteResult,
   GroupStatus,
   EntryBody,
+  FindResult,
   IdleConsumerResult,
   Overview,
   Page,
@@ -22,6 +23,9 @@ import type {
   PendingExpectation,
   PendingOptions,
   QueueDelivery,
+  QueueMessage,
+  QueueMessageActionResult,
+  QueueMessageExpectation,
   QueueStatus,
   Resource,
   ResourceId,
@@ -32,9 +36,12 @@ import { Auditor } from './audit.js';
 import type { AdminContext } from './context.js';
 import * as deadLetterActions from './dead-letter-actions.js';
 import * as deadLetterPages from './dead-letter-pages.js';
+import { find } from './find.js';
 import { groupOf } from './groups.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
+import * as queueMessages from './queue-messages.js';
+import { MESSAGE_SCAN_BUDGET } from './queue-messages.js';
 import { Redis, RespireValidationError } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
@@ -231,6 +238,39 @@ export class RespireAdmin implements AdminApi {
     return pages.queueDeliveries(this.#ctx, id, options);
   }
 
+  /**
+   * One page of a queue's ready messages: entries after its private group's last-delivered ID
+   * (every entry before the group exists), oldest first by default; first / next / previous / last
+   * like the other pages. `total` is the group's lag (null when the server cannot tell).
+   * @throws {@link RespireValidationError} for a bad count, cursor or order, or a worker stream's id.
+   */
+  queueMessages(
+    id: ResourceId,
+    options?: PageOptions & { readonly order?: 'oldest' | 'newest' },
+  ): Promise<Page<QueueMessage> & { readonly total: number | null; readonly serverTimeMs: number }> {
+    return queueMessages.queueMessages(this.#ctx, id, options);
+  }
+
+  /**
+   * One message of a queue and where it stands: ready, leased (until its deadline), delayed (due
+   * at its time) or delivered (its deadlines member not found in a bounded ZSCAN of
+   * {@link MESSAGE_SCAN_BUDGET} members); null when the queue's stream does not hold it. Never the receipt.
+   */
+  queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null> {
+    return queueMessages.queueMessage(this.#ctx, id, entryId);
+  }
+
+  /**
+   * Finds what an incident is about in one resource: `query` as an entry ID (the main stream's
+   * entry and its state — a queue message's, or a worker entry's in each group —, the dead-letter
+   * record with that ID, and the dead letters whose source ID it is: a search from that ID's time,
+   * at most `scanLimit` records, default 10,000) and, for a queue, as a deduplication ID (the
+   * entry it names while its window lasts).
+   */
+  find(id: ResourceId, query: string, options?: { readonly scanLimit?: number }): Promise<FindResult> {
+    return find(this.#ctx, id, query, options);
+  }
+
   // ---- dead-letter actions ---------------------------------------------------------------
 
   /**
@@ -292,5 +332,28 @@ export class RespireAdmin implements AdminApi {
    */
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
     return pendingActions.removeIdleConsumers(this.#ctx, actor, id, group, minIdleMs);
+  }
+  // ---- queue message actions ------------------------------------------------------------
+
+  /**
+   * Makes a leased or delayed queue message due now, as a NACK without delay does: its receipt is
+   * revoked (the holder's ACK then returns false), its delivery count kept, and the next receive
+   * redelivers it or moves it to the dead letters at the delivery limit. Done only while its
+   * deadlines member still records the delivery count and deadline the operator saw
+   * (`changed` otherwise); audited.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   */
+  releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult> {
+    return queueMessages.queueMessageAction(this.#ctx, actor, 'release-message', id, entryId, expected);
+  }
+
+  /**
+   * Acknowledges a leased or delayed queue message for good, as an ACK does: the entry and its
+   * delivery metadata are removed (XACKDEL on Redis 8.2+, else XACK and XDEL) and it is never
+   * delivered again; fenced and audited like {@link releaseQueueMessage}.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   */
+  deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult> {
+    return queueMessages.queueMessageAction(this.#ctx, actor, 'delete-message', id, entryId, expected);
   }
 }

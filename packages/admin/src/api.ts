@@ -293,6 +293,41 @@ export interface QueueDelivery {
   readonly due: boolean;
 }
 
+/** A message of a reliable queue, and where it is in its life. */
+export interface QueueMessage {
+  readonly id: string;
+  /** The entry's `payload` field (empty when it has none). */
+  readonly payload: Buffer;
+  /** Every field of the entry, in order. */
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+  /**
+   * `ready`: not yet delivered; `leased`: held under a receipt until `untilMs`; `delayed`: NACKed
+   * or released, due at `untilMs`; `delivered`: delivered and not completed, but its deadline was
+   * not among the deadlines set's members read (a bounded ZSCAN) or it has none.
+   */
+  readonly state: 'ready' | 'leased' | 'delayed' | 'delivered';
+  /** Deliveries so far: 0 while ready; null when `delivered` (not known). */
+  readonly deliveryCount: number | null;
+  /** Lease deadline or due time (server clock, ms); null when ready or not known. */
+  readonly untilMs: number | null;
+  /** True when `untilMs` has passed: the next receive redelivers it or moves it to the dead letters. */
+  readonly due: boolean;
+}
+
+/** What the operator saw of a leased or delayed queue message: the action is done only while both still hold. */
+export interface QueueMessageExpectation {
+  readonly deliveryCount: number;
+  /** The lease deadline or due time shown (`QueueDelivery.untilMs`, `QueueMessage.untilMs`). */
+  readonly untilMs: number;
+}
+
+export type QueueMessageActionResult =
+  | { readonly status: 'released' | 'deleted' }
+  /** Not in flight: acknowledged, dead-lettered, or its body is gone. */
+  | { readonly status: 'missing' }
+  /** Delivered again, NACKed, released or completed meanwhile: nothing was done. `deliveryCount`: what its member records now, null when not at the deadline shown. */
+  | { readonly status: 'changed'; readonly deliveryCount: number | null };
+
 /** Who did it; the faces pass their authorized principal. */
 export interface Actor {
   readonly name: string;
@@ -306,7 +341,19 @@ export interface AuditRecord {
   readonly actor: string;
   /** The actor's role: `operator` for an action taken, `viewer` for one refused before any I/O. */
   readonly role: Actor['role'];
-  readonly action: 'retry' | 'delete' | 'retry-all' | 'delete-all' | 'release' | 'ack' | 'remove-idle-consumers';
+  readonly action:
+    | 'retry'
+    | 'delete'
+    | 'retry-all'
+    | 'delete-all'
+    | 'release'
+    | 'ack'
+    | 'remove-idle-consumers'
+    | 'release-message'
+    | 'delete-message'
+    | 'job-start'
+    | 'job-cancel'
+    | 'job-finish';
   readonly resource: ResourceId;
   /** Entry or record IDs, group, consumer names acted on. */
   readonly target: Readonly<Record<string, string | number | readonly string[]>>;
@@ -410,6 +457,15 @@ export interface AdminApi {
   deadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deadLetter(id: ResourceId, recordId: string): Promise<DeadLetterRecord | null>;
   queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number; readonly total: number }>;
+  /** A queue's ready messages (not yet delivered), oldest first by default; `total` is the group's lag (null: unknown). */
+  queueMessages(
+    id: ResourceId,
+    options?: PageOptions & { readonly order?: 'oldest' | 'newest' },
+  ): Promise<Page<QueueMessage> & { readonly total: number | null; readonly serverTimeMs: number }>;
+  /** One message of a queue and its state; null when it is not in the queue's stream. */
+  queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null>;
+  /** Finds an entry ID, a dead-letter record, the dead letters of a source ID, or (queues) a deduplication ID. */
+  find(id: ResourceId, query: string, options?: { readonly scanLimit?: number }): Promise<FindResult>;
 
   retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
   deleteDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;
@@ -426,4 +482,36 @@ export interface AdminApi {
     options?: { readonly deleteEntry?: boolean },
   ): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
+  /** Makes a leased or delayed queue message due now (a NACK without delay), fenced by what the operator saw. */
+  releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+  /** Acknowledges (removes) a leased or delayed queue message, fenced by what the operator saw. */
+  deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+}
+
+/** Where a worker stream's entry stands in one consumer group. */
+export interface EntryInGroup {
+  readonly group: string;
+  /** `pending`: delivered, not acknowledged; `done`: delivered and acknowledged; `waiting`: not yet delivered to the group. */
+  readonly state: 'pending' | 'done' | 'waiting';
+  /** The pending entry (owner, idle time, delivery count) when `pending`. */
+  readonly pending?: PendingEntry;
+}
+
+/** What {@link AdminApi.find} found for a query. */
+export interface FindResult {
+  readonly query: string;
+  /** The entry of the resource's main stream with this ID. */
+  readonly entry: EntryBody | null;
+  /** A queue's entry: its state as a message. */
+  readonly message?: QueueMessage | null;
+  /** A worker stream's entry: where it stands in each consumer group (at most 32 groups are read). */
+  readonly groups?: readonly EntryInGroup[];
+  /** The dead-letter record with this ID. */
+  readonly deadLetter: DeadLetterRecord | null;
+  /** The first page of dead letters whose source ID is the query (a bounded search). */
+  readonly bySource: DeadLetterPage | null;
+  /** A queue's deduplication ID: the entry ID it names, while its window lasts. */
+  readonly deduplication: { readonly entryId: string; readonly expiresInMs: number | null } | null;
+  /** The server time of the search, ms. */
+  readonly serverTimeMs: number;
 }

@@ -112,7 +112,7 @@ export async function pending(ctx: AdminContext, id: ResourceId, group: string, 
 }
 
 /** One XPENDING extended-form row. */
-function pendingRow(r: unknown): PendingEntry {
+export function pendingRow(r: unknown): PendingEntry {
   const row = r as unknown[];
   const consumer = text(row[1]);
   const idleMs = Number(text(row[2]));

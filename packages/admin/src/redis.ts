@@ -57,6 +57,8 @@ const adminScripts = {
   releasePending: scriptCalls.adminReleasePending,
   ackPending: scriptCalls.adminAckPending,
   removeIdleConsumers: scriptCalls.adminRemoveIdleConsumers,
+  releaseQueueMessage: scriptCalls.adminReleaseQueueMessage,
+  deleteQueueMessage: scriptCalls.adminDeleteQueueMessage,
 };
 
 /** An admin script, by its short name. */

@@ -5,7 +5,7 @@ import { groupStatusOf } from './groups.js';
 import { infoField, isRespireError, missingOrThrow, numberOrNull, text } from './redis.js';
 
 /** The consumer group a ReliableQueue reads through. */
-const QUEUE_GROUP = 'respire';
+export const QUEUE_GROUP = 'respire';
 /** At most this many resources are queried at a time by {@link overview}. */
 const OVERVIEW_CONCURRENCY = 16;
 

@@ -38,6 +38,14 @@ export function previousEntryId(id: string): string | undefined {
   return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
 }
 
+/** -1, 0 or 1 as entry ID `a` (canonical) is below, equal to or above `b` (canonical). */
+export function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
+}
+
 /** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
 export function toCount(argument: string, value: unknown, fallback: number, min = 1, max = 1000): number {
   if (value === undefined) return fallback;

@@ -39,6 +39,27 @@ export function adminAppendRetried(target: CommandTarget, args: AdminAppendRetri
   return runScript(target, scripts.adminAppendRetried, [args.stream], [args.producer, ...args.entries], options);
 }
 
+/** KEYS and ARGV of `admin-delete-queue-message`, named as in its header. */
+export interface AdminDeleteQueueMessageArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] consumer group (the queue's private group) */
+  readonly group: ScriptArg;
+  /** ARGV[2] entry ID (as Redis prints it) */
+  readonly id: ScriptArg;
+  /** ARGV[3] expected delivery count (shown to the operator, >= 1) */
+  readonly deliveryCount: ScriptArg;
+  /** ARGV[4] expected deadline or due time (ms, the member's score shown to the operator) */
+  readonly untilMs: ScriptArg;
+}
+
+/** Runs `admin-delete-queue-message` (an operator's acknowledgement of one leased or delayed queue message) through {@link runScript}. */
+export function adminDeleteQueueMessage(target: CommandTarget, args: AdminDeleteQueueMessageArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminDeleteQueueMessage, [args.stream, args.deadlines], [args.group, args.id, args.deliveryCount, args.untilMs], options);
+}
+
 /** KEYS and ARGV of `admin-release-pending`, named as in its header. */
 export interface AdminReleasePendingArgs {
   /** KEYS[1] source stream (stream) */
@@ -58,6 +79,25 @@ export interface AdminReleasePendingArgs {
 /** Runs `admin-release-pending` (an operator's fenced release of one pending entry for redelivery) through {@link runScript}. */
 export function adminReleasePending(target: CommandTarget, args: AdminReleasePendingArgs, options?: RunScriptOptions): Promise<unknown> {
   return runScript(target, scripts.adminReleasePending, [args.stream], [args.group, args.id, args.consumer, args.deliveryCount, args.idleMs], options);
+}
+
+/** KEYS and ARGV of `admin-release-queue-message`, named as in its header. */
+export interface AdminReleaseQueueMessageArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] entry ID (as Redis prints it) */
+  readonly id: ScriptArg;
+  /** ARGV[2] expected delivery count (shown to the operator, >= 1) */
+  readonly deliveryCount: ScriptArg;
+  /** ARGV[3] expected deadline or due time (ms, the member's score shown to the operator) */
+  readonly untilMs: ScriptArg;
+}
+
+/** Runs `admin-release-queue-message` (an operator's release of one leased or delayed queue message) through {@link runScript}. */
+export function adminReleaseQueueMessage(target: CommandTarget, args: AdminReleaseQueueMessageArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminReleaseQueueMessage, [args.stream, args.deadlines], [args.id, args.deliveryCount, args.untilMs], options);
 }
 
 /** KEYS and ARGV of `admin-remove-idle-consumers`, named as in its header. */

@@ -1,3 +1,4 @@
+import { globMatch } from '../keyspace.js';
 import { CommandError, DoubleReply, fail, type Reply } from '../reply.js';
 import { SortedSet, type ZMember } from '../zset-model.js';
 import { command, is, keyRange, parseFloatArg, parseInteger, type CommandContext, type CommandSpec } from './types.js';
@@ -223,6 +224,35 @@ export const zsetCommands: CommandSpec[] = [
     });
   }),
   zset('zcard', 2, false, (ctx) => ctx.db.get(ctx.args[1]!, 'zset')?.size ?? 0),
+  // ZSCAN key cursor [MATCH pattern] [COUNT n]: the cursor is a rank; members and scores flat, scores as bulk strings (RESP2 and RESP3 alike).
+  zset(
+    'zscan',
+    -3,
+    false,
+    (ctx) => {
+      if (!/^\d+$/.test(ctx.args[2]!)) throw new CommandError('ERR invalid cursor');
+      let pattern: string | undefined;
+      let count = 10;
+      const options = ctx.args.slice(3);
+      for (let i = 0; i < options.length; i += 2) {
+        const value = options[i + 1];
+        if (value === undefined) fail();
+        if (is(options[i], 'MATCH')) pattern = value;
+        else if (is(options[i], 'COUNT')) {
+          count = parseInteger(value);
+          if (count < 1) fail();
+        } else fail();
+      }
+      const set = ctx.db.get(ctx.args[1]!, 'zset');
+      const cursor = Number(ctx.args[2]);
+      if (!set || cursor >= set.size) return ['0', []];
+      const page = set.byRank(cursor, Math.min(set.size, cursor + count) - 1);
+      const next = cursor + page.length >= set.size ? 0 : cursor + page.length;
+      const found = page.filter((m) => pattern === undefined || globMatch(pattern, m.member));
+      return [String(next), found.flatMap((m) => [m.member, ctx.model.formatDouble(m.score)])];
+    },
+    false,
+  ),
   zset('zcount', 4, false, (ctx) => {
     const lo = parseBound(ctx.args[2]!);
     const hi = parseBound(ctx.args[3]!);
