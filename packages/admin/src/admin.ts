@@ -41,7 +41,6 @@ import { groupOf } from './groups.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
-import { MESSAGE_SCAN_BUDGET } from './queue-messages.js';
 import { Redis, RespireValidationError } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
@@ -254,7 +253,7 @@ export class RespireAdmin implements AdminApi {
   /**
    * One message of a queue and where it stands: ready, leased (until its deadline), delayed (due
    * at its time) or delivered (its deadlines member not found in a bounded ZSCAN of
-   * {@link MESSAGE_SCAN_BUDGET} members); null when the queue's stream does not hold it. Never the receipt.
+   * at most 10,000 members); null when the queue's stream does not hold it. Never the receipt.
    */
   queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null> {
     return queueMessages.queueMessage(this.#ctx, id, entryId);
