@@ -12,6 +12,9 @@ import type {
   DeadLetterRecord,
   DeleteResult,
   GroupStatus,
+  History,
+  HistoryOptions,
+  HistoryRecordResult,
   EntryBody,
   FindResult,
   IdleConsumerResult,
@@ -38,6 +41,8 @@ import * as deadLetterActions from './dead-letter-actions.js';
 import * as deadLetterPages from './dead-letter-pages.js';
 import { find } from './find.js';
 import { groupOf } from './groups.js';
+import * as historyModule from './history.js';
+import { HistorySampler, type HistorySamplerOptions } from './history-sampler.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
@@ -79,9 +84,15 @@ export interface RespireAdminOptions {
    * never times out a command once it is written)
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * How history samples are kept: `retentionMs` (default 24 hours, 1 minute to 30 days) and
+   * `maxGroups` per stream (default 64). Samples are recorded only by {@link RespireAdmin.recordHistory}
+   * or a sampler ({@link RespireAdmin.startHistory}).
+   */
+  readonly history?: historyModule.HistorySettings;
 }
 
-const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs'];
+const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs', 'history'];
 
 /**
  * The operator's API over Respire's queues and worker streams: bounded reads (every page carries
@@ -103,6 +114,7 @@ const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStr
  */
 export class RespireAdmin implements AdminApi {
   readonly #ctx: AdminContext;
+  readonly #history: Required<historyModule.HistorySettings>;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -118,6 +130,7 @@ export class RespireAdmin implements AdminApi {
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);
+    this.#history = historyModule.historySettings(o.history);
     this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream) };
   }
 
@@ -257,6 +270,37 @@ export class RespireAdmin implements AdminApi {
    */
   queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null> {
     return queueMessages.queueMessage(this.#ctx, id, entryId);
+  }
+
+  /**
+   * A resource's history: per series (a queue; a worker stream and each of its consumer groups)
+   * the rates of sends, deliveries, acknowledgements and dead letters per second and the
+   * backlogs (lag, pending, oldest unacknowledged age, dead letters) over time, from the samples
+   * kept in Redis (see {@link recordHistory}). One bounded XREVRANGE (at most 10,000 samples).
+   * @throws {@link RespireValidationError} for a bad time range or `maxPoints` (2..10000).
+   */
+  history(id: ResourceId, options?: HistoryOptions): Promise<History> {
+    return historyModule.history(this.#ctx, id, options);
+  }
+
+  /**
+   * Records one history sample of every resource, unless one younger than `minIntervalMs`
+   * exists (several samplers then share the work): one read-then-append script per resource
+   * (`admin-history-queue` / `admin-history-stream`), at most 8 at a time, into a history stream
+   * in the resource's slot, trimmed by age (`history.retentionMs`). Its cost does not grow with
+   * the message rate: see the README's figures.
+   */
+  recordHistory(options?: { readonly minIntervalMs?: number }): Promise<HistoryRecordResult> {
+    return historyModule.recordHistory(this.#ctx, this.#history, options);
+  }
+
+  /**
+   * Starts a sampler that records history every `intervalMs` (default 60,000, at least 1,000) in
+   * this process, the first time at once; it never overlaps itself and never keeps the process
+   * alive. Failures go to `onError` (default: ignored). Stop it with `stop()`.
+   */
+  startHistory(options?: HistorySamplerOptions): HistorySampler {
+    return new HistorySampler(this, options);
   }
 
   /**

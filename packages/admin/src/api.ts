@@ -464,6 +464,10 @@ export interface AdminApi {
   ): Promise<Page<QueueMessage> & { readonly total: number | null; readonly serverTimeMs: number }>;
   /** One message of a queue and its state; null when it is not in the queue's stream. */
   queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null>;
+  /** A resource's history: rates and backlogs per series, from the samples kept in Redis. */
+  history(id: ResourceId, options?: HistoryOptions): Promise<History>;
+  /** Records one history sample of every resource, unless one younger than `minIntervalMs` exists. */
+  recordHistory(options?: { readonly minIntervalMs?: number }): Promise<HistoryRecordResult>;
   /** Finds an entry ID, a dead-letter record, the dead letters of a source ID, or (queues) a deduplication ID. */
   find(id: ResourceId, query: string, options?: { readonly scanLimit?: number }): Promise<FindResult>;
 
@@ -486,6 +490,79 @@ export interface AdminApi {
   releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
   /** Acknowledges (removes) a leased or delayed queue message, fenced by what the operator saw. */
   deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+}
+
+/**
+ * One point of a history series. Rates are per second over the interval that ends at `atMs`
+ * (null for the first point, after a counter went back — a stream deleted and recreated —, or
+ * when the server could not tell); the rest are gauges at `atMs`.
+ */
+export interface HistoryPoint {
+  /** The sample's time (server clock), ms since the epoch. */
+  readonly atMs: number;
+  /** Entries appended to the stream (sends; also retried dead letters). */
+  readonly sent: number | null;
+  /** First deliveries (entries read by the group); all deliveries when the producers keep counters. */
+  readonly delivered: number | null;
+  /**
+   * Completions: for a queue, first deliveries that left in flight other than to the dead letters;
+   * for a worker group, entries read that left its PEL (acknowledged, dead letters included).
+   */
+  readonly acknowledged: number | null;
+  /** Records appended to the dead-letter stream. */
+  readonly deadLettered: number | null;
+  /** Not yet delivered: a queue's ready count, a group's lag. */
+  readonly lag: number | null;
+  /** Delivered and not completed: a queue's in-flight count, a group's PEL size. */
+  readonly pending: number | null;
+  /** Age of the oldest unacknowledged entry (from its entry ID's time), ms. */
+  readonly oldestAgeMs: number | null;
+  /** Length of the dead-letter stream. */
+  readonly deadLetters: number | null;
+  /** Consumers of the group. */
+  readonly consumers: number | null;
+}
+
+/** The points of one series: the queue, the worker stream itself, or one of its consumer groups. */
+export interface HistorySeries {
+  readonly kind: 'queue' | 'stream' | 'group';
+  /** The group's name (`''` for a queue or a stream). */
+  readonly name: string;
+  readonly points: readonly HistoryPoint[];
+}
+
+/** A resource's history between two times. */
+export interface History {
+  readonly resource: Resource;
+  /** False when the resource can have no history (a stream key no history key shares a slot with). */
+  readonly kept: boolean;
+  /** Samples read (at most 10,000, the newest of the range: `truncated` says when there were more). */
+  readonly samples: number;
+  readonly truncated: boolean;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly series: readonly HistorySeries[];
+}
+
+export interface HistoryOptions {
+  /** From this time (server clock, ms). @defaultValue the oldest sample kept */
+  readonly sinceMs?: number;
+  /** Up to this time. @defaultValue now */
+  readonly untilMs?: number;
+  /**
+   * Points per series at most, 2..10000: samples in between are left out, and since counters
+   * only grow, a rate over a longer interval is the mean rate of the samples left out. @defaultValue 500
+   */
+  readonly maxPoints?: number;
+}
+
+/** What one recording of history did. */
+export interface HistoryRecordResult {
+  readonly recorded: number;
+  /** Resources whose last sample was younger than `minIntervalMs` (another sampler took it). */
+  readonly skipped: number;
+  /** Resources whose sample the server refused (an ACL refusal, a key of another type), or that can have no history. */
+  readonly failed: readonly { readonly id: ResourceId; readonly code: string; readonly message: string }[];
 }
 
 /** Where a worker stream's entry stands in one consumer group. */

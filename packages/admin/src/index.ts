@@ -1,6 +1,10 @@
 // The public entry of @respire/admin.
 export { RespireAdmin } from './admin.js';
 export type { RespireAdminOptions, QueueConfig, StreamConfig, DiscoveryOptions } from './admin.js';
+export { HistorySampler, DEFAULT_HISTORY_INTERVAL_MS } from './history-sampler.js';
+export type { HistorySamplerOptions } from './history-sampler.js';
+export { historyKeys } from './history.js';
+export type { HistorySettings } from './history.js';
 export { describeBytes } from './payload.js';
 export { isUnknownResource } from './resources.js';
 export { RespireNotFoundError, isNotFound } from './not-found.js';
@@ -28,6 +32,11 @@ export type {
   FindResult,
   ForeignRecord,
   GroupStatus,
+  History,
+  HistoryOptions,
+  HistoryPoint,
+  HistoryRecordResult,
+  HistorySeries,
   IdleConsumerResult,
   Overview,
   Page,

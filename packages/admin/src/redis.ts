@@ -59,6 +59,8 @@ const adminScripts = {
   removeIdleConsumers: scriptCalls.adminRemoveIdleConsumers,
   releaseQueueMessage: scriptCalls.adminReleaseQueueMessage,
   deleteQueueMessage: scriptCalls.adminDeleteQueueMessage,
+  historyQueue: scriptCalls.adminHistoryQueue,
+  historyStream: scriptCalls.adminHistoryStream,
 };
 
 /** An admin script, by its short name. */

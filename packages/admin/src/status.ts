@@ -82,7 +82,7 @@ export async function streamStatus(ctx: AdminContext, s: StreamResource): Promis
 }
 
 /** `map` with at most `limit` calls in flight, results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

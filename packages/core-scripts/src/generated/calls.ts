@@ -60,6 +60,60 @@ export function adminDeleteQueueMessage(target: CommandTarget, args: AdminDelete
   return runScript(target, scripts.adminDeleteQueueMessage, [args.stream, args.deadlines], [args.group, args.id, args.deliveryCount, args.untilMs], options);
 }
 
+/** KEYS and ARGV of `admin-history-queue`, named as in its header. */
+export interface AdminHistoryQueueArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** KEYS[3] dead-letter stream (stream) */
+  readonly deadLetter: string;
+  /** KEYS[4] counters the queue may keep (hash: field -> count, optional) */
+  readonly counters: string;
+  /** KEYS[5] history stream (stream: one entry per sample) */
+  readonly history: string;
+  /** ARGV[1] skip when the last sample is younger (ms, 0..2^31-1) */
+  readonly minIntervalMs: ScriptArg;
+  /** ARGV[2] keep samples this long (ms, 1..2^53) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[3] groups sampled at most (1..1000) */
+  readonly maxGroups: ScriptArg;
+}
+
+/** Runs `admin-history-queue` (record one history sample of a reliable queue, unless one is recent) through {@link runScript}. */
+export function adminHistoryQueue(target: CommandTarget, args: AdminHistoryQueueArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminHistoryQueue, [args.stream, args.deadlines, args.deadLetter, args.counters, args.history], [args.minIntervalMs, args.retentionMs, args.maxGroups], options);
+}
+
+/** KEYS and ARGV of `admin-history-stream`, named as in its header. */
+export interface AdminHistoryStreamArgs {
+  /** KEYS[1] source stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] dead-letter stream (stream; any key of the slot when ARGV[4] is '0') */
+  readonly deadLetter: string;
+  /** KEYS[3] counters the workers may keep (hash: field -> count, optional) */
+  readonly counters: string;
+  /** KEYS[4] history stream (stream: one entry per sample) */
+  readonly history: string;
+  /** ARGV[1] skip when the last sample is younger (ms, 0..2^31-1) */
+  readonly minIntervalMs: ScriptArg;
+  /** ARGV[2] keep samples this long (ms, 1..2^53) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[3] groups sampled at most (1..1000) */
+  readonly maxGroups: ScriptArg;
+  /** ARGV[4] whether KEYS[2] is the dead-letter stream ('1' or '0') */
+  readonly hasDeadLetter: ScriptArg;
+  /** ARGV[5] its entries added, read by the caller (when ARGV[4] is '0'; '' unknown) */
+  readonly deadLetterAdded: ScriptArg;
+  /** ARGV[6] its length, read by the caller (when ARGV[4] is '0'; '' unknown) */
+  readonly deadLetterLength: ScriptArg;
+}
+
+/** Runs `admin-history-stream` (record one history sample of a worker stream, unless one is recent) through {@link runScript}. */
+export function adminHistoryStream(target: CommandTarget, args: AdminHistoryStreamArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminHistoryStream, [args.stream, args.deadLetter, args.counters, args.history], [args.minIntervalMs, args.retentionMs, args.maxGroups, args.hasDeadLetter, args.deadLetterAdded, args.deadLetterLength], options);
+}
+
 /** KEYS and ARGV of `admin-release-pending`, named as in its header. */
 export interface AdminReleasePendingArgs {
   /** KEYS[1] source stream (stream) */
