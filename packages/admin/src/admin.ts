@@ -18,6 +18,8 @@ import type {
   EntryBody,
   FindResult,
   IdleConsumerResult,
+  Job,
+  JobSpec,
   Overview,
   Page,
   PageOptions,
@@ -33,6 +35,7 @@ import type {
   Resource,
   ResourceId,
   RetryResult,
+  RunningJob,
   StreamStatus,
 } from './api.js';
 import { Auditor } from './audit.js';
@@ -43,6 +46,7 @@ import { find } from './find.js';
 import { groupOf } from './groups.js';
 import * as historyModule from './history.js';
 import { HistorySampler, type HistorySamplerOptions } from './history-sampler.js';
+import { Jobs, jobSettings, type JobSettings } from './jobs.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
@@ -90,9 +94,16 @@ export interface RespireAdminOptions {
    * or a sampler ({@link RespireAdmin.startHistory}).
    */
   readonly history?: historyModule.HistorySettings;
+  /**
+   * How bulk jobs are kept and run: `keyPrefix` of their keys (default `'respire:'`: keys
+   * `respire:{jobs}:index` and `respire:{jobs}:job:<id>`), `retentionMs` (default 7 days),
+   * `pageSize` (default 500), `ratePerSecond` (default 0: no limit), `maxRecords` per job
+   * (default 10,000,000), `maxRunning` in this process (default 4), `leaseMs` (default 30 s).
+   */
+  readonly jobs?: JobSettings;
 }
 
-const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs', 'history'];
+const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs', 'history', 'jobs'];
 
 /**
  * The operator's API over Respire's queues and worker streams: bounded reads (every page carries
@@ -115,6 +126,7 @@ const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStr
 export class RespireAdmin implements AdminApi {
   readonly #ctx: AdminContext;
   readonly #history: Required<historyModule.HistorySettings>;
+  readonly #jobs: Jobs;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -132,6 +144,7 @@ export class RespireAdmin implements AdminApi {
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);
     this.#history = historyModule.historySettings(o.history);
     this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream) };
+    this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
   }
 
   // ---- resources and status --------------------------------------------------------------
@@ -376,6 +389,56 @@ export class RespireAdmin implements AdminApi {
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
     return pendingActions.removeIdleConsumers(this.#ctx, actor, id, group, minIdleMs);
   }
+  // ---- bulk jobs -----------------------------------------------------------------------
+
+  /**
+   * Starts a bulk job in the background: retry or delete the given records (`recordIds`, 1..1000)
+   * or every record matching `filter` (every record without one) among those present now, oldest
+   * first, in pages of `jobs.pageSize`, at most `jobs.ratePerSecond`. The job is kept in Redis
+   * (`jobs.keyPrefix`): every admin on the server sees its progress and can cancel it; it runs in
+   * this process, and if this process stops it reads `interrupted` (after `jobs.leaseMs`) and can
+   * be resumed from where it stopped. Audited when it starts and when it ends (`job-start`,
+   * `job-finish` with the counts); `finished` resolves with the final record and never rejects.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal of the job keys.
+   * @throws {@link RespireValidationError} for a bad spec, a stream without a dead-letter stream, or
+   *   when this process runs `jobs.maxRunning` jobs already.
+   */
+  startJob(actor: Actor, id: ResourceId, spec: JobSpec, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob> {
+    return this.#jobs.start(actor, id, spec, toOptions('options', options, ['onProgress']).onProgress);
+  }
+
+  /**
+   * Resumes an interrupted job in this process, from the last page it reported (a page done but
+   * not reported is done again: its records are then missing, never retried twice on one slot).
+   * @throws {@link RespireValidationError} for an unknown job or one that is not interrupted.
+   */
+  resumeJob(actor: Actor, jobId: string, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob> {
+    return this.#jobs.resume(actor, jobId, toOptions('options', options, ['onProgress']).onProgress);
+  }
+
+  /**
+   * Asks a running job to stop after its current page (`asked`); an interrupted one is cancelled
+   * at once (`cancelled`); a finished one is left alone (`not-running`). Audited (`job-cancel`).
+   */
+  cancelJob(actor: Actor, jobId: string): Promise<{ readonly status: 'asked' | 'cancelled' | 'not-running'; readonly job: Job | null }> {
+    return this.#jobs.cancel(actor, jobId);
+  }
+
+  /** One job (its progress, state and final report); null when unknown or expired. */
+  job(jobId: string): Promise<Job | null> {
+    return this.#jobs.get(jobId);
+  }
+
+  /** Recent jobs, newest first (at most `count`, default 50), optionally of one resource. */
+  jobs(options?: { readonly resource?: ResourceId; readonly count?: number }): Promise<readonly Job[]> {
+    return this.#jobs.list(options);
+  }
+
+  /** Stops the jobs this process runs after their current page: they read `interrupted` and can be resumed. */
+  stopJobs(): Promise<void> {
+    return this.#jobs.stopAll();
+  }
+
   // ---- queue message actions ------------------------------------------------------------
 
   /**

@@ -486,6 +486,16 @@ export interface AdminApi {
     options?: { readonly deleteEntry?: boolean },
   ): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
+  /** Starts a bulk job (retry or delete of selected or filtered dead letters) in the background. */
+  startJob(actor: Actor, id: ResourceId, spec: JobSpec, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob>;
+  /** Resumes an interrupted job from where it stopped. */
+  resumeJob(actor: Actor, jobId: string, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob>;
+  /** Asks a running job to stop (an interrupted one stops at once). */
+  cancelJob(actor: Actor, jobId: string): Promise<{ readonly status: 'asked' | 'cancelled' | 'not-running'; readonly job: Job | null }>;
+  /** One job; null when unknown (or expired). */
+  job(jobId: string): Promise<Job | null>;
+  /** Recent jobs, newest first, optionally of one resource. */
+  jobs(options?: { readonly resource?: ResourceId; readonly count?: number }): Promise<readonly Job[]>;
   /** Makes a leased or delayed queue message due now (a NACK without delay), fenced by what the operator saw. */
   releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
   /** Acknowledges (removes) a leased or delayed queue message, fenced by what the operator saw. */
@@ -563,6 +573,64 @@ export interface HistoryRecordResult {
   readonly skipped: number;
   /** Resources whose sample the server refused (an ACL refusal, a key of another type), or that can have no history. */
   readonly failed: readonly { readonly id: ResourceId; readonly code: string; readonly message: string }[];
+}
+
+/** What a bulk job does to which dead letters. */
+export interface JobSpec {
+  readonly action: 'retry' | 'delete';
+  /** These records (1..1000 IDs), in this order. */
+  readonly recordIds?: readonly string[];
+  /**
+   * Or every record that matches this filter (without one: every record), among those present
+   * when the job starts (records appended later, such as a retried entry that fails again, are
+   * never touched), oldest first.
+   */
+  readonly filter?: DeadLetterFilter;
+  /** Stop after this many records. @defaultValue no limit but the admin's `jobs.maxRecords` */
+  readonly limit?: number;
+}
+
+/**
+ * A bulk job, as kept in Redis (any admin on the same server sees it). `interrupted`: still
+ * running by its record, but its runner has not reported within the lease (its process stopped
+ * or died); resume or cancel it.
+ */
+export interface Job {
+  readonly id: string;
+  readonly resource: ResourceId;
+  readonly action: 'retry' | 'delete';
+  readonly selection: { readonly recordIds: readonly string[] } | { readonly filter: DeadLetterFilter };
+  readonly limit: number | null;
+  /** Who started it (and its role). */
+  readonly actor: string;
+  readonly state: 'running' | 'interrupted' | 'done' | 'cancelled' | 'failed';
+  readonly createdMs: number;
+  /** The runner's last report (server clock). */
+  readonly heartbeatMs: number;
+  readonly finishedMs: number | null;
+  /** Records in the selection when it started (with a filter: the dead-letter stream's length then, an upper bound). */
+  readonly total: number;
+  /** Records read so far (with a filter, also those that did not match). */
+  readonly examined: number;
+  /** Records retried or deleted. */
+  readonly done: number;
+  /** Records a retry left in place: not records Respire writes (foreign). */
+  readonly failed: number;
+  /** Records already gone when the job reached them (retried or deleted meanwhile). */
+  readonly missing: number;
+  /** Records per second so far. */
+  readonly ratePerSecond: number | null;
+  readonly cancelRequested: boolean;
+  readonly cancelledBy: string | null;
+  /** Why it failed (a Respire error code and message). */
+  readonly error: string | null;
+}
+
+/** A job started or resumed by this process: its record, and its end. */
+export interface RunningJob {
+  readonly job: Job;
+  /** The job's final record (done, cancelled, failed, or interrupted when this process stopped it); never rejects. */
+  readonly finished: Promise<Job>;
 }
 
 /** Where a worker stream's entry stands in one consumer group. */

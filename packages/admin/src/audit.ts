@@ -97,6 +97,27 @@ export class Auditor {
     }
   }
 
+  /**
+   * Records an outcome that no single call returns (a background job's start, cancel or finish),
+   * with the server clock of the resource's node.
+   */
+  async note(
+    actor: Actor,
+    action: AuditRecord['action'],
+    id: ResourceId,
+    target: AuditRecord['target'],
+    result: AuditRecord['result'],
+    detail?: string,
+  ): Promise<void> {
+    let atMs: number;
+    try {
+      atMs = await this.#redis.timeMs(id, `RespireAdmin ${action}`);
+    } catch {
+      atMs = Date.now();
+    }
+    await this.#record({ atMs, actor: actor.name, role: actor.role, action, resource: id, target, result, ...(detail ? { detail } : {}) });
+  }
+
   async #record(record: AuditRecord): Promise<void> {
     let logged = record;
     if (this.#stream !== undefined) {

@@ -5,6 +5,7 @@ export { HistorySampler, DEFAULT_HISTORY_INTERVAL_MS } from './history-sampler.j
 export type { HistorySamplerOptions } from './history-sampler.js';
 export { historyKeys } from './history.js';
 export type { HistorySettings } from './history.js';
+export type { JobSettings } from './jobs.js';
 export { describeBytes } from './payload.js';
 export { isUnknownResource } from './resources.js';
 export { RespireNotFoundError, isNotFound } from './not-found.js';
@@ -38,6 +39,8 @@ export type {
   HistoryRecordResult,
   HistorySeries,
   IdleConsumerResult,
+  Job,
+  JobSpec,
   Overview,
   Page,
   PageOptions,
@@ -55,6 +58,7 @@ export type {
   Resource,
   ResourceId,
   RetryResult,
+  RunningJob,
   StreamResource,
   StreamStatus,
   UnavailableResource,

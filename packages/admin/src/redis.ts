@@ -61,6 +61,9 @@ const adminScripts = {
   deleteQueueMessage: scriptCalls.adminDeleteQueueMessage,
   historyQueue: scriptCalls.adminHistoryQueue,
   historyStream: scriptCalls.adminHistoryStream,
+  jobCreate: scriptCalls.adminJobCreate,
+  jobStep: scriptCalls.adminJobStep,
+  jobCancel: scriptCalls.adminJobCancel,
 };
 
 /** An admin script, by its short name. */

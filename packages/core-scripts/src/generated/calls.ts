@@ -114,6 +114,65 @@ export function adminHistoryStream(target: CommandTarget, args: AdminHistoryStre
   return runScript(target, scripts.adminHistoryStream, [args.stream, args.deadLetter, args.counters, args.history], [args.minIntervalMs, args.retentionMs, args.maxGroups, args.hasDeadLetter, args.deadLetterAdded, args.deadLetterLength], options);
 }
 
+/** KEYS and ARGV of `admin-job-cancel`, named as in its header. */
+export interface AdminJobCancelArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** ARGV[1] who asks (the operator's name) */
+  readonly actor: ScriptArg;
+  /** ARGV[2] an owner silent this long has died (ms) */
+  readonly leaseMs: ScriptArg;
+  /** ARGV[3] keep a finished job this long (ms) */
+  readonly retentionMs: ScriptArg;
+}
+
+/** Runs `admin-job-cancel` (ask a running job to stop; a job whose runner died is cancelled at once) through {@link runScript}. */
+export function adminJobCancel(target: CommandTarget, args: AdminJobCancelArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobCancel, [args.job], [args.actor, args.leaseMs, args.retentionMs], options);
+}
+
+/** KEYS and ARGV of `admin-job-create`, named as in its header. */
+export interface AdminJobCreateArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** KEYS[2] job IDs by creation time (sorted set: job ID -> ms) */
+  readonly index: string;
+  /** ARGV[1] the job's ID */
+  readonly jobId: ScriptArg;
+  /** ARGV[2] the runner that owns it (a random token of the process) */
+  readonly owner: ScriptArg;
+  /** ARGV[3] keep it this long (ms) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[4..] field, value, ... (the job's description and counters) */
+  readonly fields: readonly ScriptArg[];
+}
+
+/** Runs `admin-job-create` (record a new bulk job, owned by the process that will run it) through {@link runScript}. */
+export function adminJobCreate(target: CommandTarget, args: AdminJobCreateArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobCreate, [args.job, args.index], [args.jobId, args.owner, args.retentionMs, ...args.fields], options);
+}
+
+/** KEYS and ARGV of `admin-job-step`, named as in its header. */
+export interface AdminJobStepArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** ARGV[1] the runner (its token) */
+  readonly owner: ScriptArg;
+  /** ARGV[2] claim, progress or finish */
+  readonly step: ScriptArg;
+  /** ARGV[3] an owner silent this long has died (ms) */
+  readonly leaseMs: ScriptArg;
+  /** ARGV[4] keep a finished job this long (ms) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[5..] field, value, ... (counters, cursor, state, error) */
+  readonly fields: readonly ScriptArg[];
+}
+
+/** Runs `admin-job-step` (a job's runner claims it, reports progress, or finishes it: fenced by ownership) through {@link runScript}. */
+export function adminJobStep(target: CommandTarget, args: AdminJobStepArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobStep, [args.job], [args.owner, args.step, args.leaseMs, args.retentionMs, ...args.fields], options);
+}
+
 /** KEYS and ARGV of `admin-release-pending`, named as in its header. */
 export interface AdminReleasePendingArgs {
   /** KEYS[1] source stream (stream) */
