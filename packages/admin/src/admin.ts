@@ -38,7 +38,7 @@ import type {
   RunningJob,
   StreamStatus,
 } from './api.js';
-import { Auditor } from './audit.js';
+import { Auditor, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 import type { AdminContext } from './context.js';
 import * as deadLetterActions from './dead-letter-actions.js';
 import * as deadLetterPages from './dead-letter-pages.js';
@@ -78,9 +78,15 @@ export interface RespireAdminOptions {
   /**
    * Key of a stream to which every audit record is also appended (XADD, fields `at`, `actor`,
    * `role`, `action`, `resource`, `target` (JSON), `result`, `detail`). A failed append does not undo the
-   * action; the logger then gets the record with `auditStreamError`. @defaultValue none
+   * action; the logger then gets the record with `auditStreamError`. The `respire` CLI and the
+   * `respire-dashboard` command use `respire:audit` (`DEFAULT_AUDIT_STREAM`). @defaultValue none
    */
   readonly auditStream?: string;
+  /**
+   * Records the audit stream keeps, about (XADD MAXLEN ~: the oldest are trimmed), 0 for no
+   * bound. @defaultValue 100_000
+   */
+  readonly auditStreamMaxLength?: number;
   /**
    * Deadline of each of the admin's commands, in ms; 0 disables it. Unwritten when it expires, a
    * command is not sent; written and unanswered, it rejects a few ms later with an unknown outcome
@@ -103,7 +109,7 @@ export interface RespireAdminOptions {
   readonly jobs?: JobSettings;
 }
 
-const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs', 'history', 'jobs'];
+const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'auditStreamMaxLength', 'commandTimeoutMs', 'history', 'jobs'];
 
 /**
  * The operator's API over Respire's queues and worker streams: bounded reads (every page carries
@@ -143,7 +149,8 @@ export class RespireAdmin implements AdminApi {
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);
     this.#history = historyModule.historySettings(o.history);
-    this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream) };
+    const maxLength = toCount('auditStreamMaxLength', o.auditStreamMaxLength, DEFAULT_AUDIT_STREAM_MAX_LENGTH, 0, 1_000_000_000);
+    this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream, maxLength) };
     this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
   }
 

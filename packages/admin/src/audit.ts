@@ -4,6 +4,11 @@ import type { Redis } from './redis.js';
 import { isRespireError } from './redis.js';
 import { requireOperator, toResourceId } from './validate.js';
 
+/** The audit stream the `respire` CLI and the `respire-dashboard` command write by default. */
+export const DEFAULT_AUDIT_STREAM = 'respire:audit';
+/** Records an audit stream keeps, about (XADD MAXLEN ~): the oldest are trimmed. */
+export const DEFAULT_AUDIT_STREAM_MAX_LENGTH = 100_000;
+
 /** What an audited action reports: its value, and the result (and detail, target) for the record. */
 export interface Outcome<T> {
   value: T;
@@ -21,11 +26,13 @@ export class Auditor {
   readonly #redis: Redis;
   readonly #logger: ((record: AuditRecord) => void) | undefined;
   readonly #stream: string | undefined;
+  readonly #maxLength: number;
 
-  constructor(redis: Redis, logger: ((record: AuditRecord) => void) | undefined, stream: string | undefined) {
+  constructor(redis: Redis, logger: ((record: AuditRecord) => void) | undefined, stream: string | undefined, maxLength = DEFAULT_AUDIT_STREAM_MAX_LENGTH) {
     this.#redis = redis;
     this.#logger = logger;
     this.#stream = stream;
+    this.#maxLength = maxLength;
   }
 
   /**
@@ -128,6 +135,7 @@ export class Auditor {
           [
             'XADD',
             s,
+            ...(this.#maxLength > 0 ? ['MAXLEN', '~', String(this.#maxLength)] : []),
             '*',
             'at',
             String(record.atMs),

@@ -7,6 +7,7 @@ export { historyKeys } from './history.js';
 export type { HistorySettings } from './history.js';
 export type { JobSettings } from './jobs.js';
 export { describeBytes } from './payload.js';
+export { DEFAULT_AUDIT_STREAM, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 export { isUnknownResource } from './resources.js';
 export { RespireNotFoundError, isNotFound } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';
