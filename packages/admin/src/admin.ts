@@ -31,6 +31,7 @@ import type {
   QueueMessage,
   QueueMessageActionResult,
   QueueMessageExpectation,
+  QueueResource,
   QueueStatus,
   Resource,
   ResourceId,
@@ -47,6 +48,7 @@ import { groupOf } from './groups.js';
 import * as historyModule from './history.js';
 import { HistorySampler, type HistorySamplerOptions } from './history-sampler.js';
 import { Jobs, jobSettings, type JobSettings } from './jobs.js';
+import { nearest } from './not-found.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
@@ -168,6 +170,19 @@ export class RespireAdmin implements AdminApi {
    */
   resource(id: ResourceId): Promise<Resource> {
     return this.#ctx.resources.get(id);
+  }
+
+  /**
+   * Names of `kind` that exist, nearest to `name` first (at most 5), for a "not found" hint:
+   * queues from the bounded discovery SCAN, stream keys from a bounded SCAN TYPE stream (without
+   * queues' and history keys). Never KEYS.
+   */
+  async nearestNames(kind: 'queue' | 'stream', name: string): Promise<string[]> {
+    const n = toName('name', name, 65_536);
+    if (kind === 'stream') return nearest(n, (await this.#ctx.resources.streamKeys()).keys);
+    const { resources } = await this.#ctx.resources.list();
+    const queues = resources.filter((r): r is QueueResource => r.kind === 'queue' && r.discovered);
+    return nearest(n, new Set(queues.map((q) => q.name)));
   }
 
   /**

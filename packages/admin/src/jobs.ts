@@ -70,7 +70,7 @@ export class Jobs {
   readonly #s: Required<JobSettings>;
   /** This process's runner token. */
   readonly #owner = randomBytes(12).toString('hex');
-  readonly #running = new Map<string, { stop: () => void; finished: Promise<Job> }>();
+  readonly #running = new Map<string, { flags: RunFlags; finished: Promise<Job> }>();
 
   constructor(ctx: AdminContext, settings: Required<JobSettings>) {
     this.#ctx = ctx;
@@ -172,8 +172,9 @@ export class Jobs {
       const value = code === 1 ? ('asked' as const) : code === 2 ? ('cancelled' as const) : ('not-running' as const);
       return { value, result: code === 0 ? 'missing' : 'ok', ...(code === 0 ? { detail: `the job is ${text(reply[1]) || 'unknown'}` } : {}) };
     });
-    // Stop a runner of this process at once, rather than after its next report.
-    if (status !== 'not-running') this.#running.get(j)?.stop();
+    // A runner of this process stops before its next page, rather than after its next report.
+    const local = this.#running.get(j);
+    if (status !== 'not-running' && local) local.flags.cancelled = true;
     return { status, job: await this.get(j) };
   }
 
@@ -204,7 +205,7 @@ export class Jobs {
   /** Stops this process's runners after their current page; their jobs read `interrupted` and can be resumed. */
   async stopAll(): Promise<void> {
     const all = [...this.#running.values()];
-    for (const r of all) r.stop();
+    for (const r of all) r.flags.stopped = true;
     await Promise.all(all.map((r) => r.finished));
   }
 
@@ -240,19 +241,18 @@ export class Jobs {
 
   /** Runs a claimed job in the background. */
   async #run(actor: Actor, r: Resource, jobId: string, onProgress?: (job: Job) => void): Promise<RunningJob> {
-    let stopped = false;
-    const stop = () => void (stopped = true);
+    const flags: RunFlags = { stopped: false, cancelled: false };
     const job = (await this.get(jobId))!;
-    const finished = this.#loop(actor, r, job, () => stopped, onProgress)
+    const finished = this.#loop(actor, r, job, flags, onProgress)
       .catch(() => undefined)
       .then(async () => (await this.get(jobId).catch(() => null)) ?? job)
       .finally(() => this.#running.delete(jobId));
-    this.#running.set(jobId, { stop, finished });
+    this.#running.set(jobId, { flags, finished });
     return { job, finished };
   }
 
   /** The pages of a job, until its selection ends, its limit, a cancel, a stop or an error. */
-  async #loop(actor: Actor, r: Resource, start: Job, stopped: () => boolean, onProgress?: (job: Job) => void): Promise<void> {
+  async #loop(actor: Actor, r: Resource, start: Job, flags: RunFlags, onProgress?: (job: Job) => void): Promise<void> {
     const dead = deadLetterKey(r);
     const counts = { examined: start.examined, done: start.done, failed: start.failed, missing: start.missing };
     const raw = hashOf(
@@ -299,8 +299,8 @@ export class Jobs {
       const pages = pagesOf(this.#ctx, r, dead, start, endId, this.#s.pageSize);
       for (;;) {
         if (lost) return; // another runner took the job over: it reports from now on
-        if (cancel) return await finish('cancelled');
-        if (stopped()) return await finish('interrupted');
+        if (cancel || flags.cancelled) return await finish('cancelled');
+        if (flags.stopped) return await finish('interrupted');
         const acted = counts.done + counts.failed + counts.missing;
         if (acted >= limit) return await finish('done');
         const page = await pages.next(cursor, limit - acted);
@@ -333,6 +333,12 @@ export class Jobs {
       clearInterval(heartbeat);
     }
   }
+}
+
+/** What stops a runner of this process: `stopAll` (the job reads interrupted) or a cancel made here. */
+interface RunFlags {
+  stopped: boolean;
+  cancelled: boolean;
 }
 
 /** The next page of a job's selection: the records to act on, how many were read, the cursor after it. */

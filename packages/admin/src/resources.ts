@@ -92,7 +92,7 @@ export class Resources {
   async list(): Promise<{ readonly resources: readonly Resource[]; readonly discoveryTruncated: boolean }> {
     const resources = [...this.#configured.values()];
     if (!this.#discovery) return { resources, discoveryTruncated: false };
-    const { keys, truncated } = await this.#scanQueues(this.#discovery);
+    const { keys, truncated } = await this.#scan(DISCOVERY_MATCH, this.#discovery);
     const seen = new Set(this.#configured.keys());
     for (const key of keys.sort()) {
       const found = parseQueueKey(key);
@@ -104,7 +104,16 @@ export class Resources {
     return { resources, discoveryTruncated: truncated };
   }
 
-  async #scanQueues(bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
+  /**
+   * Stream keys of the keyspace that are neither a queue's nor a history (a bounded SCAN TYPE
+   * stream, the discovery bounds or their defaults), for a hint of the names that do exist.
+   */
+  async streamKeys(): Promise<{ keys: string[]; truncated: boolean }> {
+    const { keys, truncated } = await this.#scan('*', this.#discovery ?? { scanCount: 1000, maxPages: 100 });
+    return { keys: keys.filter((k) => !QUEUE_KEY.test(k) && !k.endsWith(':respire-history')).sort(), truncated };
+  }
+
+  async #scan(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
     const found = new Set<string>();
     let truncated = false;
     for (const node of await this.#redis.masters()) {
@@ -117,10 +126,7 @@ export class Resources {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(
-            ['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'],
-            BINARY,
-          )) as unknown[];
+          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
