@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RespireValidationError, type AdminApi } from '@respire/admin';
 import { isAnonymousOperator, type Authorize, type Guard } from './auth.js';
 import { CsrfTokens } from './csrf.js';
+import { ResourceIndex } from './resources.js';
 
 /** The shortest auto-refresh interval a page may poll at. */
 export const MIN_POLL_INTERVAL_MS = 2_000;
@@ -34,8 +35,19 @@ export interface DashboardOptions {
   readonly pollIntervalMs?: number;
   /** Rows per table page, 1..1000. @defaultValue 50 */
   readonly pageSize?: number;
-  /** Records one "retry all" / "delete all" request handles before it reports and offers to continue, 1..100_000. @defaultValue 1000 */
-  readonly bulkLimit?: number;
+  /**
+   * Record history samples of every resource in this process (`admin.recordHistory` on an
+   * interval: `true` for every 60 s, or `{ intervalMs }`, 1 s..1 day), for the history pages.
+   * Several dashboards share the work: a resource sampled within the interval is skipped.
+   * @defaultValue false: the history pages show what other samplers (or `respire history record`) kept
+   */
+  readonly history?: boolean | { readonly intervalMs?: number };
+  /**
+   * A consumer whose last read or claim is more recent than this counts as active, ms
+   * (1,000..86,400,000): a worker blocked in a read is seen again at least every read wait (5 s
+   * by default). @defaultValue 30_000
+   */
+  readonly consumerActiveMs?: number;
   /**
    * Key of the CSRF tokens (HMAC-SHA256), at least 32 bytes. Give every instance behind one
    * load balancer the same secret. @defaultValue 32 random bytes per `createDashboard` call
@@ -76,6 +88,8 @@ export interface Dashboard {
   readonly nodeListener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The normalized base path ('' for the root). */
   readonly basePath: string;
+  /** Stops the history sampler, if the dashboard runs one. Jobs belong to the admin (`admin.stopJobs()`). */
+  close(): Promise<void>;
 }
 
 /** The options, checked and resolved: what every route and middleware reads. */
@@ -88,8 +102,11 @@ export interface Settings {
   readonly base: string;
   readonly pollIntervalMs: number;
   readonly pageSize: number;
-  readonly bulkLimit: number;
+  readonly history: { readonly intervalMs: number } | undefined;
+  readonly consumerActiveMs: number;
   readonly tokens: CsrfTokens;
+  /** Resources by the digest of their id (links to long ids). */
+  readonly resources: ResourceIndex;
   readonly anonymous: boolean;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly signOutPath: string | undefined;
@@ -109,6 +126,13 @@ function checkRange(name: string, value: number | undefined, fallback: number, m
     throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}${allowZero ? ' or 0' : ''} (got ${String(value)})`);
   }
   return value;
+}
+
+function historyOption(value: DashboardOptions['history']): Settings['history'] {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { intervalMs: 60_000 };
+  if (typeof value !== 'object' || value === null) throw new RespireValidationError('history', 'must be a boolean or { intervalMs }');
+  return { intervalMs: checkRange('history.intervalMs', value.intervalMs, 60_000, 1000, 86_400_000) };
 }
 
 /** An origin as a browser sends it (`https://ops.example.com`): not `null`, not a pattern, no path. */
@@ -143,7 +167,9 @@ export function resolveOptions(options: DashboardOptions): Settings {
     base: normalizeBase(options.basePath),
     pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),
     pageSize: checkRange('pageSize', options.pageSize, 50, 1, 1000),
-    bulkLimit: checkRange('bulkLimit', options.bulkLimit, 1000, 1, 100_000),
+    history: historyOption(options.history),
+    consumerActiveMs: checkRange('consumerActiveMs', options.consumerActiveMs, 30_000, 1000, 86_400_000),
+    resources: new ResourceIndex(async () => (await options.admin.resources()).resources),
     tokens: new CsrfTokens(options.secret),
     anonymous: isAnonymousOperator(options.authorize),
     allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkOrigin)),
