@@ -21,6 +21,7 @@ import type {
   Job,
   JobSpec,
   Overview,
+  OverviewOptions,
   Page,
   PageOptions,
   PendingActionResult,
@@ -186,11 +187,12 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
-   * Every resource with its counts, and the server time. At most 16 resources are queried at a
-   * time, so a large discovery never floods the server with one burst.
+   * Every resource with its counts, and the server time. At most 32 resources are queried at a
+   * time, so a large discovery never floods the server with one burst; `include` leaves
+   * resources out before their status is read.
    */
-  overview(): Promise<Overview> {
-    return status.overview(this.#ctx);
+  overview(options?: OverviewOptions): Promise<Overview> {
+    return status.overview(this.#ctx, options);
   }
 
   /**

@@ -115,6 +115,14 @@ export interface Overview {
   readonly unavailable: readonly UnavailableResource[];
 }
 
+export interface OverviewOptions {
+  /**
+   * Only the resources for which this answers `true` (a name search, a per-principal guard):
+   * asked for every resource at once, before any status is read, so a narrow filter reads little.
+   */
+  readonly include?: (resource: Resource) => boolean | Promise<boolean>;
+}
+
 /** A resource the overview could not read, and why. */
 export interface UnavailableResource {
   readonly resource: Resource;
@@ -437,7 +445,7 @@ export interface IdleConsumerResult {
 export interface AdminApi {
   resources(): Promise<{ readonly resources: readonly Resource[]; readonly discoveryTruncated: boolean }>;
   resource(id: ResourceId): Promise<Resource>;
-  overview(): Promise<Overview>;
+  overview(options?: OverviewOptions): Promise<Overview>;
   queueStatus(id: ResourceId): Promise<QueueStatus>;
   streamStatus(id: ResourceId): Promise<StreamStatus>;
 

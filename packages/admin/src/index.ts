@@ -43,6 +43,7 @@ export type {
   Job,
   JobSpec,
   Overview,
+  OverviewOptions,
   Page,
   PageOptions,
   PendingActionResult,

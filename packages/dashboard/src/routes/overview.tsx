@@ -12,13 +12,27 @@ export function overviewRoutes(routes: Hono<Env>, s: Settings): void {
   routes.get('/', async (c) => {
     const ctx = ctxOf(s, c);
     const search = searchOf(c);
-    const overview = await s.admin.overview();
     const principal = c.get('principal');
-    // All guard calls at once: a slow guard costs its latency once, not once per resource. A hidden
-    // resource stays hidden when its status could not be read, too.
+    // The search and the guard decide first, for every resource at once (a slow guard costs its
+    // latency once): only what this principal sees is read. A hidden resource stays hidden when
+    // its status could not be read, too.
+    const shown = new Set<string>();
+    let asked = 0;
+    const overview = await s.admin.overview({
+      include: async (r) => {
+        asked++;
+        const keep = matches(r, search) && (await visible(s, principal, r));
+        if (keep) shown.add(r.id);
+        return keep;
+      },
+    });
+    // An admin API that ignores `include` (another implementation) still shows only what this principal may see.
     const only = async <T extends { readonly resource: Resource }>(all: readonly T[]) => {
-      const shown = await Promise.all(all.map(async (x) => (await visible(s, principal, x.resource)) && matches(x.resource, search)));
-      return all.filter((_, i) => shown[i]);
+      const keep =
+        asked > 0
+          ? all.map((x) => shown.has(x.resource.id))
+          : await Promise.all(all.map(async (x) => matches(x.resource, search) && (await visible(s, principal, x.resource))));
+      return all.filter((_, i) => keep[i]);
     };
     const [queues, streams, unavailable] = await Promise.all([only(overview.queues), only(overview.streams), only(overview.unavailable)]);
     const queuePage = slice(s, c, ctx, 'qpage', queues.length);
