@@ -37,7 +37,6 @@ describe('at scale (a private server)', { timeout: 240_000 }, () => {
     timings.push(['fixtures (200,000 dead letters, a 200,000-entry PEL, 5,000 queues)', performance.now() - started]);
   }, 240_000);
   afterAll(async () => {
-    // eslint-disable-next-line no-console
     console.log(`page times (median of 3, ms):\n${timings.map(([l, ms]) => `  ${l}: ${ms.toFixed(0)}`).join('\n')}`);
     await world?.close();
     await redis?.close();
