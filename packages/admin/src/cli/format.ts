@@ -69,11 +69,11 @@ export function jobReport(job: Job): string {
   const parts: string[] = [];
   if (job.state === 'cancelled')
     parts.push(
-      `Stopped (cancelled${job.cancelledBy ? ` by ${job.cancelledBy}` : ''}) after ${verb.toLowerCase()} ${things(job.done, 'dead letter')}; the records it did not reach are still there.`,
+      `Cancelled${job.cancelledBy ? ` by ${job.cancelledBy}` : ''}: ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; the records it did not reach are still there.`,
     );
   else if (job.state === 'interrupted')
-    parts.push(`Interrupted after ${verb.toLowerCase()} ${things(job.done, 'dead letter')}: resume it with \`respire jobs resume ${job.id}\`.`);
-  else if (job.state === 'failed') parts.push(`Failed after ${verb.toLowerCase()} ${things(job.done, 'dead letter')}: ${job.error ?? 'unknown error'}.`);
+    parts.push(`Interrupted (its process stopped): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; resume it with \`respire jobs resume ${job.id}\`.`);
+  else if (job.state === 'failed') parts.push(`Failed (${job.error ?? 'unknown error'}): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first.`);
   else if (job.done + job.failed + job.missing === 0) parts.push(`No dead letters to ${job.action === 'retry' ? 'retry' : 'delete'}.`);
   else parts.push(`${verb} ${things(job.done, 'dead letter')}.`);
   if (job.failed > 0) parts.push(`${things(job.failed, 'record')} left in place: not records Respire wrote, so they cannot go back.`);

@@ -24,7 +24,16 @@ export function messageRoutes(routes: Hono<Env>, s: Settings): void {
       const [page, status] = await Promise.all([s.admin.queueDeliveries(queue.id, { count: pageCount(c, s.pageSize), ...at }), s.admin.queueStatus(queue.id)]);
       const paging = cursorPaging(ctx, '/messages', keep, page, { first: page.previous === undefined, last: page.next === undefined });
       return c.html(
-        <InFlightPage ctx={ctx} queue={queue} items={page.items} ready={status.ready} total={page.total} serverTimeMs={page.serverTimeMs} paging={paging} />,
+        <InFlightPage
+          ctx={ctx}
+          queue={queue}
+          items={page.items}
+          ready={status.ready}
+          total={page.total}
+          serverTimeMs={page.serverTimeMs}
+          paging={paging}
+          notice={noticeOf(q)}
+        />,
       );
     }
     const at = pageQuery(q);
@@ -39,6 +48,7 @@ export function messageRoutes(routes: Hono<Env>, s: Settings): void {
         inFlight={status.inFlight}
         paging={paging}
         serverTimeMs={page.serverTimeMs}
+        notice={noticeOf(q)}
       />,
     );
   };

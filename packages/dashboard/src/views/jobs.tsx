@@ -143,15 +143,15 @@ export function JobPage({ ctx, job, resource, notice }: { ctx: PageContext; job:
             {job.state === 'done'
               ? `${verb} ${count(job.done)} dead letters.`
               : job.state === 'cancelled'
-                ? `Cancelled after ${verb.toLowerCase()} ${count(job.done)}: the records it did not reach are still there.`
-                : `Failed after ${verb.toLowerCase()} ${count(job.done)}.`}
+                ? `Cancelled: ${verb.toLowerCase()} ${count(job.done)} dead letters first; the records it did not reach are still there.`
+                : `Failed: ${verb.toLowerCase()} ${count(job.done)} dead letters first.`}
             {job.failed > 0 ? ` ${count(job.failed)} left in place.` : ''}
             {job.missing > 0 ? ` ${count(job.missing)} were already gone.` : ''}
           </p>
         ) : null}
         {job.state === 'interrupted' ? (
           <p class="notice warn" role="status">
-            The process running this job stopped after it {verb.toLowerCase()} {count(job.done)}. Resume it here (it continues from its last page) or cancel it.
+            The process running this job stopped: it {verb.toLowerCase()} {count(job.done)} dead letters first. Resume it here (it continues from its last page) or cancel it.
           </p>
         ) : null}
         {isOperator(ctx) && (running || job.state === 'interrupted') ? (

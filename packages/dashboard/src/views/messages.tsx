@@ -50,6 +50,7 @@ export function ReadyMessagesPage({
   inFlight,
   paging,
   serverTimeMs,
+  notice,
 }: {
   ctx: PageContext;
   queue: QueueResource;
@@ -58,9 +59,10 @@ export function ReadyMessagesPage({
   inFlight: number;
   paging: Paging;
   serverTimeMs: number;
+  notice?: Notice | undefined;
 }) {
   return (
-    <Layout ctx={ctx} title="Messages" crumbs={[...queueCrumbs(ctx, queue), { label: 'Messages' }]} serverTimeMs={serverTimeMs}>
+    <Layout ctx={ctx} title="Messages" crumbs={[...queueCrumbs(ctx, queue), { label: 'Messages' }]} serverTimeMs={serverTimeMs} notice={notice}>
       <Tabs ctx={ctx} queue={queue} view="ready" ready={total} inFlight={inFlight} />
       <p class="muted">Not yet delivered, oldest first: the next receives take them in this order (after any redeliveries due).</p>
       {items.length === 0 ? (
@@ -97,6 +99,7 @@ export function InFlightPage({
   total,
   serverTimeMs,
   paging,
+  notice,
 }: {
   ctx: PageContext;
   queue: QueueResource;
@@ -105,9 +108,16 @@ export function InFlightPage({
   total: number;
   serverTimeMs: number;
   paging: Paging;
+  notice?: Notice | undefined;
 }) {
   return (
-    <Layout ctx={ctx} title="Leased and delayed messages" crumbs={[...queueCrumbs(ctx, queue), { label: 'Leased and delayed' }]} serverTimeMs={serverTimeMs}>
+    <Layout
+      ctx={ctx}
+      title="Leased and delayed messages"
+      crumbs={[...queueCrumbs(ctx, queue), { label: 'Leased and delayed' }]}
+      serverTimeMs={serverTimeMs}
+      notice={notice}
+    >
       <Tabs ctx={ctx} queue={queue} view="in-flight" ready={ready} inFlight={total} />
       <p class="muted">Soonest deadline first. Receipts are never shown. Times are the Redis server's clock.</p>
       {items.length === 0 ? (
