@@ -1,17 +1,13 @@
 // The dashboard in headless Chromium against the real admin API on real Redis.
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
 import { startStandaloneDashboard, type StandaloneDashboard } from '../src/index.js';
-import { launchChromium, SCREENSHOT_DIR } from './browser.js';
+import { axeViolations, browserPages, shot } from './browser-page.js';
 import {
   addWorkerDeadLetter,
-  bearer,
   BROKEN_LABEL,
   deadLetterQueueMessages,
   eventually,
@@ -29,49 +25,7 @@ import {
 } from './support.js';
 
 /** The dashboard in headless Chromium (Debian's package), against the real admin API on real Redis. */
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-// Launched by the first test that opens a page; a missing Chromium fails every test (never skips them).
-let launched: ReturnType<typeof launchChromium> | undefined;
-const browser = async (): Promise<Browser> => (await (launched ??= launchChromium())).browser;
-const contexts: BrowserContext[] = [];
-
-afterAll(async () => {
-  await (await launched?.catch(() => undefined))?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-/** A page signed in as `token`, counting every dialog (an alert() would be an XSS). */
-async function open(token: string = TOKENS.operator): Promise<{ page: Page; dialogs: string[] }> {
-  const context = await (await browser()).newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return { page, dialogs };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-
-/** axe-core in the page: the serious and critical violations. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> };
-      }
-    ).axe;
-    const { violations } = await axe.run(document, { resultTypes: ['violations'] });
-    return violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id} at ${v.targets.join(', ')}`);
-}
+const { browser, open, track } = browserPages();
 
 /** Orders with a realistic mix: pending entries on two consumers, dead letters of each reason. */
 async function seedOrders(world: World): Promise<string[]> {
@@ -496,8 +450,7 @@ describe('the standalone server in a browser', () => {
   });
 
   async function signedIn(path: string): Promise<{ page: Page; context: BrowserContext }> {
-    const context = await (await browser()).newContext({ viewport: { width: 1280, height: 860 } });
-    contexts.push(context);
+    const context = track(await (await browser()).newContext({ viewport: { width: 1280, height: 860 } }));
     const page = await context.newPage();
     await page.goto(`${server.url.replace(/\/$/, '')}${path}`);
     await page.waitForURL(/\/login\?next=/);
@@ -534,8 +487,7 @@ describe('the standalone server in a browser', () => {
   });
 
   it('finding: a sign-in link with next=/%09/<another site> sent the browser there after signing in; it stays on the dashboard', async () => {
-    const context = await (await browser()).newContext();
-    contexts.push(context);
+    const context = track(await (await browser()).newContext());
     const page = await context.newPage();
     await page.goto(`${server.url}login?next=${encodeURIComponent(`/\t/${attackerOrigin}/`)}`);
     await page.getByLabel('User').fill('operator');
