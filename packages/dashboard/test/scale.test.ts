@@ -7,6 +7,8 @@ const BIG = 200_000;
 const QUEUES = 5000;
 /** Page times measured here, printed at the end (the README's figures come from this output). */
 const timings: [string, number][] = [];
+/** Bulk job rates measured here, records per second. */
+const rates: [string, number][] = [];
 
 async function timed(world: World, label: string, path: string, check: (body: string) => void = () => {}): Promise<string> {
   // The median of three loads: the first of each kind warms the code paths.
@@ -38,6 +40,7 @@ describe('at scale (a private server)', { timeout: 240_000 }, () => {
   }, 240_000);
   afterAll(async () => {
     console.log(`page times (median of 3, ms):\n${timings.map(([l, ms]) => `  ${l}: ${ms.toFixed(0)}`).join('\n')}`);
+    console.log(`bulk jobs (records per second, no rate limit, pages of 500):\n${rates.map(([l, r]) => `  ${l}: ${r.toFixed(0)}`).join('\n')}`);
     await world?.close();
     await redis?.close();
   });
@@ -85,5 +88,26 @@ describe('at scale (a private server)', { timeout: 240_000 }, () => {
     const search = await timed(world, 'overview, name search', `/${q({ q: 'many-4999' })}`);
     expect(search).toContain('Totals across all 1 queue and 0 streams matching “many-4999”');
     expect(card(search, 'dead letters')).toBe('1');
+  });
+
+  // Last: these empty the dead-letter stream the tests above read.
+  it('bulk jobs over 200,000 dead letters: a retry of every record, then a delete of every record, each to the end', async () => {
+    const actor = { name: 'alice', role: 'operator' } as const;
+    const id = world.stream.id;
+    const run = async (label: string, action: 'retry' | 'delete') => {
+      const started = performance.now();
+      const { finished } = await world.admin.startJob(actor, id, { action });
+      const job = await finished;
+      const seconds = (performance.now() - started) / 1000;
+      expect(job).toMatchObject({ state: 'done', done: BIG, failed: 0, missing: 0 });
+      rates.push([label, BIG / seconds]);
+    };
+    const sourceBefore = Number(await redis.raw(['XLEN', world.stream.key]));
+    await run('retry of 200,000 worker dead letters (each XADD to its stream, XDEL of the record, one script per page)', 'retry');
+    expect(Number(await redis.raw(['XLEN', world.stream.key]))).toBe(sourceBefore + BIG);
+    expect(Number(await redis.raw(['XLEN', world.stream.dead]))).toBe(0);
+    await fillWorkerDeadLetters(redis.raw, world.stream.dead, BIG);
+    await run('delete of 200,000 dead letters (XDEL per page)', 'delete');
+    expect(Number(await redis.raw(['XLEN', world.stream.dead]))).toBe(0);
   });
 });
