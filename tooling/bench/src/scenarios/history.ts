@@ -44,7 +44,8 @@ export async function historySampleCost(url: string, samples: number, backlog: n
     const queue = new ReliableQueue(client, `bench-history-${randomBytes(4).toString('hex')}`, { codec: bytesCodec });
     const payload = payloadOf(100);
     await pooled(backlog, 256, () => queue.send(payload));
-    for (let leased = 0; leased < Math.floor(backlog / 10); leased += 1000) await queue.receive(60_000, { max: Math.min(1000, Math.floor(backlog / 10) - leased) });
+    for (let leased = 0; leased < Math.floor(backlog / 10); leased += 1000)
+      await queue.receive(60_000, { max: Math.min(1000, Math.floor(backlog / 10) - leased) });
     const sha = await loadHistoryScript(client);
     await sampleQueue(client, sha, queue.streamKey);
     const before = await sampleServer(client);
