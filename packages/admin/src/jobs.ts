@@ -141,10 +141,11 @@ export class Jobs {
   /** Resumes an interrupted job (see `RespireAdmin.resumeJob`). */
   async resume(actor: Actor, jobId: string, onProgress?: (job: Job) => void): Promise<RunningJob> {
     const j = toJobId(jobId);
+    // A viewer is refused before any I/O; the refusal names the job's key, its resource not being read yet.
+    const who = this.#ctx.auditor.operator(actor, 'job-start', jobKeys(this.#s.keyPrefix, j).job, { jobId: j, resumed: 'true' });
+    onProgressCheck(onProgress);
     const job = await this.get(j);
     if (!job) throw new RespireValidationError('jobId', `no job '${j}' (unknown, or expired)`);
-    const who = this.#ctx.auditor.operator(actor, 'job-start', job.resource, { jobId: j, resumed: 'true' });
-    onProgressCheck(onProgress);
     if (job.state !== 'interrupted') throw new RespireValidationError('jobId', `job ${j} is ${job.state}: only an interrupted job can be resumed`);
     this.#checkCapacity();
     const r = await this.#ctx.resources.get(job.resource);
@@ -159,9 +160,9 @@ export class Jobs {
   /** Asks a job to stop (see `RespireAdmin.cancelJob`). */
   async cancel(actor: Actor, jobId: string): Promise<{ status: 'asked' | 'cancelled' | 'not-running'; job: Job | null }> {
     const j = toJobId(jobId);
+    const who = this.#ctx.auditor.operator(actor, 'job-cancel', jobKeys(this.#s.keyPrefix, j).job, { jobId: j });
     const before = await this.get(j);
     const resource = before?.resource ?? jobKeys(this.#s.keyPrefix, j).job;
-    const who = this.#ctx.auditor.operator(actor, 'job-cancel', resource, { jobId: j });
     const status = await this.#ctx.auditor.run(who, 'job-cancel', resource, { jobId: j }, async () => {
       const reply = (await this.#ctx.redis.script(
         'jobCancel',

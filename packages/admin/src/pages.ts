@@ -157,13 +157,17 @@ export async function queueDeliveries(
   };
   const given = [o.cursor !== undefined, o.before !== undefined, o.last === true].filter(Boolean).length;
   if (given > 1) throw new RespireValidationError('options', 'give at most one of cursor, before and last');
+  if (o.last !== undefined && typeof o.last !== 'boolean') throw new RespireValidationError('last', `must be a boolean, got ${typeof o.last}`);
+  // Checked before any I/O, like every other argument.
+  const cursor = o.cursor === undefined ? undefined : rank('cursor', o.cursor);
+  const before = o.before === undefined ? undefined : rank('before', o.before);
   const q = await ctx.resources.queue(id);
   const op = 'RespireAdmin queueDeliveries';
   const [now, size] = await Promise.all([ctx.redis.timeMs(q.keys.stream, op), ctx.redis.send(q.keys.stream, ['ZCARD', q.keys.deadlines], op)]);
   const total = Number(size);
   let start = 0;
-  if (o.cursor !== undefined) start = rank('cursor', o.cursor);
-  else if (o.before !== undefined) start = Math.max(0, rank('before', o.before) - count);
+  if (cursor !== undefined) start = cursor;
+  else if (before !== undefined) start = Math.max(0, before - count);
   else if (o.last === true) start = Math.max(0, total - count);
   const reply = await ctx.redis.send(q.keys.stream, ['ZRANGE', q.keys.deadlines, String(start), String(start + count), 'WITHSCORES'], op);
   const rows = parseWithScores(reply);

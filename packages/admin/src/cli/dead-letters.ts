@@ -209,7 +209,7 @@ async function runWithoutJob(cli: Cli, admin: RespireAdmin, g: GlobalOptions, ac
     });
     cli.print(g, { ...result, missing: 0 }, () =>
       result.aborted
-        ? `Stopped (Ctrl-C) after ${verb} ${result.done}; the rest are still there.`
+        ? `Stopped (Ctrl-C): ${verb} ${result.done} first; the rest are still there.`
         : `${verb[0]!.toUpperCase()}${verb.slice(1)} ${result.done}.${result.failed ? ` ${result.failed} left in place: not records Respire wrote.` : ''}`,
     );
     if (result.aborted || result.failed > 0) cli.fail();
