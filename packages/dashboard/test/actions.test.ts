@@ -266,3 +266,37 @@ describe('pending entries', () => {
     expect(review.body).toContain('Would be removed now (0)');
   });
 });
+
+describe('scripted clients', () => {
+  it('GET /api/token answers the CSRF token as JSON; an action posted with it and Accept: application/json answers its result as JSON (409 when refused)', async () => {
+    const answer = await get(world, '/api/token');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    const { principal, csrfToken, expiresInMs } = JSON.parse(answer.body) as { principal: unknown; csrfToken: string; expiresInMs: number };
+    expect(principal).toEqual({ name: 'alice', role: 'operator' });
+    expect(expiresInMs).toBe(12 * 3600 * 1000);
+    const source = await xadd(world, world.stream.key, ['order-id', '7']);
+    const record = await addWorkerDeadLetter(world, source, ['order-id', '7']);
+    // A script sends the token as a header, no Sec-Fetch-Site, the dashboard's Origin.
+    const headers = { 'x-csrf-token': csrfToken, accept: 'application/json', 'sec-fetch-site': '' };
+    const retried = await post(world, '/actions/retry', { id: world.stream.id, record }, { headers });
+    expect(retried.status).toBe(200);
+    expect(JSON.parse(retried.body)).toEqual({ status: 'retried', newId: expect.stringMatching(/^\d+-\d+$/) });
+    const again = await post(world, '/actions/retry', { id: world.stream.id, record }, { headers });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body)).toEqual({ status: 'missing' });
+    // Without the token nothing happens, JSON or not.
+    const forged = await post(world, '/actions/delete', { id: world.stream.id, record }, { headers: { accept: 'application/json', 'sec-fetch-site': '' } });
+    expect(forged.status).toBe(403);
+    // A viewer gets a token too (for reads), and its actions are refused all the same.
+    const viewer = JSON.parse((await get(world, '/api/token', TOKENS.viewer)).body) as { principal: unknown; csrfToken: string };
+    expect(viewer.principal).toEqual({ name: 'victor', role: 'viewer' });
+    const refused = await post(
+      world,
+      '/actions/delete',
+      { id: world.stream.id, record },
+      { token: TOKENS.viewer, headers: { ...headers, 'x-csrf-token': viewer.csrfToken } },
+    );
+    expect(refused.status).toBe(403);
+  });
+});
