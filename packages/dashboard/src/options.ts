@@ -159,6 +159,12 @@ export function resolveOptions(options: DashboardOptions): Settings {
   if (typeof options.authorize !== 'function') {
     throw new RespireValidationError('authorize', 'authorize(request) is required (for local development only: dangerouslyAllowAnonymousOperator())');
   }
+  if ((options as { bulkLimit?: unknown }).bulkLimit !== undefined) {
+    throw new RespireValidationError(
+      'bulkLimit',
+      'was removed: a retry or delete of every dead letter is now a background job (set its page size and rate with RespireAdmin options.jobs)',
+    );
+  }
   return {
     admin: options.admin,
     authorize: options.authorize,

@@ -340,6 +340,10 @@ describe('input', () => {
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, pollIntervalMs: 500 })).toThrow(/pollIntervalMs/);
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, basePath: 'relative' })).toThrow(/basePath/);
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, pageSize: 0 })).toThrow(/pageSize/);
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, consumerActiveMs: 10 })).toThrow(/consumerActiveMs/);
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, history: { intervalMs: 10 } })).toThrow(/history\.intervalMs/);
+    // A removed option says where its job went rather than being ignored.
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, bulkLimit: 100 } as never)).toThrow(/bulkLimit: was removed.*background job/);
   });
 
   it('finding: allowedOrigins took any string, so "null" (sandboxed frames, data: URLs) or "*" could be allowed by mistake; only origins now', () => {
