@@ -72,7 +72,7 @@ describe('pages of a live world', { timeout: 120_000 }, () => {
   });
   afterAll(() => world.close());
 
-  it('finding: Refresh and auto-refresh on a dead letter and on confirmation pages answered 400 (the link dropped the page\'s own parameters); every page reloads as itself', async () => {
+  it("finding: Refresh and auto-refresh on a dead letter and on confirmation pages answered 400 (the link dropped the page's own parameters); every page reloads as itself", async () => {
     const { page } = await open();
     const id = world.stream.id;
     const qid = world.queue.id;
@@ -119,7 +119,9 @@ describe('pages of a live world', { timeout: 120_000 }, () => {
     const { page } = await open();
     const typo = await page.goto(`${world.url}/group${q({ id: world.stream.id, group: 'fulfilment' })}`);
     expect(typo!.status()).toBe(404);
-    await expect(page.locator('section.message').innerText()).resolves.toMatch(/No consumer group 'fulfilment' on this stream\.\s+Nearest that exist:\s+fulfillment/);
+    await expect(page.locator('section.message').innerText()).resolves.toMatch(
+      /No consumer group 'fulfilment' on this stream\.\s+Nearest that exist:\s+fulfillment/,
+    );
     await shot(page, 'not-found-group');
     await page.locator('ul.hints a').first().click();
     await expect(h1(page)).resolves.toBe(`Group ${world.stream.group}`);
@@ -203,10 +205,24 @@ describe('pages of a live world', { timeout: 120_000 }, () => {
     if (inactive === 'unknown') await expect(page.locator('main').innerText()).resolves.toContain('Redis 7.0 has no inactive time');
     else expect(inactive).toMatch(/ago$/);
   });
+
+  it('finding: a released pending entry showed an idle time of "24 d 20 h"; it reads "released, claimable now"', async () => {
+    const { page } = await open();
+    const id = await xadd(world, world.stream.key, ['order-id', '12']);
+    await world.raw(world.stream.key, ['XREADGROUP', 'GROUP', world.stream.group, 'orders-host-2-0', 'COUNT', '10', 'STREAMS', world.stream.key, '>']);
+    await page.goto(`${world.url}/group${q({ id: world.stream.id, group: world.stream.group, consumer: 'orders-host-2-0', last: '1' })}`);
+    const row = page.locator('table.pending tbody tr', { hasText: id });
+    await row.getByRole('button', { name: `Release entry ${id} for redelivery` }).click();
+    await expect(page.getByRole('status').innerText()).resolves.toContain(`Released entry ${id}`);
+    const released = page.locator('table.pending tbody tr', { hasText: id });
+    await expect(released.locator('td.released').innerText()).resolves.toBe('released, claimable now');
+    await expect(released.getByRole('button', { name: /^Release entry/ }).count()).resolves.toBe(0);
+    await shot(page, 'pending-released');
+  });
 });
 
 describe('names', { timeout: 60_000 }, () => {
-  it('finding: pages answered 400 above 2,048 characters; names up to the admin\'s limit open, cut with the whole name on demand, and no table scrolls sideways', async () => {
+  it("finding: pages answered 400 above 2,048 characters; names up to the admin's limit open, cut with the whole name on demand, and no table scrolls sideways", async () => {
     const long = (n: number, seed: string) => Array.from({ length: n }, (_, i) => seed[i % seed.length]).join('');
     const queueName = `q-${long(65_400, 'abcdefghij')}`;
     const stream = `{long}:${long(65_000, 'klmnopqrst')}`;
@@ -222,7 +238,8 @@ describe('names', { timeout: 60_000 }, () => {
       const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       expect(width[0]).toBeLessThanOrEqual(width[1]!);
       for (const table of ['table.overview-queues', 'table.overview-streams']) {
-        for (const h of await page.locator(`${table} tbody tr`).evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height))) expect(h).toBeLessThan(200);
+        for (const h of await page.locator(`${table} tbody tr`).evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height)))
+          expect(h).toBeLessThan(200);
       }
       await shot(page, 'long-names-overview');
       const queueLink = page.locator('table.overview-queues a.name', { hasText: 'q-abcdefghij' });
@@ -298,7 +315,9 @@ describe('a bulk job of 200,000 dead letters', { timeout: 240_000 }, () => {
     await page.waitForURL(/\/job\?job=/);
     const progress = () => page.locator('progress').evaluate((p) => Number((p as HTMLProgressElement).value));
     // The page refreshes itself while the job runs.
-    await page.waitForFunction(() => Number((document.querySelector('progress') as HTMLProgressElement | null)?.value ?? 0) > 0.05, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => Number((document.querySelector('progress') as HTMLProgressElement | null)?.value ?? 0) > 0.05, undefined, {
+      timeout: 30_000,
+    });
     const seen = await progress();
     await page.waitForFunction((before) => Number((document.querySelector('progress') as HTMLProgressElement).value) > before, seen, { timeout: 30_000 });
     await shot(page, 'job-running');
@@ -309,7 +328,9 @@ describe('a bulk job of 200,000 dead letters', { timeout: 240_000 }, () => {
     const done = Number(/Retried\s+([\d,]+)/.exec(text)![1]!.replace(/,/g, ''));
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(200_000);
-    await expect(page.locator('section.job [role="status"]').innerText()).resolves.toMatch(/^Cancelled: retried [\d,]+ dead letters first; the records it did not reach are still there\./);
+    await expect(page.locator('section.job [role="status"]').innerText()).resolves.toMatch(
+      /^Cancelled: retried [\d,]+ dead letters first; the records it did not reach are still there\./,
+    );
     expect(await xlen(world, world.stream.dead)).toBe(200_000 - done);
     expect(await xlen(world, world.stream.key)).toBe(done);
     await shot(page, 'job-cancelled');

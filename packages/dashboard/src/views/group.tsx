@@ -178,7 +178,7 @@ function Consumers({ ctx, stream, group, consumers, activeMs }: GroupPageProps) 
 function PendingTable(p: GroupPageProps) {
   const { ctx, stream, group, pending } = p;
   return (
-    <Table columns={['Entry ID', 'Owner', num('Idle'), num('Deliveries'), 'Actions']}>
+    <Table columns={['Entry ID', 'Owner', num('Idle'), num('Deliveries'), 'Actions']} class="pending">
       <tbody>
         {pending.map((e) => {
           const fence = { id: stream.id, group: group.name, entry: e.id, deliveryCount: e.deliveryCount, consumer: e.consumer };
