@@ -1,6 +1,7 @@
 import { globMatch } from '../keyspace.js';
 import { CommandError, DoubleReply, fail, type Reply } from '../reply.js';
 import { SortedSet, type ZMember } from '../zset-model.js';
+import { scanOptions } from './scan-options.js';
 import { command, is, keyRange, parseFloatArg, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 
 interface ScoreBound {
@@ -230,21 +231,8 @@ export const zsetCommands: CommandSpec[] = [
     -3,
     false,
     (ctx) => {
-      if (!/^\d+$/.test(ctx.args[2]!)) throw new CommandError('ERR invalid cursor');
-      let pattern: string | undefined;
-      let count = 10;
-      const options = ctx.args.slice(3);
-      for (let i = 0; i < options.length; i += 2) {
-        const value = options[i + 1];
-        if (value === undefined) fail();
-        if (is(options[i], 'MATCH')) pattern = value;
-        else if (is(options[i], 'COUNT')) {
-          count = parseInteger(value);
-          if (count < 1) fail();
-        } else fail();
-      }
+      const { cursor, pattern, count } = scanOptions(ctx.args[2]!, ctx.args.slice(3), false);
       const set = ctx.db.get(ctx.args[1]!, 'zset');
-      const cursor = Number(ctx.args[2]);
       if (!set || cursor >= set.size) return ['0', []];
       const page = set.byRank(cursor, Math.min(set.size, cursor + count) - 1);
       const next = cursor + page.length >= set.size ? 0 : cursor + page.length;
