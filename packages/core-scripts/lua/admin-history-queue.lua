@@ -34,9 +34,4 @@ local fields = {
   'inFlight', respire_num(respire_typed_call(deadlines, 'zset', 'ZCARD', deadlines)),
   'due', respire_num(redis.call('ZCOUNT', deadlines, '-inf', respire_ms(now))),
 }
-for _, g in ipairs(respire_group_facts(stream, ARGV[3])) do
-  fields[#fields + 1] = 'g:' .. g[1]
-  fields[#fields + 1] = g[2]
-end
-for _, v in ipairs(respire_counters(counters)) do fields[#fields + 1] = v end
-return { 1, respire_history_append(history, now, ARGV[2], fields) }
+return { 1, respire_history_record(history, now, ARGV[2], fields, stream, ARGV[3], counters) }

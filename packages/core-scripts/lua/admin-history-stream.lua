@@ -40,9 +40,4 @@ if deadAdded ~= '' or deadLength ~= '' then
   fields[#fields + 1] = 'dlLength'
   fields[#fields + 1] = deadLength
 end
-for _, g in ipairs(respire_group_facts(stream, ARGV[3])) do
-  fields[#fields + 1] = 'g:' .. g[1]
-  fields[#fields + 1] = g[2]
-end
-for _, v in ipairs(respire_counters(counters)) do fields[#fields + 1] = v end
-return { 1, respire_history_append(history, now, ARGV[2], fields) }
+return { 1, respire_history_record(history, now, ARGV[2], fields, stream, ARGV[3], counters) }

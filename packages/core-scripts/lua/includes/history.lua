@@ -91,3 +91,13 @@ local function respire_history_append(history, now, retentionMs, fields)
   respire_allow(history, 'XADD', history, 'MINID', '~', minid, '*', 'v', '1')
   return redis.call('XADD', history, 'MINID', '~', minid, '*', unpack(fields))
 end
+
+-- Adds each group's facts (at most maxGroups) and the counters hash to fields, then appends the sample.
+local function respire_history_record(history, now, retentionMs, fields, stream, maxGroups, counters)
+  for _, g in ipairs(respire_group_facts(stream, maxGroups)) do
+    fields[#fields + 1] = 'g:' .. g[1]
+    fields[#fields + 1] = g[2]
+  end
+  for _, v in ipairs(respire_counters(counters)) do fields[#fields + 1] = v end
+  return respire_history_append(history, now, retentionMs, fields)
+end
