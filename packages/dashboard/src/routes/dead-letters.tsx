@@ -59,7 +59,7 @@ export function deadLetterRoutes(routes: Hono<Env>, s: Settings): void {
     ]);
     const ctx = ctxOf(s, c);
     const keep = { ...ref('id', resource.id), ...params, order: order === 'oldest' ? 'oldest' : undefined, refresh: q['refresh'] };
-    const paging = cursorPaging(ctx, '/dead-letters', keep, records, { first: records.previous === undefined, last: records.next === undefined });
+    const paging = cursorPaging(ctx, '/dead-letters', keep, records);
     return c.html(
       <DeadLettersPage
         ctx={ctx}

@@ -37,7 +37,7 @@ export function groupRoutes(routes: Hono<Env>, s: Settings): void {
     });
     const ctx = ctxOf(s, c);
     const keep = groupParams(stream, group, { ...filterParams({ consumerFilter, minIdleMs }), refresh: q['refresh'] });
-    const paging = cursorPaging(ctx, '/group', keep, pending, { first: pending.previous === undefined, last: pending.next === undefined });
+    const paging = cursorPaging(ctx, '/group', keep, pending);
     return c.html(
       <GroupPage
         ctx={ctx}

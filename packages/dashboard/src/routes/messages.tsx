@@ -19,10 +19,14 @@ export function messageRoutes(routes: Hono<Env>, s: Settings): void {
     const queue = await resolveQueue(s, c, q);
     const ctx = ctxOf(s, c);
     const keep = { ...ref('id', queue.id), view: q['view'] === 'in-flight' ? 'in-flight' : undefined, refresh: q['refresh'] };
+    // Each view's page, with the queue's counts for the tabs.
+    const withStatus = async <P extends { readonly next: string | undefined; readonly previous?: string | undefined }>(read: Promise<P>) => {
+      const [page, status] = await Promise.all([read, s.admin.queueStatus(queue.id)]);
+      return { page, status, paging: cursorPaging(ctx, '/messages', keep, page) };
+    };
+    const count = pageCount(c, s.pageSize);
     if (q['view'] === 'in-flight') {
-      const at = pageQuery(q, /^\d{1,15}$/);
-      const [page, status] = await Promise.all([s.admin.queueDeliveries(queue.id, { count: pageCount(c, s.pageSize), ...at }), s.admin.queueStatus(queue.id)]);
-      const paging = cursorPaging(ctx, '/messages', keep, page, { first: page.previous === undefined, last: page.next === undefined });
+      const { page, status, paging } = await withStatus(s.admin.queueDeliveries(queue.id, { count, ...pageQuery(q, /^\d{1,15}$/) }));
       return c.html(
         <InFlightPage
           ctx={ctx}
@@ -36,9 +40,7 @@ export function messageRoutes(routes: Hono<Env>, s: Settings): void {
         />,
       );
     }
-    const at = pageQuery(q);
-    const [page, status] = await Promise.all([s.admin.queueMessages(queue.id, { count: pageCount(c, s.pageSize), ...at }), s.admin.queueStatus(queue.id)]);
-    const paging = cursorPaging(ctx, '/messages', keep, page, { first: page.previous === undefined, last: page.next === undefined });
+    const { page, status, paging } = await withStatus(s.admin.queueMessages(queue.id, { count, ...pageQuery(q) }));
     return c.html(
       <ReadyMessagesPage
         ctx={ctx}

@@ -74,14 +74,15 @@ export function Pager({ paging, label }: { paging: Paging; label: string }) {
 
 /**
  * The four links of a cursor-paged list: `keep` are the page's other parameters; `page` the
- * admin API's page (its `next` and `previous` cursors); `at` whether this is the first or last.
+ * admin API's page (its `next` and `previous` cursors); `at` whether this is the first or last
+ * (by default: the page has no previous cursor, no next cursor).
  */
 export function cursorPaging(
   ctx: PageContext,
   path: string,
   keep: Readonly<Record<string, string | number | undefined>>,
   page: { readonly next: string | undefined; readonly previous?: string | undefined },
-  at: { readonly first: boolean; readonly last: boolean },
+  at: { readonly first: boolean; readonly last: boolean } = { first: page.previous === undefined, last: page.next === undefined },
 ): Paging {
   return {
     first: at.first ? undefined : href(ctx, path, keep),

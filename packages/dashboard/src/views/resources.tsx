@@ -1,4 +1,5 @@
 // A queue's and a stream's own pages, the find results of a resource, and its history charts.
+import type { Child } from 'hono/jsx';
 import type { FindResult, History, HistorySeries, QueueResource, QueueStatus, StreamResource, StreamStatus } from '@respire/admin';
 import { count, duration, maybeCount, serverTime } from '../format.js';
 import { ref } from '../refs.js';
@@ -8,27 +9,55 @@ import { recordPreview } from './payload.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Name } from './name.js';
 
-export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: QueueStatus; notice?: Notice }) {
-  const q = status.resource;
-  const id = ref('id', q.id);
+/** The frame of a queue's or a stream's page: its heading, a warning when its keys are missing, the find box. */
+function ResourceFrame({
+  ctx,
+  kind,
+  name,
+  resource,
+  missing,
+  notice,
+  children,
+}: {
+  ctx: PageContext;
+  kind: 'Queue' | 'Stream';
+  name: string;
+  resource: QueueResource | StreamResource;
+  missing: string | undefined;
+  notice?: Notice | undefined;
+  children?: Child;
+}) {
   return (
     <Layout
       ctx={ctx}
-      title={`Queue ${q.name}`}
+      title={`${kind} ${name}`}
       heading={
         <>
-          Queue <Name value={q.name} full={false} />
+          {kind} <Name value={name} full={false} />
         </>
       }
-      crumbs={[{ kind: 'Queue', label: q.name }]}
+      crumbs={[{ kind, label: name }]}
       notice={notice}
     >
-      {!status.exists ? (
+      {missing ? (
         <p class="notice warn" role="status">
-          No key of this queue exists under its name{q.keyPrefix ? ' and key prefix' : ''}: a mistyped name, or a queue never sent to.
+          {missing}
         </p>
       ) : null}
-      <FindBox ctx={ctx} resource={q} />
+      <FindBox ctx={ctx} resource={resource} />
+      {children}
+    </Layout>
+  );
+}
+
+export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: QueueStatus; notice?: Notice }) {
+  const q = status.resource;
+  const id = ref('id', q.id);
+  const missing = status.exists
+    ? undefined
+    : `No key of this queue exists under its name${q.keyPrefix ? ' and key prefix' : ''}: a mistyped name, or a queue never sent to.`;
+  return (
+    <ResourceFrame ctx={ctx} kind="Queue" name={q.name} resource={q} missing={missing} notice={notice}>
       <dl class="facts">
         <dt>Name</dt>
         <dd>
@@ -80,30 +109,16 @@ export function QueuePage({ ctx, status, notice }: { ctx: PageContext; status: Q
           </code>
         </dd>
       </dl>
-    </Layout>
+    </ResourceFrame>
   );
 }
 
 export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamStatus }) {
   const s = status.resource;
   const id = ref('id', s.id);
+  const missing = status.exists ? undefined : `The stream key does not exist${status.deadLetters ? ', but its dead letters remain' : ''}.`;
   return (
-    <Layout
-      ctx={ctx}
-      title={`Stream ${s.label}`}
-      heading={
-        <>
-          Stream <Name value={s.label} full={false} />
-        </>
-      }
-      crumbs={[{ kind: 'Stream', label: s.label }]}
-    >
-      {!status.exists ? (
-        <p class="notice warn" role="status">
-          The stream key does not exist{status.deadLetters ? ', but its dead letters remain' : ''}.
-        </p>
-      ) : null}
-      <FindBox ctx={ctx} resource={s} />
+    <ResourceFrame ctx={ctx} kind="Stream" name={s.label} resource={s} missing={missing}>
       <dl class="facts">
         <dt>Stream key</dt>
         <dd>
@@ -154,7 +169,7 @@ export function StreamPage({ ctx, status }: { ctx: PageContext; status: StreamSt
           </tbody>
         </Table>
       )}
-    </Layout>
+    </ResourceFrame>
   );
 }
 
