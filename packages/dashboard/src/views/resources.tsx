@@ -325,29 +325,26 @@ function SeriesCharts({ series, resource }: { series: HistorySeries; resource: Q
           title
         )}
       </h2>
-      {series.kind === 'stream' ? (
-        <Chart
-          title="Per second"
-          unit="rate"
-          times={times}
-          lines={[
-            { label: 'sent', values: pick('sent') },
-            { label: 'dead-lettered', values: pick('deadLettered') },
-          ]}
-        />
-      ) : (
+      <Chart
+        title="Per second"
+        unit="rate"
+        times={times}
+        lines={
+          series.kind === 'stream'
+            ? [
+                { label: 'sent', values: pick('sent') },
+                { label: 'dead-lettered', values: pick('deadLettered') },
+              ]
+            : [
+                { label: 'sent', values: pick('sent') },
+                { label: 'delivered', values: pick('delivered') },
+                { label: series.kind === 'queue' ? 'acknowledged' : 'completed (acked or dead-lettered)', values: pick('acknowledged') },
+                ...(series.kind === 'queue' ? [{ label: 'dead-lettered', values: pick('deadLettered') }] : []),
+              ]
+        }
+      />
+      {series.kind === 'stream' ? null : (
         <>
-          <Chart
-            title="Per second"
-            unit="rate"
-            times={times}
-            lines={[
-              { label: 'sent', values: pick('sent') },
-              { label: 'delivered', values: pick('delivered') },
-              { label: series.kind === 'queue' ? 'acknowledged' : 'completed (acked or dead-lettered)', values: pick('acknowledged') },
-              ...(series.kind === 'queue' ? [{ label: 'dead-lettered', values: pick('deadLettered') }] : []),
-            ]}
-          />
           <Chart
             title="Backlog"
             unit="count"
