@@ -19,8 +19,9 @@ function niceMax(max: number): number {
   return 10 * power;
 }
 
+// A mid-axis tick can fall between whole numbers (half of 1 or 5): it keeps its fraction, never rounded onto a neighbour.
 const axisNumber = (n: number, unit: 'rate' | 'count' | 'ms') =>
-  unit === 'ms' ? duration(n) : unit === 'rate' && n < 10 ? String(Math.round(n * 100) / 100) : count(Math.round(n));
+  unit === 'ms' ? duration(n) : n < 10 && !Number.isInteger(n) ? String(Math.round(n * 100) / 100) : count(Math.round(n));
 
 /**
  * A chart of `lines` over `times` (ms, ascending), y from 0 to a round maximum; each line a
