@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { axeViolations, browserPages, shot } from './browser-page.js';
 import { fillQueues, fillWorkerDeadLetters, privateRedis } from './fixtures.js';
-import { addWorkerDeadLetter, deadLetterQueueMessages, eventually, q, readAsConsumer, startWorld, xadd, xlen, type World } from './support.js';
+import { addWorkerDeadLetter, deadLetterQueueMessages, q, readAsConsumer, startWorld, xadd, xlen, type World } from './support.js';
 
 const { open } = browserPages();
 

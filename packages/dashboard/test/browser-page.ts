@@ -34,7 +34,9 @@ export function browserPages(): {
     track,
     /** A page signed in as `token`, counting every dialog (an alert() would be an XSS). */
     async open(token: string = TOKENS.operator, options: { permissions?: string[] } = {}) {
-      const context = track(await (await browser()).newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 }, acceptDownloads: true }));
+      const context = track(
+        await (await browser()).newContext({ extraHTTPHeaders: bearer(token), viewport: { width: 1280, height: 860 }, acceptDownloads: true }),
+      );
       if (options.permissions) await context.grantPermissions(options.permissions);
       const page = await context.newPage();
       const dialogs: string[] = [];

@@ -72,7 +72,9 @@ export function jobReport(job: Job): string {
       `Cancelled${job.cancelledBy ? ` by ${job.cancelledBy}` : ''}: ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; the records it did not reach are still there.`,
     );
   else if (job.state === 'interrupted')
-    parts.push(`Interrupted (its process stopped): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; resume it with \`respire jobs resume ${job.id}\`.`);
+    parts.push(
+      `Interrupted (its process stopped): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; resume it with \`respire jobs resume ${job.id}\`.`,
+    );
   else if (job.state === 'failed') parts.push(`Failed (${job.error ?? 'unknown error'}): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first.`);
   else if (job.done + job.failed + job.missing === 0) parts.push(`No dead letters to ${job.action === 'retry' ? 'retry' : 'delete'}.`);
   else parts.push(`${verb} ${things(job.done, 'dead letter')}.`);

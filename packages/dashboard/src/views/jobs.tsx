@@ -151,7 +151,8 @@ export function JobPage({ ctx, job, resource, notice }: { ctx: PageContext; job:
         ) : null}
         {job.state === 'interrupted' ? (
           <p class="notice warn" role="status">
-            The process running this job stopped: it {verb.toLowerCase()} {count(job.done)} dead letters first. Resume it here (it continues from its last page) or cancel it.
+            The process running this job stopped: it {verb.toLowerCase()} {count(job.done)} dead letters first. Resume it here (it continues from its last page)
+            or cancel it.
           </p>
         ) : null}
         {isOperator(ctx) && (running || job.state === 'interrupted') ? (
