@@ -1,3 +1,4 @@
+// RespireAdmin: the operator's API class, delegating to one module per concern.
 import type {
   Actor,
   AdminApi,
@@ -6,28 +7,52 @@ import type {
   BulkResult,
   ConsumerList,
   ConsumerOptions,
+  DeadLetterOptions,
+  DeadLetterPage,
   DeadLetterRecord,
   DeleteResult,
+  GroupStatus,
+  History,
+  HistoryOptions,
+  HistoryRecordResult,
   EntryBody,
+  FindResult,
   IdleConsumerResult,
+  Job,
+  JobSpec,
   Overview,
+  OverviewOptions,
   Page,
   PageOptions,
   PendingActionResult,
   PendingEntry,
   PendingExpectation,
+  PendingOptions,
   QueueDelivery,
+  QueueMessage,
+  QueueMessageActionResult,
+  QueueMessageExpectation,
+  QueueResource,
   QueueStatus,
   Resource,
   ResourceId,
   RetryResult,
+  RunningJob,
   StreamStatus,
 } from './api.js';
-import { Auditor } from './audit.js';
+import { Auditor, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 import type { AdminContext } from './context.js';
 import * as deadLetterActions from './dead-letter-actions.js';
+import * as deadLetterPages from './dead-letter-pages.js';
+import { find } from './find.js';
+import { groupOf } from './groups.js';
+import * as historyModule from './history.js';
+import { HistorySampler, type HistorySamplerOptions } from './history-sampler.js';
+import { Jobs, jobSettings, type JobSettings } from './jobs.js';
+import { nearest } from './not-found.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
+import * as queueMessages from './queue-messages.js';
 import { Redis, RespireValidationError } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
@@ -56,9 +81,15 @@ export interface RespireAdminOptions {
   /**
    * Key of a stream to which every audit record is also appended (XADD, fields `at`, `actor`,
    * `role`, `action`, `resource`, `target` (JSON), `result`, `detail`). A failed append does not undo the
-   * action; the logger then gets the record with `auditStreamError`. @defaultValue none
+   * action; the logger then gets the record with `auditStreamError`. The `respire` CLI and the
+   * `respire-dashboard` command use `respire:audit` (`DEFAULT_AUDIT_STREAM`). @defaultValue none
    */
   readonly auditStream?: string;
+  /**
+   * Records the audit stream keeps, about (XADD MAXLEN ~: the oldest are trimmed), 0 for no
+   * bound. @defaultValue 100_000
+   */
+  readonly auditStreamMaxLength?: number;
   /**
    * Deadline of each of the admin's commands, in ms; 0 disables it. Unwritten when it expires, a
    * command is not sent; written and unanswered, it rejects a few ms later with an unknown outcome
@@ -66,9 +97,22 @@ export interface RespireAdminOptions {
    * never times out a command once it is written)
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * How history samples are kept: `retentionMs` (default 24 hours, 1 minute to 30 days) and
+   * `maxGroups` per stream (default 64). Samples are recorded only by {@link RespireAdmin.recordHistory}
+   * or a sampler ({@link RespireAdmin.startHistory}).
+   */
+  readonly history?: historyModule.HistorySettings;
+  /**
+   * How bulk jobs are kept and run: `keyPrefix` of their keys (default `'respire:'`: keys
+   * `respire:{jobs}:index` and `respire:{jobs}:job:<id>`), `retentionMs` (default 7 days),
+   * `pageSize` (default 500), `ratePerSecond` (default 0: no limit), `maxRecords` per job
+   * (default 10,000,000), `maxRunning` in this process (default 4), `leaseMs` (default 30 s).
+   */
+  readonly jobs?: JobSettings;
 }
 
-const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'commandTimeoutMs'];
+const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'auditStreamMaxLength', 'commandTimeoutMs', 'history', 'jobs'];
 
 /**
  * The operator's API over Respire's queues and worker streams: bounded reads (every page carries
@@ -90,6 +134,8 @@ const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStr
  */
 export class RespireAdmin implements AdminApi {
   readonly #ctx: AdminContext;
+  readonly #history: Required<historyModule.HistorySettings>;
+  readonly #jobs: Jobs;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -105,7 +151,10 @@ export class RespireAdmin implements AdminApi {
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);
-    this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream) };
+    this.#history = historyModule.historySettings(o.history);
+    const maxLength = toCount('auditStreamMaxLength', o.auditStreamMaxLength, DEFAULT_AUDIT_STREAM_MAX_LENGTH, 0, 1_000_000_000);
+    this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream, maxLength) };
+    this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
   }
 
   // ---- resources and status --------------------------------------------------------------
@@ -125,15 +174,29 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
-   * Every resource with its counts, and the server time. At most 16 resources are queried at a
-   * time, so a large discovery never floods the server with one burst.
+   * Names of `kind` that exist, nearest to `name` first (at most 5), for a "not found" hint:
+   * queues from the bounded discovery SCAN, stream keys from a bounded SCAN TYPE stream (without
+   * queues' and history keys). Never KEYS.
    */
-  overview(): Promise<Overview> {
-    return status.overview(this.#ctx);
+  async nearestNames(kind: 'queue' | 'stream', name: string): Promise<string[]> {
+    const n = toName('name', name, 65_536);
+    if (kind === 'stream') return nearest(n, (await this.#ctx.resources.streamKeys()).keys);
+    const { resources } = await this.#ctx.resources.list();
+    const queues = resources.filter((r): r is QueueResource => r.kind === 'queue' && r.discovered);
+    return nearest(n, new Set(queues.map((q) => q.name)));
   }
 
   /**
-   * A queue's counts from its own metadata (DESIGN.md): ready = the private group's lag (null when
+   * Every resource with its counts, and the server time. At most 32 resources are queried at a
+   * time, so a large discovery never floods the server with one burst; `include` leaves
+   * resources out before their status is read.
+   */
+  overview(options?: OverviewOptions): Promise<Overview> {
+    return status.overview(this.#ctx, options);
+  }
+
+  /**
+   * A queue's counts from its own metadata (the deadlines set, not the group's PEL; see the README): ready = the private group's lag (null when
    * the server cannot tell), inFlight = members of the deadlines set, due = those whose deadline
    * passed on the server clock, deadLetters = the dead-letter stream's length.
    */
@@ -165,8 +228,26 @@ export class RespireAdmin implements AdminApi {
     return pages.consumers(this.#ctx, id, group, options);
   }
 
-  /** One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first. */
-  pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>> {
+  /**
+   * One group's status: consumers, pending count, lag (null when unknown), last-delivered ID,
+   * entries read.
+   * @throws {@link RespireNotFoundError} (`group`) when the stream has no such group or does not exist.
+   */
+  async group(id: ResourceId, group: string): Promise<GroupStatus> {
+    const g = toName('group', group);
+    return groupOf(this.#ctx, await this.#ctx.resources.stream(id), g, 'RespireAdmin group');
+  }
+
+  /**
+   * One page of the group's PEL (XPENDING extended form, COUNT-bounded), oldest entry first,
+   * optionally one consumer's entries (`consumer`) and those idle at least `minIdleMs` (XPENDING
+   * IDLE). First / next (`cursor`) pages read forward; the page `before` a cursor and the `last`
+   * page are found by a bounded search, since XPENDING reads only forward. A released entry
+   * (`released`) waits for any worker's next recovery.
+   * @throws {@link RespireNotFoundError} (`group`) when the stream has no such group or does not exist.
+   * @throws {@link RespireValidationError} for a bad count, cursor, consumer or `minIdleMs` (1..2^31-1).
+   */
+  pending(id: ResourceId, group: string, options?: PendingOptions): Promise<Page<PendingEntry>> {
     return pages.pending(this.#ctx, id, group, options);
   }
 
@@ -176,12 +257,20 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
-   * One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default.
-   * Worker records are read positionally (seed 002), queue records by their three fields (seed
-   * 000); anything else comes back as a `foreign` record.
+   * One page of dead-letter records (XRANGE / XREVRANGE with COUNT), newest first by default:
+   * the first, the one after `cursor`, the one before `before`, or the `last`. Worker records are
+   * read positionally (the worker README's "Delivery limits and dead letters"), queue records by
+   * their three fields (the queue README); anything else comes back as a `foreign` record.
+   *
+   * With a `filter` (reason, group, exception type, source ID, time range) the page is a search:
+   * the time range bounds the XRANGE itself; the other conditions are checked on each record, and
+   * at most `scanLimit` records (default 10,000) are read per call, in chunks of 1,000. A page that
+   * stopped at that limit says `complete: false`, and its `next` (or `previous`) cursor continues
+   * the search from the last record read.
+   * @throws {@link RespireValidationError} for a bad count, cursor, order or filter.
    */
-  deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>> {
-    return pages.deadLetters(this.#ctx, id, options);
+  deadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+    return deadLetterPages.deadLetters(this.#ctx, id, options);
   }
 
   /** One dead-letter record; null when it is gone. */
@@ -194,8 +283,72 @@ export class RespireAdmin implements AdminApi {
    * with scores, bounded), soonest deadline first; the receipt is never exposed. The cursor is a
    * rank: pages of a set that changes between calls may overlap or skip.
    */
-  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }> {
+  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number; readonly total: number }> {
     return pages.queueDeliveries(this.#ctx, id, options);
+  }
+
+  /**
+   * One page of a queue's ready messages: entries after its private group's last-delivered ID
+   * (every entry before the group exists), oldest first by default; first / next / previous / last
+   * like the other pages. `total` is the group's lag (null when the server cannot tell).
+   * @throws {@link RespireValidationError} for a bad count, cursor or order, or a worker stream's id.
+   */
+  queueMessages(
+    id: ResourceId,
+    options?: PageOptions & { readonly order?: 'oldest' | 'newest' },
+  ): Promise<Page<QueueMessage> & { readonly total: number | null; readonly serverTimeMs: number }> {
+    return queueMessages.queueMessages(this.#ctx, id, options);
+  }
+
+  /**
+   * One message of a queue and where it stands: ready, leased (until its deadline), delayed (due
+   * at its time) or delivered (its deadlines member not found in a bounded ZSCAN of
+   * at most 10,000 members); null when the queue's stream does not hold it. Never the receipt.
+   */
+  queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null> {
+    return queueMessages.queueMessage(this.#ctx, id, entryId);
+  }
+
+  /**
+   * A resource's history: per series (a queue; a worker stream and each of its consumer groups)
+   * the rates of sends, deliveries, acknowledgements and dead letters per second and the
+   * backlogs (lag, pending, oldest unacknowledged age, dead letters) over time, from the samples
+   * kept in Redis (see {@link recordHistory}). One bounded XREVRANGE (at most 10,000 samples).
+   * @throws {@link RespireValidationError} for a bad time range or `maxPoints` (2..10000).
+   */
+  history(id: ResourceId, options?: HistoryOptions): Promise<History> {
+    return historyModule.history(this.#ctx, id, options);
+  }
+
+  /**
+   * Records one history sample of every resource, unless one younger than `minIntervalMs`
+   * exists (several samplers then share the work): one read-then-append script per resource
+   * (`admin-history-queue` / `admin-history-stream`), at most 8 at a time, into a history stream
+   * in the resource's slot, trimmed by age (`history.retentionMs`). Its cost does not grow with
+   * the message rate: see the README's figures.
+   */
+  recordHistory(options?: { readonly minIntervalMs?: number }): Promise<HistoryRecordResult> {
+    return historyModule.recordHistory(this.#ctx, this.#history, options);
+  }
+
+  /**
+   * Starts a sampler that records history every `intervalMs` (default 60,000, at least 1,000) in
+   * this process, the first time at once; it never overlaps itself and never keeps the process
+   * alive. Failures go to `onError` (default: ignored). Stop it with `stop()`.
+   */
+  startHistory(options?: HistorySamplerOptions): HistorySampler {
+    return new HistorySampler(this, options);
+  }
+
+  /**
+   * Finds what an incident is about in one resource: `query` as an entry ID (the main stream's
+   * entry and its state — a queue message's, or a worker entry's in each group —, the dead-letter
+   * record with that ID, and the dead letters whose source ID it is: a search from that ID's time,
+   * at most `scanLimit` records, default 10,000) and, for a queue, as a deduplication ID (the
+   * entry it names while its window lasts).
+   */
+  find(id: ResourceId, query: string, options?: { readonly scanLimit?: number }): Promise<FindResult> {
+    return find(this.#ctx, id, query, options);
   }
 
   // ---- dead-letter actions ---------------------------------------------------------------
@@ -259,5 +412,78 @@ export class RespireAdmin implements AdminApi {
    */
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
     return pendingActions.removeIdleConsumers(this.#ctx, actor, id, group, minIdleMs);
+  }
+  // ---- bulk jobs -----------------------------------------------------------------------
+
+  /**
+   * Starts a bulk job in the background: retry or delete the given records (`recordIds`, 1..1000)
+   * or every record matching `filter` (every record without one) among those present now, oldest
+   * first, in pages of `jobs.pageSize`, at most `jobs.ratePerSecond`. The job is kept in Redis
+   * (`jobs.keyPrefix`): every admin on the server sees its progress and can cancel it; it runs in
+   * this process, and if this process stops it reads `interrupted` (after `jobs.leaseMs`) and can
+   * be resumed from where it stopped. Audited when it starts and when it ends (`job-start`,
+   * `job-finish` with the counts); `finished` resolves with the final record and never rejects.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal of the job keys.
+   * @throws {@link RespireValidationError} for a bad spec, a stream without a dead-letter stream, or
+   *   when this process runs `jobs.maxRunning` jobs already.
+   */
+  startJob(actor: Actor, id: ResourceId, spec: JobSpec, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob> {
+    return this.#jobs.start(actor, id, spec, toOptions('options', options, ['onProgress']).onProgress);
+  }
+
+  /**
+   * Resumes an interrupted job in this process, from the last page it reported (a page done but
+   * not reported is done again: its records are then missing, never retried twice on one slot).
+   * @throws {@link RespireValidationError} for an unknown job or one that is not interrupted.
+   */
+  resumeJob(actor: Actor, jobId: string, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob> {
+    return this.#jobs.resume(actor, jobId, toOptions('options', options, ['onProgress']).onProgress);
+  }
+
+  /**
+   * Asks a running job to stop after its current page (`asked`); an interrupted one is cancelled
+   * at once (`cancelled`); a finished one is left alone (`not-running`). Audited (`job-cancel`).
+   */
+  cancelJob(actor: Actor, jobId: string): Promise<{ readonly status: 'asked' | 'cancelled' | 'not-running'; readonly job: Job | null }> {
+    return this.#jobs.cancel(actor, jobId);
+  }
+
+  /** One job (its progress, state and final report); null when unknown or expired. */
+  job(jobId: string): Promise<Job | null> {
+    return this.#jobs.get(jobId);
+  }
+
+  /** Recent jobs, newest first (at most `count`, default 50), optionally of one resource. */
+  jobs(options?: { readonly resource?: ResourceId; readonly count?: number }): Promise<readonly Job[]> {
+    return this.#jobs.list(options);
+  }
+
+  /** Stops the jobs this process runs after their current page: they read `interrupted` and can be resumed. */
+  stopJobs(): Promise<void> {
+    return this.#jobs.stopAll();
+  }
+
+  // ---- queue message actions ------------------------------------------------------------
+
+  /**
+   * Makes a leased or delayed queue message due now, as a NACK without delay does: its receipt is
+   * revoked (the holder's ACK then returns false), its delivery count kept, and the next receive
+   * redelivers it or moves it to the dead letters at the delivery limit. Done only while its
+   * deadlines member still records the delivery count and deadline the operator saw
+   * (`changed` otherwise); audited.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   */
+  releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult> {
+    return queueMessages.queueMessageAction(this.#ctx, actor, 'release-message', id, entryId, expected);
+  }
+
+  /**
+   * Acknowledges a leased or delayed queue message for good, as an ACK does: the entry and its
+   * delivery metadata are removed (XACKDEL on Redis 8.2+, else XACK and XDEL) and it is never
+   * delivered again; fenced and audited like {@link releaseQueueMessage}.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   */
+  deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult> {
+    return queueMessages.queueMessageAction(this.#ctx, actor, 'delete-message', id, entryId, expected);
   }
 }

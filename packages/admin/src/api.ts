@@ -1,6 +1,7 @@
+// The shapes of the operator's API (AdminApi) that the CLI and the dashboard are written against.
 /**
- * The operator's API (seed 002: "authorized inspection of consumer groups, pending entries, and
- * dead letters, with retry and delete actions"): the shapes every face of it (the `respire` CLI,
+ * The operator's API (authorized inspection of consumer groups, pending entries and dead letters,
+ * with retry and delete actions): the shapes every face of it (the `respire` CLI,
  * `@respire/dashboard`) is written against. `RespireAdmin` implements {@link AdminApi}.
  *
  * Conventions:
@@ -46,8 +47,8 @@ export interface StreamResource {
   /** Display label from configuration, else the stream key. */
   readonly label: string;
   /**
-   * True when {@link deadLetterStream} shares the source stream's Cluster slot (seed 002 requires
-   * it of workers): a retry is then one atomic script. False for a dead-letter stream an operator
+   * True when {@link deadLetterStream} shares the source stream's Cluster slot (the worker README
+   * requires it of workers): a retry is then one atomic script. False for a dead-letter stream an operator
    * configured in another slot: a retry appends first and deletes second, so a retry repeated
    * after a failure between the two may append a duplicate (never loses the record; on Redis
    * 8.6+ an idempotent XADD keyed by the record ID suppresses the repeat). False when no
@@ -58,7 +59,7 @@ export interface StreamResource {
 
 export type Resource = QueueResource | StreamResource;
 
-/** Counts of one queue at a glance (seed 000 state; DESIGN.md: the deadlines sorted set, not the PEL). */
+/** Counts of one queue at a glance (from the queue's deadlines sorted set, not the group's PEL: see the README). */
 export interface QueueStatus {
   readonly resource: QueueResource;
   /** Entries in the stream (waiting + leased + delayed; XLEN). */
@@ -86,6 +87,8 @@ export interface GroupStatus {
   /** Undelivered entries (XINFO GROUPS `lag`); null = unknown, never shown as 0. */
   readonly lag: number | null;
   readonly lastDeliveredId: string;
+  /** Entries the group has read (XINFO GROUPS `entries-read`); null when the server cannot tell. */
+  readonly entriesRead: number | null;
 }
 
 export interface StreamStatus {
@@ -110,6 +113,14 @@ export interface Overview {
    * failure still fails the whole overview.
    */
   readonly unavailable: readonly UnavailableResource[];
+}
+
+export interface OverviewOptions {
+  /**
+   * Only the resources for which this answers `true` (a name search, a per-principal guard):
+   * asked for every resource at once, before any status is read, so a narrow filter reads little.
+   */
+  readonly include?: (resource: Resource) => boolean | Promise<boolean>;
 }
 
 /** A resource the overview could not read, and why. */
@@ -156,21 +167,88 @@ export interface ConsumerOptions {
 export interface PendingEntry {
   readonly id: string;
   readonly consumer: string;
+  /** Since the entry was last delivered or claimed, ms (-1 for an entry Redis 8.8's XNACK released). */
   readonly idleMs: number;
   readonly deliveryCount: number;
+  /**
+   * True when the entry was released for redelivery and waits for any worker's next recovery to
+   * claim it: by an operator's release (its idle time set to 2^31-1 ms or more, so `idleMs` no
+   * longer tells how long its owner held it) or by Redis 8.8's XNACK (no owner, idle -1).
+   */
+  readonly released: boolean;
 }
 
-/** A page of rows and the cursor of the next page (undefined: this was the last). */
+/**
+ * A page of rows, the cursor of the next page (undefined: this was the last) and the cursor of the
+ * page before it (undefined: this was the first).
+ */
 export interface Page<T> {
   readonly items: readonly T[];
   readonly next: string | undefined;
+  /** Pass it as `before` to read the page before this one; undefined on the first page. */
+  readonly previous?: string | undefined;
 }
 
+/**
+ * Which page to read: the first (no option), the one after a `cursor`, the one before a `before`
+ * cursor, or the `last`. At most one of `cursor`, `before` and `last`.
+ */
 export interface PageOptions {
   /** Rows per page, 1..1000. @defaultValue 50 */
   readonly count?: number;
-  /** Cursor from the previous page's `next`; omitted for the first page. */
+  /** Cursor from a page's `next`: the page after it. */
   readonly cursor?: string;
+  /** Cursor from a page's `previous`: the page before it. */
+  readonly before?: string;
+  /** The last page. */
+  readonly last?: boolean;
+}
+
+/** Which pending entries a page of the PEL lists. */
+export interface PendingOptions extends PageOptions {
+  /** Only this consumer's entries (XPENDING's consumer argument; `''` is a valid name). */
+  readonly consumer?: string;
+  /** Only entries idle at least this long, ms (XPENDING IDLE), 1..2^31-1. */
+  readonly minIdleMs?: number;
+}
+
+/** Which dead letters a search lists; every given condition must hold. */
+export interface DeadLetterFilter {
+  /** The record's reason: a worker's `explicit`, `nack`, `processing-failed`, `delivery-limit`; `delivery-limit` for every queue record. */
+  readonly reason?: string;
+  /** The worker's consumer group (`_respire.group`); queue records have none. */
+  readonly group?: string;
+  /** The worker's exception type, exactly; queue records have none. */
+  readonly exceptionType?: string;
+  /** The ID of the entry the record came from. */
+  readonly sourceId?: string;
+  /** Dead-lettered at or after this time (the record ID's time), ms since the epoch. */
+  readonly sinceMs?: number;
+  /** Dead-lettered at or before this time (the record ID's time), ms since the epoch. */
+  readonly untilMs?: number;
+}
+
+/** A page of dead letters; with a filter, also how far the search went. */
+export interface DeadLetterPage extends Page<DeadLetterRecord> {
+  /** Records read to make this page (with a filter, more than it shows). */
+  readonly scanned: number;
+  /**
+   * False when a filtered search stopped at its `scanLimit` before it had a full page or reached
+   * the end: `next` (or `previous`) then continues the search from the last record it read.
+   */
+  readonly complete: boolean;
+}
+
+export interface DeadLetterOptions extends PageOptions {
+  /** @defaultValue 'newest' */
+  readonly order?: 'newest' | 'oldest';
+  /** Only records matching every condition; the time range bounds the XRANGE itself. */
+  readonly filter?: DeadLetterFilter;
+  /**
+   * With a filter: at most this many records are read per call, 1..100000, so a search never
+   * scans an unbounded stream in one go (see {@link DeadLetterPage.complete}). @defaultValue 10000
+   */
+  readonly scanLimit?: number;
 }
 
 /** A stream entry body; `null` from {@link AdminApi.entry} means deleted or trimmed. */
@@ -180,7 +258,7 @@ export interface EntryBody {
   readonly fields: readonly (readonly [Buffer, Buffer])[];
 }
 
-/** A worker dead-letter record (seed 002 "Dead-letter entries"): metadata read positionally. */
+/** A worker dead-letter record (the worker README's "Delivery limits and dead letters"): metadata read positionally. */
 export interface WorkerDeadLetter {
   readonly kind: 'worker';
   readonly id: string;
@@ -193,7 +271,7 @@ export interface WorkerDeadLetter {
   readonly fields: readonly (readonly [Buffer, Buffer])[];
 }
 
-/** A queue dead-letter record (seed 000): `payload`, `source_id`, `delivery_count`. */
+/** A queue dead-letter record (the queue README): `payload`, `source_id`, `delivery_count`. */
 export interface QueueDeadLetter {
   readonly kind: 'queue';
   readonly id: string;
@@ -223,6 +301,41 @@ export interface QueueDelivery {
   readonly due: boolean;
 }
 
+/** A message of a reliable queue, and where it is in its life. */
+export interface QueueMessage {
+  readonly id: string;
+  /** The entry's `payload` field (empty when it has none). */
+  readonly payload: Buffer;
+  /** Every field of the entry, in order. */
+  readonly fields: readonly (readonly [Buffer, Buffer])[];
+  /**
+   * `ready`: not yet delivered; `leased`: held under a receipt until `untilMs`; `delayed`: NACKed
+   * or released, due at `untilMs`; `delivered`: delivered and not completed, but its deadline was
+   * not among the deadlines set's members read (a bounded ZSCAN) or it has none.
+   */
+  readonly state: 'ready' | 'leased' | 'delayed' | 'delivered';
+  /** Deliveries so far: 0 while ready; null when `delivered` (not known). */
+  readonly deliveryCount: number | null;
+  /** Lease deadline or due time (server clock, ms); null when ready or not known. */
+  readonly untilMs: number | null;
+  /** True when `untilMs` has passed: the next receive redelivers it or moves it to the dead letters. */
+  readonly due: boolean;
+}
+
+/** What the operator saw of a leased or delayed queue message: the action is done only while both still hold. */
+export interface QueueMessageExpectation {
+  readonly deliveryCount: number;
+  /** The lease deadline or due time shown (`QueueDelivery.untilMs`, `QueueMessage.untilMs`). */
+  readonly untilMs: number;
+}
+
+export type QueueMessageActionResult =
+  | { readonly status: 'released' | 'deleted' }
+  /** Not in flight: acknowledged, dead-lettered, or its body is gone. */
+  | { readonly status: 'missing' }
+  /** Delivered again, NACKed, released or completed meanwhile: nothing was done. `deliveryCount`: what its member records now, null when not at the deadline shown. */
+  | { readonly status: 'changed'; readonly deliveryCount: number | null };
+
 /** Who did it; the faces pass their authorized principal. */
 export interface Actor {
   readonly name: string;
@@ -236,7 +349,19 @@ export interface AuditRecord {
   readonly actor: string;
   /** The actor's role: `operator` for an action taken, `viewer` for one refused before any I/O. */
   readonly role: Actor['role'];
-  readonly action: 'retry' | 'delete' | 'retry-all' | 'delete-all' | 'release' | 'ack' | 'remove-idle-consumers';
+  readonly action:
+    | 'retry'
+    | 'delete'
+    | 'retry-all'
+    | 'delete-all'
+    | 'release'
+    | 'ack'
+    | 'remove-idle-consumers'
+    | 'release-message'
+    | 'delete-message'
+    | 'job-start'
+    | 'job-cancel'
+    | 'job-finish';
   readonly resource: ResourceId;
   /** Entry or record IDs, group, consumer names acted on. */
   readonly target: Readonly<Record<string, string | number | readonly string[]>>;
@@ -274,6 +399,8 @@ export type PendingActionResult =
        * body kept for those groups, named here (sorted).
        */
       readonly entryKeptFor?: readonly string[];
+      /** True when an ack was asked to delete the entry and did (no other group needed it). */
+      readonly entryDeleted?: boolean;
     }
   /**
    * Not pending in the group (also for a missing stream or group). A release of a pending entry
@@ -318,7 +445,7 @@ export interface IdleConsumerResult {
 export interface AdminApi {
   resources(): Promise<{ readonly resources: readonly Resource[]; readonly discoveryTruncated: boolean }>;
   resource(id: ResourceId): Promise<Resource>;
-  overview(): Promise<Overview>;
+  overview(options?: OverviewOptions): Promise<Overview>;
   queueStatus(id: ResourceId): Promise<QueueStatus>;
   streamStatus(id: ResourceId): Promise<StreamStatus>;
 
@@ -326,15 +453,31 @@ export interface AdminApi {
    * Consumer-group views (`consumers`, `pending`, `releasePending`, `ackPending`,
    * `removeIdleConsumers`) are for worker streams; a queue's group PEL does not tell the truth
    * after first delivery (use `queueDeliveries`), so a queue id throws `RespireValidationError`.
-   * A missing stream or group reads as empty.
+   * A group the stream does not have (or a stream that does not exist) throws
+   * `RespireNotFoundError` (`isNotFound`), naming the nearest groups that exist.
    */
   consumers(id: ResourceId, group: string, options?: ConsumerOptions): Promise<ConsumerList>;
-  pending(id: ResourceId, group: string, options?: PageOptions & { readonly consumer?: string }): Promise<Page<PendingEntry>>;
+  /** One group's status (XINFO GROUPS); a group the stream does not have throws `RespireNotFoundError`. */
+  group(id: ResourceId, group: string): Promise<GroupStatus>;
+  pending(id: ResourceId, group: string, options?: PendingOptions): Promise<Page<PendingEntry>>;
   /** One entry body (XRANGE id id); null when deleted or trimmed. */
   entry(id: ResourceId, entryId: string): Promise<EntryBody | null>;
-  deadLetters(id: ResourceId, options?: PageOptions & { readonly order?: 'newest' | 'oldest' }): Promise<Page<DeadLetterRecord>>;
+  deadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deadLetter(id: ResourceId, recordId: string): Promise<DeadLetterRecord | null>;
-  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number }>;
+  queueDeliveries(id: ResourceId, options?: PageOptions): Promise<Page<QueueDelivery> & { readonly serverTimeMs: number; readonly total: number }>;
+  /** A queue's ready messages (not yet delivered), oldest first by default; `total` is the group's lag (null: unknown). */
+  queueMessages(
+    id: ResourceId,
+    options?: PageOptions & { readonly order?: 'oldest' | 'newest' },
+  ): Promise<Page<QueueMessage> & { readonly total: number | null; readonly serverTimeMs: number }>;
+  /** One message of a queue and its state; null when it is not in the queue's stream. */
+  queueMessage(id: ResourceId, entryId: string): Promise<(QueueMessage & { readonly serverTimeMs: number }) | null>;
+  /** A resource's history: rates and backlogs per series, from the samples kept in Redis. */
+  history(id: ResourceId, options?: HistoryOptions): Promise<History>;
+  /** Records one history sample of every resource, unless one younger than `minIntervalMs` exists. */
+  recordHistory(options?: { readonly minIntervalMs?: number }): Promise<HistoryRecordResult>;
+  /** Finds an entry ID, a dead-letter record, the dead letters of a source ID, or (queues) a deduplication ID. */
+  find(id: ResourceId, query: string, options?: { readonly scanLimit?: number }): Promise<FindResult>;
 
   retryDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
   deleteDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;
@@ -351,4 +494,177 @@ export interface AdminApi {
     options?: { readonly deleteEntry?: boolean },
   ): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
+  /** Starts a bulk job (retry or delete of selected or filtered dead letters) in the background. */
+  startJob(actor: Actor, id: ResourceId, spec: JobSpec, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob>;
+  /** Resumes an interrupted job from where it stopped. */
+  resumeJob(actor: Actor, jobId: string, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob>;
+  /** Asks a running job to stop (an interrupted one stops at once). */
+  cancelJob(actor: Actor, jobId: string): Promise<{ readonly status: 'asked' | 'cancelled' | 'not-running'; readonly job: Job | null }>;
+  /** One job; null when unknown (or expired). */
+  job(jobId: string): Promise<Job | null>;
+  /** Recent jobs, newest first, optionally of one resource. */
+  jobs(options?: { readonly resource?: ResourceId; readonly count?: number }): Promise<readonly Job[]>;
+  /** Makes a leased or delayed queue message due now (a NACK without delay), fenced by what the operator saw. */
+  releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+  /** Acknowledges (removes) a leased or delayed queue message, fenced by what the operator saw. */
+  deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+}
+
+/**
+ * One point of a history series. Rates are per second over the interval that ends at `atMs`
+ * (null for the first point, after a counter went back — a stream deleted and recreated —, or
+ * when the server could not tell); the rest are gauges at `atMs`.
+ */
+export interface HistoryPoint {
+  /** The sample's time (server clock), ms since the epoch. */
+  readonly atMs: number;
+  /** Entries appended to the stream (sends; also retried dead letters). */
+  readonly sent: number | null;
+  /** First deliveries (entries read by the group); all deliveries when the producers keep counters. */
+  readonly delivered: number | null;
+  /**
+   * Completions: for a queue, first deliveries that left in flight other than to the dead letters;
+   * for a worker group, entries read that left its PEL (acknowledged, dead letters included).
+   */
+  readonly acknowledged: number | null;
+  /** Records appended to the dead-letter stream. */
+  readonly deadLettered: number | null;
+  /** Not yet delivered: a queue's ready count, a group's lag. */
+  readonly lag: number | null;
+  /** Delivered and not completed: a queue's in-flight count, a group's PEL size. */
+  readonly pending: number | null;
+  /** Age of the oldest unacknowledged entry (from its entry ID's time), ms. */
+  readonly oldestAgeMs: number | null;
+  /** Length of the dead-letter stream. */
+  readonly deadLetters: number | null;
+  /** Consumers of the group. */
+  readonly consumers: number | null;
+}
+
+/** The points of one series: the queue, the worker stream itself, or one of its consumer groups. */
+export interface HistorySeries {
+  readonly kind: 'queue' | 'stream' | 'group';
+  /** The group's name (`''` for a queue or a stream). */
+  readonly name: string;
+  readonly points: readonly HistoryPoint[];
+}
+
+/** A resource's history between two times. */
+export interface History {
+  readonly resource: Resource;
+  /** False when the resource can have no history (a stream key no history key shares a slot with). */
+  readonly kept: boolean;
+  /** Samples read (at most 10,000, the newest of the range: `truncated` says when there were more). */
+  readonly samples: number;
+  readonly truncated: boolean;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly series: readonly HistorySeries[];
+}
+
+export interface HistoryOptions {
+  /** From this time (server clock, ms). @defaultValue the oldest sample kept */
+  readonly sinceMs?: number;
+  /** Up to this time. @defaultValue now */
+  readonly untilMs?: number;
+  /**
+   * Points per series at most, 2..10000: samples in between are left out, and since counters
+   * only grow, a rate over a longer interval is the mean rate of the samples left out. @defaultValue 500
+   */
+  readonly maxPoints?: number;
+}
+
+/** What one recording of history did. */
+export interface HistoryRecordResult {
+  readonly recorded: number;
+  /** Resources whose last sample was younger than `minIntervalMs` (another sampler took it). */
+  readonly skipped: number;
+  /** Resources whose sample the server refused (an ACL refusal, a key of another type), or that can have no history. */
+  readonly failed: readonly { readonly id: ResourceId; readonly code: string; readonly message: string }[];
+}
+
+/** What a bulk job does to which dead letters. */
+export interface JobSpec {
+  readonly action: 'retry' | 'delete';
+  /** These records (1..1000 IDs), in this order. */
+  readonly recordIds?: readonly string[];
+  /**
+   * Or every record that matches this filter (without one: every record), among those present
+   * when the job starts (records appended later, such as a retried entry that fails again, are
+   * never touched), oldest first.
+   */
+  readonly filter?: DeadLetterFilter;
+  /** Stop after this many records. @defaultValue no limit but the admin's `jobs.maxRecords` */
+  readonly limit?: number;
+}
+
+/**
+ * A bulk job, as kept in Redis (any admin on the same server sees it). `interrupted`: still
+ * running by its record, but its runner has not reported within the lease (its process stopped
+ * or died); resume or cancel it.
+ */
+export interface Job {
+  readonly id: string;
+  readonly resource: ResourceId;
+  readonly action: 'retry' | 'delete';
+  readonly selection: { readonly recordIds: readonly string[] } | { readonly filter: DeadLetterFilter };
+  readonly limit: number | null;
+  /** Who started it (and its role). */
+  readonly actor: string;
+  readonly state: 'running' | 'interrupted' | 'done' | 'cancelled' | 'failed';
+  readonly createdMs: number;
+  /** The runner's last report (server clock). */
+  readonly heartbeatMs: number;
+  readonly finishedMs: number | null;
+  /** Records in the selection when it started (with a filter: the dead-letter stream's length then, an upper bound). */
+  readonly total: number;
+  /** Records read so far (with a filter, also those that did not match). */
+  readonly examined: number;
+  /** Records retried or deleted. */
+  readonly done: number;
+  /** Records a retry left in place: not records Respire writes (foreign). */
+  readonly failed: number;
+  /** Records already gone when the job reached them (retried or deleted meanwhile). */
+  readonly missing: number;
+  /** Records per second so far. */
+  readonly ratePerSecond: number | null;
+  readonly cancelRequested: boolean;
+  readonly cancelledBy: string | null;
+  /** Why it failed (a Respire error code and message). */
+  readonly error: string | null;
+}
+
+/** A job started or resumed by this process: its record, and its end. */
+export interface RunningJob {
+  readonly job: Job;
+  /** The job's final record (done, cancelled, failed, or interrupted when this process stopped it); never rejects. */
+  readonly finished: Promise<Job>;
+}
+
+/** Where a worker stream's entry stands in one consumer group. */
+export interface EntryInGroup {
+  readonly group: string;
+  /** `pending`: delivered, not acknowledged; `done`: delivered and acknowledged; `waiting`: not yet delivered to the group. */
+  readonly state: 'pending' | 'done' | 'waiting';
+  /** The pending entry (owner, idle time, delivery count) when `pending`. */
+  readonly pending?: PendingEntry;
+}
+
+/** What {@link AdminApi.find} found for a query. */
+export interface FindResult {
+  readonly query: string;
+  /** The entry of the resource's main stream with this ID. */
+  readonly entry: EntryBody | null;
+  /** A queue's entry: its state as a message. */
+  readonly message?: QueueMessage | null;
+  /** A worker stream's entry: where it stands in each consumer group (at most 32 groups are read). */
+  readonly groups?: readonly EntryInGroup[];
+  /** The dead-letter record with this ID. */
+  readonly deadLetter: DeadLetterRecord | null;
+  /** The first page of dead letters whose source ID is the query (a bounded search). */
+  readonly bySource: DeadLetterPage | null;
+  /** A queue's deduplication ID: the entry ID it names, while its window lasts. */
+  readonly deduplication: { readonly entryId: string; readonly expiresInMs: number | null } | null;
+  /** The server time of the search, ms. */
+  readonly serverTimeMs: number;
 }

@@ -1,7 +1,13 @@
+// The audit of every admin action: one record to the logger and, optionally, an audit stream.
 import type { Actor, AuditRecord, ResourceId } from './api.js';
 import type { Redis } from './redis.js';
 import { isRespireError } from './redis.js';
 import { requireOperator, toResourceId } from './validate.js';
+
+/** The audit stream the `respire` CLI and the `respire-dashboard` command write by default. */
+export const DEFAULT_AUDIT_STREAM = 'respire:audit';
+/** Records an audit stream keeps, about (XADD MAXLEN ~): the oldest are trimmed. */
+export const DEFAULT_AUDIT_STREAM_MAX_LENGTH = 100_000;
 
 /** What an audited action reports: its value, and the result (and detail, target) for the record. */
 export interface Outcome<T> {
@@ -20,11 +26,13 @@ export class Auditor {
   readonly #redis: Redis;
   readonly #logger: ((record: AuditRecord) => void) | undefined;
   readonly #stream: string | undefined;
+  readonly #maxLength: number;
 
-  constructor(redis: Redis, logger: ((record: AuditRecord) => void) | undefined, stream: string | undefined) {
+  constructor(redis: Redis, logger: ((record: AuditRecord) => void) | undefined, stream: string | undefined, maxLength = DEFAULT_AUDIT_STREAM_MAX_LENGTH) {
     this.#redis = redis;
     this.#logger = logger;
     this.#stream = stream;
+    this.#maxLength = maxLength;
   }
 
   /**
@@ -96,6 +104,27 @@ export class Auditor {
     }
   }
 
+  /**
+   * Records an outcome that no single call returns (a background job's start, cancel or finish),
+   * with the server clock of the resource's node.
+   */
+  async note(
+    actor: Actor,
+    action: AuditRecord['action'],
+    id: ResourceId,
+    target: AuditRecord['target'],
+    result: AuditRecord['result'],
+    detail?: string,
+  ): Promise<void> {
+    let atMs: number;
+    try {
+      atMs = await this.#redis.timeMs(id, `RespireAdmin ${action}`);
+    } catch {
+      atMs = Date.now();
+    }
+    await this.#record({ atMs, actor: actor.name, role: actor.role, action, resource: id, target, result, ...(detail ? { detail } : {}) });
+  }
+
   async #record(record: AuditRecord): Promise<void> {
     let logged = record;
     if (this.#stream !== undefined) {
@@ -106,6 +135,7 @@ export class Auditor {
           [
             'XADD',
             s,
+            ...(this.#maxLength > 0 ? ['MAXLEN', '~', String(this.#maxLength)] : []),
             '*',
             'at',
             String(record.atMs),

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The `respire` binary's entry point.
 /**
  * `respire`: the operator's command line over {@link RespireAdmin}. Exit codes: 0 done; 1 failed
  * (a Redis or permission error, or an action that found its record missing, refused it or saw a

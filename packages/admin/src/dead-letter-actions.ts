@@ -1,3 +1,4 @@
+// Dead-letter actions: retry, delete, and the bounded retry-all and delete-all.
 import type { Actor, BulkOptions, BulkProgress, BulkResult, DeleteResult, Resource, ResourceId, RetryResult } from './api.js';
 import type { AdminContext } from './context.js';
 import { workerRecord } from './records.js';
@@ -6,7 +7,7 @@ import { deadLetterKey } from './resources.js';
 import { toCount, toEntryId, toOptions } from './validate.js';
 
 /** The outcome of one record of a retry: 1 retried (value = new ID), 0 missing, -1 foreign (value = reason). */
-interface RetryStatus {
+export interface RetryStatus {
   status: number;
   value: string;
 }
@@ -35,8 +36,8 @@ export async function retryDeadLetter(ctx: AdminContext, actor: Actor, id: Resou
   });
 }
 
-/** Retries records (≤ 1000), in order. */
-async function retry(ctx: AdminContext, r: Resource, ids: readonly string[]): Promise<RetryStatus[]> {
+/** Retries records (≤ 1000), in order: 1 retried (value = new ID), 0 missing, -1 foreign (value = reason). */
+export async function retry(ctx: AdminContext, r: Resource, ids: readonly string[]): Promise<RetryStatus[]> {
   const op = 'RespireAdmin retry';
   const dead = deadLetterKey(r);
   if (r.kind === 'queue') return parseStatuses(await ctx.redis.script('retryQueue', { deadLetterStream: dead, stream: r.keys.stream, recordIds: ids }, op));

@@ -1,3 +1,4 @@
+// describeBytes: how a face should show a payload or field value (JSON, UTF-8 text or hex, capped).
 import { RespireValidationError } from './redis.js';
 import { toOptions } from './validate.js';
 

@@ -1,10 +1,10 @@
+// Fenced actions on a worker group's pending entries, and the removal of idle consumers.
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
+import { groupNotFound, groupsOf } from './groups.js';
+import { RELEASE_IDLE_MS } from './pages.js';
 import { RespireValidationError, text } from './redis.js';
 import { toConsumer, toCount, toEntryId, toName } from './validate.js';
-
-/** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
-const RELEASE_IDLE_MS = 2_147_483_647;
 
 /**
  * Releases (XCLAIM to the same owner, IDLE 2^31-1, JUSTID) or acknowledges (XACK, and XDEL with
@@ -45,10 +45,18 @@ export async function pendingAction(
         detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}`,
       };
     }
+    if (code === 1 && action === 'ack' && deleteEntry) {
+      return { value: { status: 'acknowledged', entryDeleted: true }, result: 'ok', detail: 'entry deleted from the stream' };
+    }
     if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
     if (code === -1) {
       const value = { status: 'changed', deliveryCount: Number(current), consumer: text(owner) } as const;
       return { value, result: 'changed', detail: `now pending to '${value.consumer}' at delivery count ${value.deliveryCount}` };
+    }
+    // Not pending: in a group that exists, or the group (or stream) is not there at all.
+    if (code === 0) {
+      const groups = await groupsOf(ctx, s.stream, `RespireAdmin ${action}`);
+      if (!groups?.some((x) => x.name === g)) throw groupNotFound(s, g, groups);
     }
     return { value: { status: 'missing' }, result: 'missing', ...(code === 2 ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
   });
@@ -69,6 +77,10 @@ export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: R
       true,
     )) as unknown[][];
     const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
+    if (value.removed.length === 0 && value.keptWithPending.length === 0) {
+      const groups = await groupsOf(ctx, s.stream, 'RespireAdmin removeIdleConsumers');
+      if (!groups?.some((x) => x.name === g)) throw groupNotFound(s, g, groups);
+    }
     target.removed = value.removed;
     target.keptWithPending = value.keptWithPending;
     return { value, result: 'ok' };

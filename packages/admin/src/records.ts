@@ -1,9 +1,10 @@
+// Reading dead-letter records and deadlines members into the API's shapes.
 import type { DeadLetterRecord, QueueDelivery } from './api.js';
 
-/** The five metadata pairs that open a worker dead-letter record (seed 002), in order. */
+/** The five metadata pairs that open a worker dead-letter record (the worker README), in order. */
 export const WORKER_META = ['_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type'] as const;
 
-/** A worker record carries at most 1,024 original pairs (seed 002's limit with a dead-letter stream). */
+/** A worker record carries at most 1,024 original pairs (the worker's limit with a dead-letter stream). */
 const MAX_ORIGINAL_PAIRS = 1024;
 
 const WHOLE = /^\d+$/;
@@ -28,7 +29,7 @@ export function workerRecord(id: string, fields: readonly (readonly [Buffer, Buf
   };
 }
 
-/** Reads a queue dead-letter record (`payload`, `source_id`, `delivery_count`, seed 000); anything else is foreign. */
+/** Reads a queue dead-letter record (`payload`, `source_id`, `delivery_count`, see the queue README); anything else is foreign. */
 export function queueRecord(id: string, fields: readonly (readonly [Buffer, Buffer])[]): DeadLetterRecord {
   const [payload, source, count] = fields;
   if (

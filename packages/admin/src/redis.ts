@@ -1,3 +1,4 @@
+// The admin's one door to @respire/core-scripts and to Redis: commands, scripts, reply shapes.
 /**
  * Everything the admin package takes from `@respire/core-scripts`, in one place, plus the raw
  * command plumbing (routing, reply shapes of RESP2 and RESP3). No other module imports
@@ -56,6 +57,13 @@ const adminScripts = {
   releasePending: scriptCalls.adminReleasePending,
   ackPending: scriptCalls.adminAckPending,
   removeIdleConsumers: scriptCalls.adminRemoveIdleConsumers,
+  releaseQueueMessage: scriptCalls.adminReleaseQueueMessage,
+  deleteQueueMessage: scriptCalls.adminDeleteQueueMessage,
+  historyQueue: scriptCalls.adminHistoryQueue,
+  historyStream: scriptCalls.adminHistoryStream,
+  jobCreate: scriptCalls.adminJobCreate,
+  jobStep: scriptCalls.adminJobStep,
+  jobCancel: scriptCalls.adminJobCancel,
 };
 
 /** An admin script, by its short name. */

@@ -1,6 +1,8 @@
+// The resources an admin knows: configured queues and streams, and queues found by a bounded SCAN.
 import type { QueueResource, Resource, ResourceId, StreamResource } from './api.js';
 import type { Redis } from './redis.js';
 import { BINARY, RespireValidationError, bytes, isRespireError, keySlot, queueKeys, text, toKeyPrefix, toRespireError } from './redis.js';
+import { RespireNotFoundError, nearest } from './not-found.js';
 import { toCount, toName, toOptions, toResourceId } from './validate.js';
 
 /** A reliable queue to show: its name as given to `new ReliableQueue(client, name)` and its key prefix. */
@@ -11,8 +13,8 @@ export interface QueueConfig {
 }
 
 /**
- * A worker stream to show. A worker dead-letter record does not name its source stream (seed 002
- * fixes its first five fields), so the source of a retry is this configuration: records of
+ * A worker stream to show. A worker dead-letter record does not name its source stream (the worker
+ * README fixes its first five fields), so the source of a retry is this configuration: records of
  * `deadLetterStream` are retried onto `stream`.
  */
 export interface StreamConfig {
@@ -38,8 +40,8 @@ export interface DiscoveryOptions {
 const DISCOVERY_MATCH = '*{respire-queue:*}:*';
 /** A queue's ready or dead-letter stream: a queue whose ready stream is gone still has its dead letters. */
 const QUEUE_STREAM_KEY = /^(.*)\{respire-queue:([^{}]+)\}:(stream|dead-letter)$/s;
-/** Any key of a queue (stream, deadlines, dead letters, deduplication). */
-const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|dedup:.*)$/s;
+/** Any key of a queue (stream, deadlines, dead letters, deduplication, history, counters). */
+const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|history|counters|dedup:.*)$/s;
 
 /**
  * The resources an admin knows: configured queues and streams, and (with discovery) queues found
@@ -90,7 +92,7 @@ export class Resources {
   async list(): Promise<{ readonly resources: readonly Resource[]; readonly discoveryTruncated: boolean }> {
     const resources = [...this.#configured.values()];
     if (!this.#discovery) return { resources, discoveryTruncated: false };
-    const { keys, truncated } = await this.#scanQueues(this.#discovery);
+    const { keys, truncated } = await this.#scan(DISCOVERY_MATCH, this.#discovery);
     const seen = new Set(this.#configured.keys());
     for (const key of keys.sort()) {
       const found = parseQueueKey(key);
@@ -102,7 +104,16 @@ export class Resources {
     return { resources, discoveryTruncated: truncated };
   }
 
-  async #scanQueues(bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
+  /**
+   * Stream keys of the keyspace that are neither a queue's nor a history (a bounded SCAN TYPE
+   * stream, the discovery bounds or their defaults), for a hint of the names that do exist.
+   */
+  async streamKeys(): Promise<{ keys: string[]; truncated: boolean }> {
+    const { keys, truncated } = await this.#scan('*', this.#discovery ?? { scanCount: 1000, maxPages: 100 });
+    return { keys: keys.filter((k) => !QUEUE_KEY.test(k) && !k.endsWith(':respire-history')).sort(), truncated };
+  }
+
+  async #scan(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
     const found = new Set<string>();
     let truncated = false;
     for (const node of await this.#redis.masters()) {
@@ -115,10 +126,7 @@ export class Resources {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(
-            ['SCAN', cursor, 'MATCH', DISCOVERY_MATCH, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'],
-            BINARY,
-          )) as unknown[];
+          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
@@ -152,7 +160,11 @@ export class Resources {
         if (types.some((t) => text(t) === 'stream')) return found;
       }
     }
-    throw new UnknownResourceError(key, `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
+    const known = nearest(
+      key,
+      (await this.list().catch(() => ({ resources: [...this.#configured.values()] }))).resources.map((r) => r.id),
+    );
+    throw new UnknownResourceError(key, known, `unknown resource '${key}': neither configured${this.#discovery ? ' nor a discoverable queue' : ''}`);
   }
 
   async queue(id: ResourceId): Promise<QueueResource> {
@@ -175,14 +187,15 @@ export class Resources {
 
 /**
  * An id that names no resource. Still a `RespireValidationError` with `argument: 'resource'`
- * (callers that catch those keep working); {@link isUnknownResource} tells it apart.
+ * (callers that catch those keep working); {@link isUnknownResource} tells it apart, and
+ * `notFound.known` names the nearest resources that do exist.
  */
-class UnknownResourceError extends RespireValidationError {
+class UnknownResourceError extends RespireNotFoundError {
   /** The id that named no resource. */
   readonly unknownResource: ResourceId;
 
-  constructor(id: ResourceId, message: string) {
-    super('resource', message);
+  constructor(id: ResourceId, known: readonly string[], message: string) {
+    super({ kind: 'resource', name: id, known }, message);
     this.unknownResource = id;
   }
 }

@@ -1,3 +1,4 @@
+// Argument checks of the admin API: entry IDs, counts, names, options and actors, before any I/O.
 import type { Actor } from './api.js';
 import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
 
@@ -35,6 +36,14 @@ export function previousEntryId(id: string): string | undefined {
   const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
   if (seq > 0n) return `${ms}-${seq - 1n}`;
   return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
+}
+
+/** -1, 0 or 1 as entry ID `a` (canonical) is below, equal to or above `b` (canonical). */
+export function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
 }
 
 /** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */

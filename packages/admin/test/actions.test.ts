@@ -1,6 +1,7 @@
+// The admin's actions on every target: retries, deletes, bulk, pending, idle consumers, audit.
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireAdmin, type AuditRecord } from '../src/index.js';
+import { RespireAdmin, isNotFound, type AuditRecord } from '../src/index.js';
 import {
   addQueueRecord,
   addWorkerRecord,
@@ -209,7 +210,8 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     const claimed = (await conn.raw(stream, ['XAUTOCLAIM', stream, 'g', 'c2', '2147483647', '0-0', 'COUNT', '10'])) as unknown[];
     expect((claimed[1] as unknown[][]).map((e) => String(e[0]))).toEqual([id]);
     expect(await admin.releasePending(operator, stream, 'g', '1-1', { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'missing' });
-    expect(await admin.releasePending(operator, stream, 'nope', id, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'missing' });
+    const noGroup = await admin.releasePending(operator, stream, 'gg', id, { deliveryCount: 1, consumer: 'c1' }).catch((e: unknown) => e);
+    expect(isNotFound(noGroup)).toEqual({ kind: 'group', name: 'gg', known: ['g'] });
   });
 
   it('acks a pending entry fenced by count and owner, deleting its body when asked', async () => {
@@ -224,7 +226,10 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     });
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(2);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'acknowledged' });
-    expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c1' }, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
+    expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c1' }, { deleteEntry: true })).toEqual({
+      status: 'acknowledged',
+      entryDeleted: true,
+    });
     expect(await pendingRows(conn, stream, 'g')).toEqual([]);
     expect((await range(conn, stream)).map(([id]) => id)).toEqual([a]);
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c1' })).toEqual({ status: 'missing' });
@@ -247,7 +252,11 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     expect(result.keptWithPending).toEqual(['holder']);
     expect((await admin.consumers(stream, 'g')).items.map((c) => c.name).sort()).toEqual(['fresh', 'holder']);
     expect(await pendingRows(conn, stream, 'g')).toHaveLength(1);
-    expect(await admin.removeIdleConsumers(operator, stream, 'nope', 50)).toEqual({ removed: [], keptWithPending: [] });
+    expect(isNotFound(await admin.removeIdleConsumers(operator, stream, 'gg', 50).catch((e: unknown) => e))).toEqual({
+      kind: 'group',
+      name: 'gg',
+      known: ['g'],
+    });
   });
 
   it('appends audit records to the audit stream; a failed append is reported to the logger and the action stands; a throwing logger is contained', async () => {

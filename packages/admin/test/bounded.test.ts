@@ -1,3 +1,4 @@
+// Every read stays bounded on big data.
 import { standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

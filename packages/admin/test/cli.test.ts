@@ -1,3 +1,4 @@
+// The built `respire` binary against the harness's Redis.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -104,32 +105,53 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(await range(conn, dead)).toHaveLength(0);
   });
 
-  it('dead-letters list of a queue with no keys under the key prefix: (none) and exit 0, with a hint on stderr (a field with --json)', async () => {
-    const missing = uniqueQueue('nope');
-    const human = await respire(['dead-letters', 'list', '--queue', missing]);
-    expect(human).toMatchObject({ code: 0, stdout: '(none)\n' });
-    expect(human.stderr).toBe(
-      `respire: no queue named '${missing}' was found under this key prefix (none): none of its keys exist; check --queue and --key-prefix\n`,
-    );
-    const json = await respire(['dead-letters', 'list', '--queue', missing, '--json']);
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({
-      items: [],
-      next: null,
-      queueExists: false,
-      hint: expect.stringContaining(`no queue named '${missing}' was found under this key prefix`),
-    });
-
-    // A queue that exists (sent to, then drained) has no hint; under another key prefix it is not found.
+  it('a queue with no keys under the key prefix is not found: exit 1, the nearest queue names that exist, NOT_FOUND with --json', async () => {
     const name = uniqueQueue('cli');
     const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
     await queue.send('a');
     for (const m of await queue.receive(60_000)) await queue.ack(m);
+    const typo = `${name}x`;
+    const human = await respire(['dead-letters', 'list', '--queue', typo]);
+    expect(human).toMatchObject({ code: 1, stdout: '' });
+    expect(human.stderr).toContain(
+      `respire: queue: no queue named '${typo}' without a key prefix: none of its keys exist (check --queue and --key-prefix); nearest that exist: '${name}'`,
+    );
+    const json = await respire(['dead-letters', 'list', '--queue', typo, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'NOT_FOUND', notFound: { kind: 'queue', name: typo, known: expect.arrayContaining([name]) } });
+    for (const args of [
+      ['messages', 'list', '--queue', typo],
+      ['history', 'show', '--queue', typo],
+      ['dead-letters', 'purge', '--queue', typo, '--yes'],
+    ]) {
+      const run = await respire(args);
+      expect([args.join(' '), run.code]).toEqual([args.join(' '), 1]);
+      expect(run.stderr).toContain(`no queue named '${typo}'`);
+    }
+
+    // A queue that exists (sent to, then drained) lists nothing and exits 0; under another key prefix it is not found.
     const found = await respire(['dead-letters', 'list', '--queue', name]);
     expect(found).toMatchObject({ code: 0, stdout: '(none)\n', stderr: '' });
-    expect(JSON.parse((await respire(['dead-letters', 'list', '--queue', name, '--json'])).stdout)).toEqual({ items: [], next: null, queueExists: true });
+    expect(JSON.parse((await respire(['dead-letters', 'list', '--queue', name, '--json'])).stdout)).toEqual({ items: [], next: null, previous: null });
     const prefixed = await respire(['dead-letters', 'list', '--queue', name, '--key-prefix', 'other:']);
-    expect(prefixed.stderr).toContain(`no queue named '${name}' was found under this key prefix (--key-prefix 'other:')`);
+    expect(prefixed.code).toBe(1);
+    expect(prefixed.stderr).toContain(`no queue named '${name}' under --key-prefix 'other:'`);
+
+    // A mistyped stream or group: not found, with the names that exist.
+    const { stream } = uniqueKeys('cli');
+    await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'fulfilment', '0']);
+    const group = await respire(['pending', 'list', '--stream', stream, '--group', 'fulfillment']);
+    expect(group.code).toBe(1);
+    expect(group.stderr).toContain("no consumer group 'fulfillment'");
+    expect(group.stderr).toContain("nearest that exist: 'fulfilment'");
+    const prune = await respire(['consumers', 'prune', '--stream', stream, '--group', 'nope', '--min-idle-ms', '1', '--yes', '--json']);
+    expect(prune.code).toBe(1);
+    expect(JSON.parse(prune.stdout).error).toMatchObject({ code: 'NOT_FOUND', notFound: { kind: 'group', name: 'nope' } });
+    const noStream = await respire(['status', '--no-discover', '--stream', `${stream}x`]);
+    expect(noStream.code).toBe(1);
+    expect(noStream.stdout).toContain(`${stream}x (missing)`);
+    expect(noStream.stdout).toMatch(new RegExp(`NOT FOUND.*\\n.*\\nstream +${stream.replace(/[{}]/g, '\\$&')}x +.*${stream.replace(/[{}]/g, '\\$&')}`));
   });
 
   it("a queue dead letter's reason is 'delivery limit' (as in the dashboard): it is always a move at the delivery limit", async () => {
@@ -187,17 +209,23 @@ describe('respire CLI', { timeout: 60_000 }, () => {
       'carol',
     ]);
     expect(retried.code).toBe(0);
-    expect(retried.stdout).toContain('retried 5');
+    expect(retried.stdout).toMatch(/^Retried 5 dead letters\. \(job [\w-]+\)\n$/);
     expect(retried.stderr.trim().split('\n')).toEqual(['retried 2…', 'retried 4…', 'retried 5…']);
     expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
-    const fields = (await range(conn, audit))[0]![1];
-    expect(fields).toEqual(expect.arrayContaining(['actor', 'carol', 'role', 'operator', 'action', 'retry-all', 'result', 'ok']));
+    const audited = (await range(conn, audit)).map(([, f]) => f);
+    expect(audited.map((f) => f[f.indexOf('action') + 1])).toEqual(['job-start', 'job-finish']);
+    expect(audited[1]).toEqual(expect.arrayContaining(['actor', 'carol', 'role', 'operator', 'result', 'ok']));
+    // The job is kept like a dashboard's: respire jobs shows it.
+    const jobId = /\(job ([\w-]+)\)/.exec(retried.stdout)![1]!;
+    expect(JSON.parse((await respire(['jobs', 'show', jobId, '--json'])).stdout)).toMatchObject({ id: jobId, state: 'done', done: 5, actor: 'carol' });
+    const nothing = await respire(['dead-letters', 'retry', '--all', '--queue', name, '--yes']);
+    expect(nothing.stdout).toMatch(/^No dead letters to retry\. /);
 
     for (let i = 0; i < 3; i++) await conn.raw(deadKey, ['XADD', deadKey, '*', 'payload', `x${i}`, 'source_id', '1-1', 'delivery_count', '1']);
     expect((await respire(['dead-letters', 'purge', '--queue', name])).code).toBe(2);
     const purged = await respire(['dead-letters', 'purge', '--queue', name, '--yes', '--json']);
     expect(purged.code).toBe(0);
-    expect(JSON.parse(purged.stdout)).toEqual({ done: 3, failed: 0, aborted: false });
+    expect(JSON.parse(purged.stdout)).toMatchObject({ done: 3, failed: 0, missing: 0, aborted: false, state: 'done' });
     expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
   });
 
@@ -208,7 +236,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', stream, '>']);
     await conn.raw(stream, ['XGROUP', 'CREATECONSUMER', stream, 'g', 'gone']);
     const list = await respire(['pending', 'list', '--stream', stream, '--group', 'g', '--json']);
-    expect(JSON.parse(list.stdout).items).toEqual([{ id, consumer: 'c1', idleMs: expect.any(Number), deliveryCount: 1 }]);
+    expect(JSON.parse(list.stdout)).toMatchObject({ items: [{ id, consumer: 'c1', idleMs: expect.any(Number), deliveryCount: 1, released: false }], total: 1 });
 
     const stale = await respire(['pending', 'release', id, '--stream', stream, '--group', 'g', '--delivery-count', '2', '--consumer', 'c1']);
     expect(stale.code).toBe(1);
@@ -217,10 +245,16 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(released.code).toBe(0);
     expect((await pendingRows(conn, stream, 'g'))[0]).toMatchObject({ count: 1, idle: expect.any(Number) });
     expect((await pendingRows(conn, stream, 'g'))[0]!.idle).toBeGreaterThan(2_000_000_000);
+    expect(released.stdout).toContain(`${id}: released — claimable now by any worker's next recovery (delivery count 1 kept)`);
+    // A released entry says so instead of an idle time of 24 days.
+    const after = await respire(['pending', 'list', '--stream', stream, '--group', 'g']);
+    expect(after.stdout).toMatch(new RegExp(`${id} +c1 +released, claimable now +1`));
+    expect(after.stdout).not.toMatch(/24d/);
 
     expect((await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g'])).code).toBe(2); // would prompt
     const acked = await respire(['pending', 'ack', id, '--stream', stream, '--group', 'g', '--yes', '--delete']);
     expect(acked.code).toBe(0);
+    expect(acked.stdout).toBe(`${id}: acknowledged in group g and deleted from the stream\n`);
     expect(await pendingRows(conn, stream, 'g')).toEqual([]);
     expect(await range(conn, stream)).toEqual([]);
 
@@ -240,6 +274,8 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     const pruned = await respire(['consumers', 'prune', '--stream', stream, '--group', 'g', '--min-idle-ms', '1', '--yes', '--json']);
     expect(pruned.code).toBe(0);
     expect(JSON.parse(pruned.stdout).removed.sort()).toEqual(['c1', 'gone']);
+    const none = await respire(['consumers', 'prune', '--stream', stream, '--group', 'g', '--min-idle-ms', '1', '--yes']);
+    expect(none).toMatchObject({ code: 0, stdout: 'No consumer of group g was idle for 1ms without pending entries: none removed.\n' });
   });
 
   it('--cluster: discovers queues on every master and retries a queue dead letter on its node', async () => {
@@ -406,7 +442,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(1);
     const yes = await onTerminal('y\r');
     expect(yes.code).toBe(0);
-    expect(yes.stdout).toMatch(/deleted 1/);
+    expect(yes.stdout).toMatch(/Deleted 1 dead letter\./);
     expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(0);
   });
 
@@ -426,6 +462,83 @@ describe('respire CLI', { timeout: 60_000 }, () => {
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 2]);
       expect(JSON.parse(run.stdout)).toEqual({ error: { code: 'USAGE', message: expect.any(String) } });
     }
+  });
+
+  it('actions are audited to respire:audit by default, to --audit-stream KEY when given, and not with --no-audit', async () => {
+    const { stream, dead } = uniqueKeys('cli-audit');
+    const address = ['--stream', stream, '--dead-letter-stream', dead, '--yes'];
+    const records = await Promise.all([0, 1, 2].map((i) => addWorkerRecord(conn, dead, `1-${i}`, ['k', String(i)])));
+    const before = Number(await conn.raw('respire:audit', ['XLEN', 'respire:audit']));
+    expect((await respire(['dead-letters', 'delete', records[0]!, ...address, '--actor', 'dana'])).code).toBe(0);
+    const [, last] = ((await conn.raw('respire:audit', ['XREVRANGE', 'respire:audit', '+', '-', 'COUNT', '1'])) as unknown[][])[0]! as [unknown, unknown[]];
+    expect(last.map(String)).toEqual(expect.arrayContaining(['actor', 'dana', 'action', 'delete', 'resource', stream, 'result', 'ok']));
+    expect((await respire(['dead-letters', 'delete', records[1]!, ...address, '--no-audit'])).code).toBe(0);
+    expect(Number(await conn.raw('respire:audit', ['XLEN', 'respire:audit']))).toBe(before + 1);
+    const own = `{${stream}}:audit`;
+    expect((await respire(['dead-letters', 'delete', records[2]!, ...address, '--audit-stream', own])).code).toBe(0);
+    expect(await range(conn, own)).toHaveLength(1);
+  });
+
+  it('messages list / show / release / delete of a queue: ready and in-flight pages, state, fenced actions', async () => {
+    const name = uniqueQueue('cli-msg');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await queue.send(`{"order":${i}}`));
+    const [held] = await queue.receive(60_000, { max: 1 });
+    const ready = await respire(['messages', 'list', '--queue', name, '--json']);
+    expect(JSON.parse(ready.stdout)).toMatchObject({ total: 3, items: ids.slice(1).map((id) => ({ id, state: 'ready' })) });
+    const inFlight = await respire(['messages', 'list', '--queue', name, '--in-flight']);
+    expect(inFlight.stdout).toMatch(new RegExp(`${held!.id} +leased +1 `));
+    const show = await respire(['messages', 'show', held!.id, '--queue', name]);
+    expect(show.stdout).toMatch(/state: leased for \d/);
+    expect(show.stdout).toContain('"order": 0');
+    const refused = await respire(['messages', 'release', ids[1]!, '--queue', name, '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is ready \(not yet delivered\): only a leased or delayed one can be released/);
+    const released = await respire(['messages', 'release', held!.id, '--queue', name, '--yes']);
+    expect(released).toMatchObject({ code: 0, stdout: `${held!.id}: released — due now; the next receive redelivers it (delivery count 1 kept)\n` });
+    expect(await queue.ack(held!)).toBe(false);
+    const [again] = await queue.receive(60_000, { max: 1 });
+    expect(again).toMatchObject({ id: held!.id, deliveryCount: 2 });
+    const deleted = await respire(['messages', 'delete', again!.id, '--queue', name, '--yes', '--json']);
+    expect(JSON.parse(deleted.stdout)).toEqual({ id: again!.id, status: 'deleted' });
+    expect(await queue.ack(again!)).toBe(false);
+  });
+
+  it('find: an entry, its dead letters by source ID, a deduplication ID; nothing found exits 1', async () => {
+    const name = uniqueQueue('cli-find');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit: 1 });
+    const sent = await queue.sendWithResult('x', { deduplicationId: 'order-7' });
+    await queue.receive(1, { max: 1 });
+    await sleep(5);
+    await queue.receive(60_000, { max: 1 });
+    const bySource = await respire(['find', sent.id, '--queue', name]);
+    expect(bySource.code).toBe(0);
+    expect(bySource.stdout).toContain(`no entry ${sent.id} in the stream`);
+    expect(bySource.stdout).toMatch(new RegExp(`dead letters of source entry ${sent.id}:\\n.*\\n\\d+-\\d+ +queue +${sent.id}`));
+    const byDedup = await respire(['find', 'order-7', '--queue', name, '--json']);
+    expect(JSON.parse(byDedup.stdout)).toMatchObject({ deduplication: { entryId: sent.id }, bySource: { items: [{ sourceId: sent.id }] } });
+    const nothing = await respire(['find', 'nothing-here', '--queue', name]);
+    expect(nothing.code).toBe(1);
+  });
+
+  it('history record and history show: the same numbers as the API, as a table or --json', async () => {
+    const name = uniqueQueue('cli-hist');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    await queue.send('a');
+    const first = await respire(['history', 'record', '--queue', name, '--json']);
+    expect(JSON.parse(first.stdout).recorded).toBeGreaterThanOrEqual(1);
+    await sleep(20);
+    await queue.send('b');
+    await respire(['history', 'record', '--queue', name]);
+    const json = JSON.parse((await respire(['history', 'show', '--queue', name, '--json'])).stdout);
+    expect(json.samples).toBe(2);
+    const [p0, p1] = json.series[0].points;
+    expect(Math.round((p1.sent * (p1.atMs - p0.atMs)) / 1000)).toBe(1);
+    expect(p1.lag).toBe(2);
+    const text = await respire(['history', 'show', '--queue', name]);
+    expect(text.stdout).toMatch(/^2 samples, /);
+    expect(text.stdout).toMatch(/QUEUE \(rates per second\)\nTIME +SENT +DELIVERED +ACKED +DEAD-LETTERED +LAG +PENDING +OLDEST +DEAD LETTERS/);
   });
 
   it('a purge interrupted with Ctrl-C stops between pages and exits 1 (not done)', async () => {
@@ -448,7 +561,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     });
     expect(run.code).toBe(1);
     const doc = JSON.parse(run.stdout);
-    expect(doc).toMatchObject({ aborted: true });
+    expect(doc).toMatchObject({ aborted: true, state: 'cancelled' });
     expect(doc.done).toBeLessThan(3000);
     expect(Number(await conn.raw(deadKey, ['XLEN', deadKey]))).toBe(3000 - doc.done);
   });

@@ -1,3 +1,4 @@
+// Hostile input and odd data: cursor ends, big IDs, empty consumers, foreign records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
 import {
@@ -30,11 +31,11 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     const id = String(await conn.raw(stream, ['XADD', stream, '*', 'k', 'v']));
     await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'g', '0']);
     await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', stream, '>']);
-    expect(await admin.deadLetters(stream, { cursor: '0-0' })).toEqual({ items: [], next: undefined });
-    expect(await admin.deadLetters(stream, { cursor: MAX_ID, order: 'oldest' })).toEqual({ items: [], next: undefined });
+    expect(await admin.deadLetters(stream, { cursor: '0-0' })).toMatchObject({ items: [], next: undefined });
+    expect(await admin.deadLetters(stream, { cursor: MAX_ID, order: 'oldest' })).toMatchObject({ items: [], next: undefined });
     expect((await admin.deadLetters(stream, { cursor: MAX_ID })).items).toHaveLength(1);
     expect((await admin.deadLetters(stream, { cursor: '0-0', order: 'oldest' })).items).toHaveLength(1);
-    expect(await admin.pending(stream, 'g', { cursor: MAX_ID })).toEqual({ items: [], next: undefined });
+    expect(await admin.pending(stream, 'g', { cursor: MAX_ID })).toMatchObject({ items: [], next: undefined });
     expect((await admin.pending(stream, 'g', { cursor: '0-0' })).items.map((p) => p.id)).toEqual([id]);
     expect(await admin.entry(stream, MAX_ID)).toBeNull();
     expect(await admin.deadLetter(stream, '0-0')).toBeNull();
@@ -80,7 +81,7 @@ describe.each(targets)('RespireAdmin against hostile input on $name', (target) =
     await conn.raw(stream, ['XACK', stream, 'audit', a]);
     const expected = { deliveryCount: 1, consumer: 'p' };
     // a: every other group has read and acknowledged it -> deleted.
-    expect(await admin.ackPending(operator, stream, 'poisoned', a, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
+    expect(await admin.ackPending(operator, stream, 'poisoned', a, expected, { deleteEntry: true })).toEqual({ status: 'acknowledged', entryDeleted: true });
     // b: pending in billing, not yet delivered to audit -> acknowledged in poisoned only, body kept.
     expect(await admin.ackPending(operator, stream, 'poisoned', b, expected, { deleteEntry: true })).toEqual({
       status: 'acknowledged',

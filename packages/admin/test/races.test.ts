@@ -1,3 +1,4 @@
+// Races and faults: concurrent admins, workers, lost replies, BUSY, SCRIPT FLUSH.
 import { StreamWorker, type StreamEntry } from '@respire/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';

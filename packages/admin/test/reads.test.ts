@@ -1,7 +1,8 @@
+// The admin's reads on every target: counts, pages, bodies, dead letters, discovery.
 import { keySlot } from '@respire/core-scripts/internal';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireAdmin, isUnknownResource, type DeadLetterRecord } from '../src/index.js';
+import { RespireAdmin, isNotFound, isUnknownResource, type DeadLetterRecord } from '../src/index.js';
 import { addQueueRecord, addWorkerRecord, operator, pendingRows, sleep, targets, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 /** The read views, on node-redis 6 (RESP3) and 5 (RESP2), a 3-master Cluster and the fake server. */
@@ -72,7 +73,9 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     await conn.raw(id, ['XDEL', id, third]); // a deletion past the group's position: Redis can no longer count the lag
     expect(await admin.queueStatus(id)).toMatchObject({ length: 2, ready: null });
     const stream = (await raw.overview()).streams[0]!;
-    expect(stream.groups).toEqual([{ name: 'respire', consumers: 1, pending: 1, lag: null, lastDeliveredId: expect.stringMatching(/^\d+-\d+$/) }]);
+    expect(stream.groups).toEqual([
+      { name: 'respire', consumers: 1, pending: 1, lag: null, lastDeliveredId: expect.stringMatching(/^\d+-\d+$/), entriesRead: 1 },
+    ]);
   });
 
   it('pages queue deliveries by rank without duplicates or gaps, and ends on the last page', async () => {
@@ -134,7 +137,9 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(await admin.consumers(stream, 'g', { limit: 2 })).toEqual({ items: [], total: 3, truncated: true });
     expect((await admin.consumers(stream, 'g', { limit: 3 })).items).toHaveLength(3);
     const missing = `${stream}-none`;
-    expect(await new RespireAdmin(conn.client, { streams: [{ stream: missing }] }).consumers(missing, 'g')).toEqual({ items: [], total: 0, truncated: false });
+    const noStream = await new RespireAdmin(conn.client, { streams: [{ stream: missing }] }).consumers(missing, 'g').catch((e: unknown) => e);
+    expect(isNotFound(noStream)).toEqual({ kind: 'group', name: 'g', known: [] });
+    expect((noStream as Error).message).toContain('does not exist');
 
     const all = await pendingRows(conn, stream, 'g');
     const seen: string[] = [];
@@ -154,8 +159,13 @@ describe.each(targets)('RespireAdmin reads on $name', (target) => {
     expect(exact.next).toBeUndefined();
     const c2 = await admin.pending(stream, 'g', { consumer: 'c2' });
     expect(c2.items.map((p) => p.consumer)).toEqual(['c2', 'c2', 'c2', 'c2']);
-    expect(await admin.pending(stream, 'nope')).toEqual({ items: [], next: undefined });
-    expect(await admin.consumers(stream, 'nope')).toEqual({ items: [], total: 0, truncated: false });
+    // A group the stream does not have is "not found", with the groups that do exist.
+    for (const read of [() => admin.pending(stream, 'gg'), () => admin.consumers(stream, 'gg'), () => admin.group(stream, 'gg')]) {
+      const error = await read().catch((e: unknown) => e);
+      expect(isNotFound(error)).toEqual({ kind: 'group', name: 'gg', known: ['g'] });
+      expect(error).toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT', argument: 'group' });
+    }
+    expect(await admin.group(stream, 'g')).toMatchObject({ name: 'g', consumers: 3, pending: 9, lag: 0, entriesRead: 9 });
   });
 
   it('entry bodies on demand, null when deleted; binary field names and values intact', async () => {

@@ -1,3 +1,4 @@
+// Every admin script call sends KEYS and ARGV in its header's order.
 import { standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { scripts } from '@respire/core-scripts/internal';
@@ -71,7 +72,10 @@ describe('admin scripts: KEYS and ARGV in header order (real Redis)', () => {
     const [a, b] = await pendingPair(conn, stream, 'c');
     sent.length = 0;
     expect(await admin.releasePending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c' })).toEqual({ status: 'released' });
-    expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c' }, { deleteEntry: true })).toEqual({ status: 'acknowledged' });
+    expect(await admin.ackPending(operator, stream, 'g', b, { deliveryCount: 1, consumer: 'c' }, { deleteEntry: true })).toEqual({
+      status: 'acknowledged',
+      entryDeleted: true,
+    });
     expect(await admin.ackPending(operator, stream, 'g', a, { deliveryCount: 1, consumer: 'c' })).toEqual({ status: 'acknowledged' });
     expect(await admin.removeIdleConsumers(operator, stream, 'g', 60_000)).toEqual({ removed: [], keptWithPending: [] });
     expect(calls()).toEqual([
@@ -80,6 +84,39 @@ describe('admin scripts: KEYS and ARGV in header order (real Redis)', () => {
       ['admin-ack-pending', [stream], ['g', a, 'c', '1', '0']],
       ['admin-remove-idle-consumers', [stream], ['g', '60000']],
     ]);
+  });
+});
+
+describe('queue message scripts: KEYS and ARGV in header order (real Redis)', () => {
+  it('release and delete of a leased queue message: the stream and deadlines; (group,) entry ID, delivery count, deadline', async () => {
+    const conn = await standalone<RedisClientLike>(inject('redisUrl'));
+    try {
+      const sent: string[][] = [];
+      const real = conn.client as unknown as { sendCommand(args: unknown[], options?: object): Promise<unknown> };
+      const client = { isOpen: true, sendCommand: (args: unknown[], options?: object) => (sent.push(args.map(String)), real.sendCommand(args, options)) };
+      const name = uniqueQueue('order-msg');
+      const id = `{respire-queue:${name}}:stream`;
+      const deadlines = `{respire-queue:${name}}:deadlines`;
+      const admin = new RespireAdmin(client, { queues: [{ name }] });
+      const { ReliableQueue, utf8Codec } = await import('@respire/queue');
+      const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+      await queue.send('a');
+      await queue.send('b');
+      const [a, b] = await queue.receive(60_000, { max: 2 });
+      const until = async (entry: string) => (await admin.queueMessage(id, entry))!.untilMs!;
+      const [ua, ub] = [await until(a!.id), await until(b!.id)];
+      sent.length = 0;
+      expect(await admin.releaseQueueMessage(operator, id, a!.id, { deliveryCount: 1, untilMs: ua })).toEqual({ status: 'released' });
+      expect(await admin.deleteQueueMessage(operator, id, b!.id, { deliveryCount: 1, untilMs: ub })).toEqual({ status: 'deleted' });
+      const bySha = new Map(scripts.allScripts.map((x) => [x.sha1, x.name]));
+      const evals = sent.filter((args) => args[0] === 'EVALSHA').map((args) => [bySha.get(args[1]!) ?? 'unknown', ...args.slice(3)]);
+      expect(evals).toEqual([
+        ['admin-release-queue-message', id, deadlines, a!.id, '1', String(ua)],
+        ['admin-delete-queue-message', id, deadlines, 'respire', b!.id, '1', String(ub)],
+      ]);
+    } finally {
+      await conn.close();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+// The admin against a real server: workers, cross-slot retries, ACL users.
 import { createAclUser, redisAtLeast, standalone } from '@respire/harness';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { StreamWorker, type StreamEntry } from '@respire/worker';
@@ -156,6 +157,30 @@ describe('on the real server: ACL refusals change nothing; a repeated cross-slot
     } finally {
       await limited.close();
     }
+  });
+
+  it('a user without ZADD on the deadlines cannot release a leased queue message, nor delete one without XDEL; nothing changes', async () => {
+    const name = `acl-msg-${Math.random().toString(36).slice(2, 8)}`;
+    const id = `{respire-queue:${name}}:stream`;
+    const { ReliableQueue, utf8Codec } = await import('@respire/queue');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    await queue.send('a');
+    const [m] = await queue.receive(60_000, { max: 1 });
+    const expected = { deliveryCount: 1, untilMs: (await new RespireAdmin(conn.client, { queues: [{ name }] }).queueMessage(id, m!.id))!.untilMs! };
+    for (const [rule, act] of [
+      ['-zadd', 'releaseQueueMessage'],
+      ['-xdel', 'deleteQueueMessage'],
+    ] as const) {
+      const server = { flavour: inject('redisFlavour'), version: inject('redisVersion') };
+      const limited = await as([`~{respire-queue:${name}}:*`, '+@all', rule, ...(redisAtLeast(server, 8, 2) ? ['-xackdel'] : [])]);
+      try {
+        const admin = new RespireAdmin(limited.client, { queues: [{ name }] });
+        await expect(admin[act](operator, id, m!.id, expected)).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
+      } finally {
+        await limited.close();
+      }
+    }
+    expect(await queue.ack(m!)).toBe(true);
   });
 
   it('a read-only user (+@read, no TIME, no scripts) reads every view; its actions are refused and change nothing', async () => {

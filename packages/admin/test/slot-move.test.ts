@@ -1,3 +1,4 @@
+// A Cluster slot moved under the admin's client.
 import { startRedisCluster, type RedisClusterHandle } from '@respire/harness';
 import { keySlot } from '@respire/core-scripts/internal';
 import { createClient, createCluster } from 'redis';

@@ -1,3 +1,4 @@
+// Shared helpers of the admin tests: targets, fixtures, records.
 import { randomBytes } from 'node:crypto';
 import { contractTargets, standalone, type Connection as HarnessConnection, type Target as HarnessTarget } from '@respire/harness';
 import { FakeRedisServer, type RedisVersion } from '@respire/testing';

@@ -1,3 +1,4 @@
+// Unit tests of the CLI's helpers that need no server.
 import { describe, expect, it } from 'vitest';
 import { defaultActorName } from '../src/cli/context.js';
 

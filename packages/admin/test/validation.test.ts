@@ -1,3 +1,4 @@
+// Validation before any I/O, and configuration checks.
 import { describe, expect, it } from 'vitest';
 import { RespireAdmin, describeBytes, isUnknownResource } from '../src/index.js';
 import { operator, viewer } from './support.js';
@@ -55,6 +56,29 @@ describe('validation before any I/O', () => {
     ['min idle too large', () => admin.removeIdleConsumers(operator, s, 'g', 2 ** 31)],
     ['actor', () => admin.deleteDeadLetter({ name: '', role: 'operator' }, s, '1-1')],
     ['actor role', () => admin.deleteDeadLetter({ name: 'x', role: 'admin' as 'operator' }, s, '1-1')],
+    ['pair of page options (cursor and last)', () => admin.pending(s, 'g', { cursor: '1-1', last: true })],
+    ['before cursor', () => admin.deadLetters(s, { before: 'x' })],
+    ['pending min idle', () => admin.pending(s, 'g', { minIdleMs: 0 })],
+    ['pending consumer', () => admin.pending(s, 'g', { consumer: 7 as unknown as string })],
+    ['queue deliveries before', () => admin.queueDeliveries(q, { before: '1-1' })],
+    ['queue deliveries last', () => admin.queueDeliveries(q, { last: 'yes' as unknown as boolean })],
+    ['queue messages cursor', () => admin.queueMessages(q, { cursor: 'x' })],
+    ['queue messages order', () => admin.queueMessages(q, { order: 'up' as 'oldest' })],
+    ['queue message entry ID', () => admin.queueMessage(q, '1')],
+    ['dead-letter filter option', () => admin.deadLetters(s, { filter: { colour: 'red' } as object })],
+    ['dead-letter filter source ID', () => admin.deadLetters(s, { filter: { sourceId: 'x' } })],
+    ['dead-letter filter time', () => admin.deadLetters(s, { filter: { sinceMs: -1 } })],
+    ['dead-letter scan limit', () => admin.deadLetters(s, { filter: { reason: 'nack' }, scanLimit: 0 })],
+    ['history max points', () => admin.history(s, { maxPoints: 1 })],
+    ['history time range', () => admin.history(s, { sinceMs: -5 })],
+    ['find query', () => admin.find(s, '')],
+    ['find scan limit', () => admin.find(s, '1-1', { scanLimit: 0 })],
+    ['job action', () => admin.startJob(operator, s, { action: 'move' as 'retry' })],
+    ['job record IDs and a filter', () => admin.startJob(operator, s, { action: 'retry', recordIds: ['1-1'], filter: {} })],
+    ['job record ID', () => admin.startJob(operator, s, { action: 'delete', recordIds: ['x'] })],
+    ['job ID', () => admin.job('../etc')],
+    ['queue message release expectation', () => admin.releaseQueueMessage(operator, q, '1-1', { deliveryCount: 0, untilMs: 1 })],
+    ['queue message delete entry ID', () => admin.deleteQueueMessage(operator, q, 'x', { deliveryCount: 1, untilMs: 1 })],
   ])('rejects a bad %s with RespireValidationError', async (_name, call) => {
     await expect(call()).rejects.toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT' });
     expect(sent).toEqual([]);
@@ -68,6 +92,11 @@ describe('validation before any I/O', () => {
     ['release', () => admin.releasePending(viewer, s, 'g', '1-1', expected)],
     ['ack', () => admin.ackPending(viewer, s, 'g', '1-1', expected)],
     ['remove idle consumers', () => admin.removeIdleConsumers(viewer, s, 'g', 1000)],
+    ['release a queue message', () => admin.releaseQueueMessage(viewer, q, '1-1', { deliveryCount: 1, untilMs: 1 })],
+    ['delete a queue message', () => admin.deleteQueueMessage(viewer, q, '1-1', { deliveryCount: 1, untilMs: 1 })],
+    ['start a job', () => admin.startJob(viewer, s, { action: 'retry' })],
+    ['resume a job', () => admin.resumeJob(viewer, 'abcdef-0123456789ab')],
+    ['cancel a job', () => admin.cancelJob(viewer, 'abcdef-0123456789ab')],
   ])('refuses a viewer (%s) with RespirePermissionError before any I/O', async (_name, call) => {
     await expect(call()).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
     expect(sent).toEqual([]);

@@ -1,10 +1,31 @@
-/* Respire dashboard: optional auto-refresh. Pages work without it.
+/* Respire dashboard: optional auto-refresh and copy buttons. Pages work without them.
  * Polls the current URL at the interval the server put in <body data-poll-ms> (only when the
  * operator turned auto-refresh on), parses the server-rendered page with DOMParser and moves its
  * <main> and <footer> nodes in. Nothing here builds markup from strings. */
-/* global document, window, fetch, DOMParser */
+/* global document, window, fetch, DOMParser, navigator */
 (function () {
   'use strict';
+  // Copy buttons: hidden until this script runs; each copies the text shown in its payload's <pre>.
+  function copyButtons(root) {
+    Array.prototype.forEach.call(root.querySelectorAll('button.copy[data-copy]'), function (button) {
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var payload = button.closest('.payload');
+        var pre = payload && payload.querySelector('pre');
+        if (!pre || !navigator.clipboard) return;
+        navigator.clipboard.writeText(pre.textContent).then(
+          function () {
+            button.textContent = 'Copied';
+          },
+          function () {
+            button.textContent = 'Copy failed';
+          },
+        );
+      });
+    });
+  }
+  copyButtons(document);
+
   var interval = Number(document.body && document.body.getAttribute('data-poll-ms'));
   if (!interval || interval < 2000) return;
   var busy = false;
@@ -51,6 +72,7 @@
         var next = new DOMParser().parseFromString(html, 'text/html');
         swap(next, 'main');
         swap(next, 'footer');
+        copyButtons(document);
         say('Refreshed at ' + new Date().toLocaleTimeString());
       })
       .catch(function (error) {

@@ -1,3 +1,4 @@
+// The static stylesheet, script and icon, served without authentication.
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { Env } from './http.js';

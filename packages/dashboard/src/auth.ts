@@ -1,3 +1,4 @@
+// Who is asking: the authorize and guard callbacks, and the anonymous development mode.
 import type { Actor, Resource } from '@respire/admin';
 
 /**

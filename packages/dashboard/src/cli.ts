@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The `respire-dashboard` binary's entry point and its flags.
 /**
  * `respire-dashboard`: the dashboard as a standalone server with its own Redis connection.
  * Secure by default: it needs a credential and binds 127.0.0.1 unless --host says otherwise.
@@ -6,10 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { QueueConfig, StreamConfig } from '@respire/admin';
+import { DEFAULT_AUDIT_STREAM, isRespireError, type QueueConfig, type StreamConfig } from '@respire/admin';
 import { startStandaloneDashboard, type StandaloneUser } from './standalone.js';
 
 class UsageError extends Error {}
+
+/** A whole-number flag in `min..max`. */
+function whole(value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
+  return n;
+}
 
 interface ConfigFile {
   url?: string;
@@ -99,9 +107,21 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
     .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
     .option('--viewer-token-env <name>', 'environment variable holding a read-only token (user "viewer")', 'RESPIRE_DASHBOARD_VIEWER_TOKEN')
-    .option('--audit-stream <key>', 'also append an audit record of every action to this stream')
+    .option('--audit-stream <key>', 'append an audit record of every action to this stream (as the respire CLI does)', DEFAULT_AUDIT_STREAM)
+    .option('--no-audit-stream', 'do not append audit records to a stream (they still go to stdout)')
     .option('--poll-interval-ms <ms>', 'auto-refresh interval offered on every page (0: no auto-refresh)', (v) => Number(v))
     .option('--secure-cookies', 'mark the session cookie Secure (when served over HTTPS, e.g. behind a TLS proxy)')
+    .option(
+      '--allowed-host <name>',
+      'a host name the server answers to (repeatable; default: the bound address, localhost, 127.0.0.1, ::1)',
+      (name: string, all: string[] = []) => [...all, name],
+    )
+    .option('--history-interval-ms <ms>', 'record a history sample of every resource this often', (v) => whole(v, 1000, 86_400_000), 60_000)
+    .option('--no-history', 'do not record history samples (the history pages then show what others recorded)')
+    .option('--job-page-size <n>', 'records a bulk job handles per page (1..1000)', (v) => whole(v, 1, 1000), 500)
+    .option('--job-rate <n>', 'records per second a bulk job handles at most (0: no limit)', (v) => whole(v, 0, 1_000_000), 0)
+    .option('--job-max-records <n>', 'records one bulk job handles at most', (v) => whole(v, 1, 100_000_000), 10_000_000)
+    .option('--max-running-jobs <n>', 'bulk jobs this server runs at once (1..100)', (v) => whole(v, 1, 100), 4)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.addHelpText(
@@ -131,9 +151,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     users?: string;
     tokenEnv: string;
     viewerTokenEnv: string;
-    auditStream?: string;
+    auditStream: string | false;
     pollIntervalMs?: number;
     secureCookies?: boolean;
+    allowedHost?: string[];
+    history: boolean;
+    historyIntervalMs: number;
+    jobPageSize: number;
+    jobRate: number;
+    jobMaxRecords: number;
+    maxRunningJobs: number;
   }>();
 
   try {
@@ -160,6 +187,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     const prefix = o.keyPrefix ? { keyPrefix: o.keyPrefix } : {};
     const allQueues = [...(config.queues ?? []), ...queues.map((q) => ({ ...q, ...prefix }))];
     const allStreams = [...(config.streams ?? []), ...streams.map((s) => ({ ...s, ...prefix }))];
+    const discover = o.discoverQueues ?? config.discoverQueues ?? false;
+    // The audit stream: --no-audit-stream turns it off; a config file's auditStream stands in for the default.
+    const auditStream =
+      o.auditStream === false ? undefined : o.auditStream !== DEFAULT_AUDIT_STREAM ? o.auditStream : (config.auditStream ?? DEFAULT_AUDIT_STREAM);
+    const jobs = { pageSize: o.jobPageSize, ratePerSecond: o.jobRate, maxRecords: o.jobMaxRecords, maxRunning: o.maxRunningJobs };
+    const pollIntervalMs = o.pollIntervalMs ?? 10_000;
     const dashboard = await startStandaloneDashboard({
       url,
       cluster: o.cluster ?? config.cluster ?? false,
@@ -169,18 +202,31 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       users,
       queues: allQueues,
       streams: allStreams,
-      discoverQueues: o.discoverQueues ?? config.discoverQueues ?? false,
-      ...((o.auditStream ?? config.auditStream) ? { auditStream: (o.auditStream ?? config.auditStream) as string } : {}),
-      ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
+      discoverQueues: discover,
+      ...(auditStream ? { auditStream } : {}),
+      pollIntervalMs,
       secureCookies: o.secureCookies ?? false,
+      ...(o.allowedHost ? { allowedHosts: o.allowedHost } : {}),
+      history: o.history ? { intervalMs: o.historyIntervalMs } : false,
+      jobs,
     });
     const who = users.map((u) => `${u.name} (${u.role})`).join(', ');
-    console.log(`Respire dashboard listening on ${dashboard.url}`);
     const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+    const seconds = (ms: number) => `${ms % 1000 === 0 ? ms / 1000 : (ms / 1000).toFixed(1)} s`;
+    // Everything the configuration turned on, so that nothing runs unseen.
+    console.log(`Respire dashboard listening on ${dashboard.url}`);
     console.log(
-      `  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}; ${counted(allQueues.length, 'queue')}, ${counted(allStreams.length, 'stream')} configured${o.discoverQueues ? ', discovering queues' : ''}`,
+      `  Redis ${url.replace(/\/\/[^@]*@/, '//***@')}${o.cluster || config.cluster ? ' (Cluster)' : ''}; ${counted(allQueues.length, 'queue')}, ${counted(allStreams.length, 'stream')} configured${discover ? ', discovering queues (bounded SCAN)' : ''}`,
     );
-    console.log(`  sign in as ${who}`);
+    console.log(
+      `  sign in as ${who}; sessions ${o.secureCookies ? 'in a Secure __Host- cookie' : 'in an HttpOnly cookie (not Secure: plain HTTP)'}; answers to ${dashboard.allowedHosts.join(', ')}`,
+    );
+    console.log(
+      `  audit: stdout${auditStream ? ` and the stream ${auditStream}` : ' only (--no-audit-stream)'}; history: ${o.history ? `a sample every ${seconds(o.historyIntervalMs)}` : 'not recorded here (--no-history)'}; auto-refresh: ${pollIntervalMs > 0 ? `offered every ${seconds(pollIntervalMs)}` : 'off'}`,
+    );
+    console.log(
+      `  bulk jobs: ${o.jobPageSize} records a page, ${o.jobRate > 0 ? `at most ${o.jobRate} a second` : 'no rate limit'}, at most ${o.jobMaxRecords} records a job, ${o.maxRunningJobs} at once`,
+    );
     if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(o.host)) {
       console.error(
         `respire-dashboard: warning: listening on ${o.host}, reachable from other machines. Serve it over HTTPS only (a TLS proxy)` +
@@ -194,7 +240,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     process.once('SIGTERM', stop);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TypeError) {
+    if (error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT')) {
       console.error(`respire-dashboard: ${error.message}`);
       return 2;
     }

@@ -1,4 +1,6 @@
+// Stateless CSRF tokens bound to the principal (HMAC-SHA256).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RespireValidationError } from '@respire/admin';
 
 /** How long a form's token stays valid: a page left open over a long shift still works. */
 export const CSRF_TOKEN_TTL_MS = 12 * 60 * 60 * 1000;
@@ -15,7 +17,7 @@ export class CsrfTokens {
     if (secret === undefined) this.#secret = randomBytes(32);
     else {
       const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
-      if (bytes.length < 32) throw new TypeError('createDashboard: `secret` must be at least 32 bytes');
+      if (bytes.length < 32) throw new RespireValidationError('secret', `must be at least 32 bytes (got ${bytes.length})`);
       this.#secret = bytes;
     }
   }

@@ -1,5 +1,7 @@
+// createDashboard: the routes, middleware and handlers of the dashboard.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { HistorySampler } from '@respire/admin';
 import { Hono } from 'hono';
 import { assetRoutes } from './assets.js';
 import type { Env } from './http.js';
@@ -9,9 +11,13 @@ import { securityHeaders } from './middleware/headers.js';
 import { guardStateChanges } from './middleware/state-changes.js';
 import { resolveOptions, type Dashboard, type DashboardOptions } from './options.js';
 import { actionRoutes } from './routes/actions.js';
+import { apiRoutes } from './routes/api.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { groupRoutes } from './routes/groups.js';
+import { jobRoutes } from './routes/jobs.js';
+import { messageRoutes } from './routes/messages.js';
 import { overviewRoutes } from './routes/overview.js';
+import { resourceRoutes } from './routes/resources.js';
 
 export { MIN_POLL_INTERVAL_MS } from './options.js';
 export type { Dashboard, DashboardOptions } from './options.js';
@@ -21,7 +27,7 @@ export type { Dashboard, DashboardOptions } from './options.js';
  * delete, release, ack and idle-consumer actions, each authorized on the server, CSRF-checked
  * and audited by the admin API with the principal as the actor.
  *
- * @throws {@link TypeError} when an option is missing or out of range.
+ * @throws {@link RespireValidationError} when an option is missing or out of range (its `argument` names it).
  * @example
  * ```ts
  * const dashboard = createDashboard({ admin, authorize, basePath: '/ops/respire' });
@@ -45,8 +51,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   routes.use('*', authenticate(s));
   guardStateChanges(routes, s);
   overviewRoutes(routes, s);
+  resourceRoutes(routes, s);
+  messageRoutes(routes, s);
   groupRoutes(routes, s);
   deadLetterRoutes(routes, s);
+  jobRoutes(routes, s);
+  apiRoutes(routes);
   actionRoutes(routes, s);
   // On the app: a base path's clone would keep its own handler and never use it.
   app.notFound(notFound(s));
@@ -59,5 +69,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (typeof original === 'string' && original.startsWith('/')) req.url = original;
     void listener(req, res);
   };
-  return { fetch, nodeListener, basePath: s.base };
+  // History samples of every resource, when asked: one recording per interval between all samplers.
+  const sampler = s.history
+    ? new HistorySampler(s.admin, {
+        intervalMs: s.history.intervalMs,
+        onError: (error, result) => {
+          if (error !== undefined) console.error('respire dashboard: history not recorded:', error);
+          else for (const f of result?.failed ?? []) console.error(`respire dashboard: history of ${f.id} not recorded: ${f.code} ${f.message}`);
+        },
+      })
+    : undefined;
+  return { fetch, nodeListener, basePath: s.base, close: async () => void (await sampler?.stop()) };
 }

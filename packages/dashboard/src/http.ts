@@ -1,3 +1,4 @@
+// Request helpers: the Hono environment, parameters, forms and expected HTTP refusals.
 import type { Context } from 'hono';
 import type { Principal } from './auth.js';
 
@@ -7,13 +8,22 @@ export type Ctx = Context<Env>;
 
 /** A stream entry ID as Redis writes them: `<ms>-<seq>`. */
 export const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
-const MAX_NAME = 2048;
+/** The longest name a parameter may carry: the admin API's limit for keys and consumer names. */
+const MAX_NAME = 65_536;
+
+/** A link a refusal page offers (the nearest names that exist, the way back). */
+export interface HintLink {
+  readonly label: string;
+  readonly href: string;
+}
 
 /** An expected refusal: shown on a page with its status and message (never a 500). */
 export class HttpError extends Error {
   constructor(
     readonly status: 400 | 403 | 404 | 409 | 503,
     message: string,
+    /** Names that do exist, nearest first, as links ("not found" pages). */
+    readonly hints: readonly HintLink[] = [],
   ) {
     super(message);
   }
@@ -61,11 +71,27 @@ export function pageCount(c: Ctx, pageSize: number): number {
   return n;
 }
 
-/** The POSTed form's fields (none for other content types); 400 when the body is not a readable form. */
-export async function form(c: Ctx): Promise<Record<string, unknown>> {
+/**
+ * The POSTed form's fields (none for other content types); 400 when the body is not a readable
+ * form. With `all`, a field given several times (checkboxes) is an array.
+ */
+export async function form(c: Ctx, all = false): Promise<Record<string, unknown>> {
   try {
-    return (await c.req.parseBody()) as Record<string, unknown>;
+    return (await c.req.parseBody(all ? { all: true } : {})) as Record<string, unknown>;
   } catch {
     throw new HttpError(400, 'The form could not be read.');
   }
 }
+
+/** The page a query asks for: `cursor` (after), `before`, or `last`; each a cursor matching `pattern`. */
+export function pageQuery(source: Record<string, unknown>, pattern: RegExp = ENTRY_ID): { cursor?: string; before?: string; last?: boolean } {
+  const cursor = param(source, 'cursor', { optional: true, pattern });
+  const before = param(source, 'before', { optional: true, pattern });
+  const last = source['last'] === '1';
+  if ([cursor, before, last || undefined].filter((x) => x !== undefined).length > 1)
+    throw new HttpError(400, 'Invalid page: give one of cursor, before and last.');
+  return { ...(cursor ? { cursor } : {}), ...(before ? { before } : {}), ...(last ? { last: true } : {}) };
+}
+
+/** Whether a paged query reads the first page (no cursor, no before, not the last). */
+export const isFirstPage = (q: { cursor?: string; before?: string; last?: boolean }) => !q.cursor && !q.before && !q.last;

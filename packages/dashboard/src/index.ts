@@ -1,3 +1,4 @@
+// The public entry of @respire/dashboard.
 export { createDashboard, MIN_POLL_INTERVAL_MS } from './dashboard.js';
 export type { Dashboard, DashboardOptions } from './dashboard.js';
 export { dangerouslyAllowAnonymousOperator } from './auth.js';

@@ -1,18 +1,26 @@
+// The one-line notices a page shows after an action redirected to it (parameters `n` and `n.*`).
 import { count } from './format.js';
 import { ENTRY_ID } from './http.js';
 import type { Notice } from './views/layout.js';
 
 const COUNT = /^\d{1,15}$/;
 
+/** The query parameters of a notice: `n` names it, `n.<field>` carry its IDs and counts. */
+export function noticeParams(kind: string, fields: Readonly<Record<string, string | number | undefined>> = {}): Record<string, string | number | undefined> {
+  const out: Record<string, string | number | undefined> = { n: kind };
+  for (const [name, value] of Object.entries(fields)) out[`n.${name}`] = value;
+  return out;
+}
+
 /**
  * The notice a page shows after an action redirected to it: fixed templates that name only
  * well-formed entry IDs and counts from the URL. A link someone made up with other text in them
- * (`record=Your session expired…`) shows no notice at all.
+ * (`n.record=Your session expired…`) shows no notice at all.
  */
 export function noticeOf(q: Record<string, string>): Notice {
-  const id = (name: string) => (ENTRY_ID.test(q[name] ?? '') ? q[name] : undefined);
-  const n = (name: string, fallback?: number) => (COUNT.test(q[name] ?? '') ? Number(q[name]) : fallback);
-  switch (q['done']) {
+  const id = (name: string) => (ENTRY_ID.test(q[`n.${name}`] ?? '') ? q[`n.${name}`] : undefined);
+  const n = (name: string, fallback?: number) => (COUNT.test(q[`n.${name}`] ?? '') ? Number(q[`n.${name}`]) : fallback);
+  switch (q['n']) {
     case 'retried': {
       const [record, newId] = [id('record'), id('newId')];
       return record && newId ? { kind: 'ok', text: `Retried dead letter ${record}: appended again as entry ${newId}.` } : undefined;
@@ -21,29 +29,44 @@ export function noticeOf(q: Record<string, string>): Notice {
       const record = id('record');
       return record ? { kind: 'ok', text: `Deleted dead letter ${record}.` } : undefined;
     }
-    case 'retried-all':
-    case 'deleted-all': {
-      const [done, failed, remain] = [n('n'), n('failed', 0), n('remain', 0)];
-      if (done === undefined || failed === undefined || remain === undefined) return undefined;
-      const verb = q['done'] === 'retried-all' ? 'Retried' : 'Deleted';
-      return {
-        kind: failed > 0 ? 'warn' : 'ok',
-        text: `${verb} ${count(done)} dead letters${failed > 0 ? `, ${count(failed)} failed` : ''}. ${remain > 0 ? `${count(remain)} remain: run it again to continue.` : 'None remain.'}`,
-      };
-    }
     case 'released': {
       const entry = id('entry');
-      return entry ? { kind: 'ok', text: `Released entry ${entry} for redelivery.` } : undefined;
+      return entry ? { kind: 'ok', text: `Released entry ${entry}: any worker's next recovery claims it now.` } : undefined;
     }
     case 'acked': {
       const entry = id('entry');
-      return entry ? { kind: 'ok', text: `Acknowledged entry ${entry}${q['deleted'] === '1' ? ' and deleted it from the stream' : ''}.` } : undefined;
+      if (!entry) return undefined;
+      const kept = n('kept', 0)!;
+      return {
+        kind: 'ok',
+        text:
+          q['n.deleted'] === '1'
+            ? `Acknowledged entry ${entry} and deleted it from the stream.`
+            : kept > 0
+              ? `Acknowledged entry ${entry}; it was kept in the stream: ${count(kept)} other group${kept === 1 ? '' : 's'} still need${kept === 1 ? 's' : ''} it.`
+              : `Acknowledged entry ${entry}.`,
+      };
+    }
+    case 'message-released': {
+      const entry = id('entry');
+      return entry ? { kind: 'ok', text: `Released message ${entry}: due now, the next receive redelivers it.` } : undefined;
+    }
+    case 'message-deleted': {
+      const entry = id('entry');
+      return entry ? { kind: 'ok', text: `Deleted message ${entry}: acknowledged for good.` } : undefined;
     }
     case 'removed-consumers': {
       const [removed, kept] = [n('n'), n('kept', 0)];
       if (removed === undefined || kept === undefined) return undefined;
-      return { kind: 'ok', text: `Removed ${count(removed)} idle consumers${kept > 0 ? `; kept ${count(kept)} that still hold pending entries` : ''}.` };
+      return {
+        kind: 'ok',
+        text: `${removed === 0 ? 'No idle consumer without pending entries: none removed' : `Removed ${count(removed)} idle consumer${removed === 1 ? '' : 's'}`}${kept > 0 ? `; kept ${count(kept)} that still hold pending entries` : ''}.`,
+      };
     }
+    case 'job-cancel':
+      return { kind: 'ok', text: 'Asked the job to stop: it stops after its current page.' };
+    case 'job-resumed':
+      return { kind: 'ok', text: 'Resumed the job in this dashboard.' };
     default:
       return undefined;
   }

@@ -1,7 +1,9 @@
+// The dashboard's options, checked and resolved into the settings every route reads.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminApi } from '@respire/admin';
+import { RespireValidationError, type AdminApi } from '@respire/admin';
 import { isAnonymousOperator, type Authorize, type Guard } from './auth.js';
 import { CsrfTokens } from './csrf.js';
+import { ResourceIndex } from './resources.js';
 
 /** The shortest auto-refresh interval a page may poll at. */
 export const MIN_POLL_INTERVAL_MS = 2_000;
@@ -33,8 +35,19 @@ export interface DashboardOptions {
   readonly pollIntervalMs?: number;
   /** Rows per table page, 1..1000. @defaultValue 50 */
   readonly pageSize?: number;
-  /** Records one "retry all" / "delete all" request handles before it reports and offers to continue, 1..100_000. @defaultValue 1000 */
-  readonly bulkLimit?: number;
+  /**
+   * Record history samples of every resource in this process (`admin.recordHistory` on an
+   * interval: `true` for every 60 s, or `{ intervalMs }`, 1 s..1 day), for the history pages.
+   * Several dashboards share the work: a resource sampled within the interval is skipped.
+   * @defaultValue false: the history pages show what other samplers (or `respire history record`) kept
+   */
+  readonly history?: boolean | { readonly intervalMs?: number };
+  /**
+   * A consumer whose last read or claim is more recent than this counts as active, ms
+   * (1,000..86,400,000): a worker blocked in a read is seen again at least every read wait (5 s
+   * by default). @defaultValue 30_000
+   */
+  readonly consumerActiveMs?: number;
   /**
    * Key of the CSRF tokens (HMAC-SHA256), at least 32 bytes. Give every instance behind one
    * load balancer the same secret. @defaultValue 32 random bytes per `createDashboard` call
@@ -75,6 +88,8 @@ export interface Dashboard {
   readonly nodeListener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The normalized base path ('' for the root). */
   readonly basePath: string;
+  /** Stops the history sampler, if the dashboard runs one. Jobs belong to the admin (`admin.stopJobs()`). */
+  close(): Promise<void>;
 }
 
 /** The options, checked and resolved: what every route and middleware reads. */
@@ -87,8 +102,11 @@ export interface Settings {
   readonly base: string;
   readonly pollIntervalMs: number;
   readonly pageSize: number;
-  readonly bulkLimit: number;
+  readonly history: { readonly intervalMs: number } | undefined;
+  readonly consumerActiveMs: number;
   readonly tokens: CsrfTokens;
+  /** Resources by the digest of their id (links to long ids). */
+  readonly resources: ResourceIndex;
   readonly anonymous: boolean;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly signOutPath: string | undefined;
@@ -98,16 +116,23 @@ export interface Settings {
 function normalizeBase(basePath: string | undefined): string {
   const base = (basePath ?? '/').trim();
   if (!base.startsWith('/') || /[?#\\]|\/\//.test(base))
-    throw new TypeError(`createDashboard: basePath must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
+    throw new RespireValidationError('basePath', `must be an absolute path like '/ops/respire' (got ${JSON.stringify(basePath)})`);
   return base.replace(/\/+$/, '');
 }
 
 function checkRange(name: string, value: number | undefined, fallback: number, min: number, max: number, allowZero = false): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || ((value < min || value > max) && !(allowZero && value === 0))) {
-    throw new TypeError(`createDashboard: ${name} must be an integer in ${min}..${max}${allowZero ? ' or 0' : ''} (got ${value})`);
+    throw new RespireValidationError(name, `must be a whole number from ${min} to ${max}${allowZero ? ' or 0' : ''} (got ${String(value)})`);
   }
   return value;
+}
+
+function historyOption(value: DashboardOptions['history']): Settings['history'] {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { intervalMs: 60_000 };
+  if (typeof value !== 'object' || value === null) throw new RespireValidationError('history', 'must be a boolean or { intervalMs }');
+  return { intervalMs: checkRange('history.intervalMs', value.intervalMs, 60_000, 1000, 86_400_000) };
 }
 
 /** An origin as a browser sends it (`https://ops.example.com`): not `null`, not a pattern, no path. */
@@ -119,16 +144,26 @@ function checkOrigin(origin: string): string {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin || origin.includes('*')) {
-    throw new TypeError(`createDashboard: allowedOrigins must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
+    throw new RespireValidationError('allowedOrigins', `must hold origins like 'https://ops.example.com' (got ${JSON.stringify(origin)})`);
   }
   return origin;
 }
 
-/** Checks the options (a TypeError names the first wrong one) and fills in the defaults. */
+/**
+ * Checks the options and fills in the defaults.
+ * @throws {@link RespireValidationError} naming the first wrong option (its `argument`).
+ */
 export function resolveOptions(options: DashboardOptions): Settings {
-  if (!options || typeof options.admin !== 'object' || options.admin === null) throw new TypeError('createDashboard: `admin` (an AdminApi) is required');
+  if (!options || typeof options.admin !== 'object' || options.admin === null)
+    throw new RespireValidationError('admin', 'an AdminApi (new RespireAdmin(client, ...)) is required');
   if (typeof options.authorize !== 'function') {
-    throw new TypeError('createDashboard: `authorize(request)` is required (for local development only: dangerouslyAllowAnonymousOperator())');
+    throw new RespireValidationError('authorize', 'authorize(request) is required (for local development only: dangerouslyAllowAnonymousOperator())');
+  }
+  if ((options as { bulkLimit?: unknown }).bulkLimit !== undefined) {
+    throw new RespireValidationError(
+      'bulkLimit',
+      'was removed: a retry or delete of every dead letter is now a background job (set its page size and rate with RespireAdmin options.jobs)',
+    );
   }
   return {
     admin: options.admin,
@@ -138,7 +173,9 @@ export function resolveOptions(options: DashboardOptions): Settings {
     base: normalizeBase(options.basePath),
     pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),
     pageSize: checkRange('pageSize', options.pageSize, 50, 1, 1000),
-    bulkLimit: checkRange('bulkLimit', options.bulkLimit, 1000, 1, 100_000),
+    history: historyOption(options.history),
+    consumerActiveMs: checkRange('consumerActiveMs', options.consumerActiveMs, 30_000, 1000, 86_400_000),
+    resources: new ResourceIndex(async () => (await options.admin.resources()).resources),
     tokens: new CsrfTokens(options.secret),
     anonymous: isAnonymousOperator(options.authorize),
     allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkOrigin)),

@@ -1,3 +1,4 @@
+// renderBytes: the admin API's rendering of bytes, capped for a page.
 import { describeBytes, type PayloadView } from '@respire/admin';
 
 /** How many bytes of one payload or field value a page renders (the admin helper's default cap). */

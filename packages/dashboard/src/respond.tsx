@@ -1,3 +1,4 @@
+// Responses: page contexts, bare and message pages, redirects after actions (or JSON for scripted clients).
 import type { Child } from 'hono/jsx';
 import type { Ctx } from './http.js';
 import type { Settings } from './options.js';
@@ -40,11 +41,20 @@ export function page(s: Settings, c: Ctx, status: number, title: string, childre
   );
 }
 
-/** 303 to a page of the dashboard (after an action: the result shows as a notice there). */
-export const redirect = (s: Settings, c: Ctx, path: string, params: Record<string, string | number | undefined>) =>
-  c.redirect(href({ base: s.base }, path, params), 303);
+/** True when a scripted client asked for JSON (`Accept: application/json`) rather than a page. */
+export const wantsJson = (c: Ctx) => (c.req.header('accept') ?? '').includes('application/json');
 
-/** First-page and next-page links of a cursor-paged table. */
-export function cursorPager(ctx: PageContext, path: string, keep: Record<string, string | undefined>, cursor: string | undefined, next: string | undefined) {
-  return { first: cursor ? href(ctx, path, keep) : undefined, next: next ? href(ctx, path, { ...keep, cursor: next }) : undefined };
+/**
+ * After an action: a scripted client that asked for JSON gets `result` (with `status` 200), a
+ * browser a 303 to the page that shows it, whose notice comes from `params`.
+ */
+export function done(s: Settings, c: Ctx, result: unknown, path: string, params: Record<string, string | number | undefined>) {
+  if (wantsJson(c)) return c.json(result as object, 200);
+  return c.redirect(href({ base: s.base }, path, params), 303);
+}
+
+/** After an action that did not happen (409): JSON for a scripted client, else the page. */
+export function refused(s: Settings, c: Ctx, result: unknown, title: string, children: Child) {
+  if (wantsJson(c)) return c.json(result as object, 409);
+  return page(s, c, 409, title, children);
 }

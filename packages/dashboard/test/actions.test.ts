@@ -1,7 +1,10 @@
+// The dashboard's actions against real Redis.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   addWorkerDeadLetter,
+  bearer,
   csrfFor,
+  eventually,
   deadLetterQueueMessages,
   get,
   pendingRows,
@@ -12,6 +15,7 @@ import {
   readAsConsumer,
   sleep,
   startWorld,
+  TOKENS,
   xadd,
   xlen,
   type World,
@@ -22,7 +26,7 @@ let world: World;
 let token: string;
 
 beforeEach(async () => {
-  world = await startWorld({ label: 'act', dashboard: { bulkLimit: 3 } });
+  world = await startWorld({ label: 'act', admin: { jobs: { keyPrefix: `jobs-${Math.random().toString(36).slice(2)}:`, pageSize: 2 } } });
   token = await csrfFor(world);
 });
 afterEach(() => world.close());
@@ -35,7 +39,7 @@ describe('dead letters', () => {
     const record = await addWorkerDeadLetter(world, source, ['order-id', '42', 'status', 'paid']);
     const response = await post(world, '/actions/retry', { id: world.stream.id, record, _csrf: token });
     expect(response.status).toBe(303);
-    expect(location(response.headers)).toContain('done=retried');
+    expect(location(response.headers)).toContain('n=retried');
     expect(await xlen(world, world.stream.dead)).toBe(0);
     const entries = await range(world, world.stream.key);
     expect(entries).toHaveLength(2);
@@ -79,35 +83,54 @@ describe('dead letters', () => {
     expect((await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token })).status).toBe(409);
   });
 
-  it('retries all in bounded runs: each request handles at most bulkLimit records and says how many remain', async () => {
-    const sources: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const source = await xadd(world, world.stream.key, ['n', String(i)]);
-      sources.push(source);
-      await addWorkerDeadLetter(world, source, ['n', String(i)]);
-    }
-    const confirm = await get(world, `/confirm/retry-all${q({ id: world.stream.id })}`);
-    expect(confirm.body).toContain('Retry 3 dead letters');
-    const first = await post(world, '/actions/retry-all', { id: world.stream.id, _csrf: token });
-    expect(first.status).toBe(303);
-    expect(location(first.headers)).toMatch(/n=3.*remain=2/);
-    expect(await xlen(world, world.stream.dead)).toBe(2);
-    const page = await get(world, location(first.headers).replace(world.base, ''));
-    expect(page.body).toContain('Retried 3 dead letters. 2 remain: run it again to continue.');
-    const second = await post(world, '/actions/retry-all', { id: world.stream.id, _csrf: token });
-    expect(location(second.headers)).toMatch(/n=2.*remain=0/);
-    expect(await xlen(world, world.stream.dead)).toBe(0);
+  it('retries all as a background job: a confirmation, then the job page with its progress and report; the job is audited', async () => {
+    for (let i = 0; i < 5; i++) await addWorkerDeadLetter(world, await xadd(world, world.stream.key, ['n', String(i)]), ['n', String(i)]);
+    const confirm = await get(world, `/confirm/job${q({ id: world.stream.id, action: 'retry' })}`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain('Retry every dead letter (5 now)');
+    const started = await post(world, '/actions/job', { id: world.stream.id, action: 'retry', _csrf: token });
+    expect(started.status).toBe(303);
+    const jobPath = location(started.headers).replace(world.base, '');
+    expect(jobPath).toMatch(/^\/job\?job=[\w-]+$/);
+    await eventually(async () => (await xlen(world, world.stream.dead)) === 0);
+    const report = await eventually(async () => {
+      const page = await get(world, jobPath);
+      return page.body.includes('Retried 5 dead letters.') ? page : undefined;
+    });
+    expect(report!.body).toContain('<span class="job-state job-done">done</span>');
     expect((await range(world, world.stream.key)).slice(5).map(([, f]) => f[1])).toEqual(['0', '1', '2', '3', '4']);
-    expect(world.audits.filter((a) => a.action === 'retry-all')).toHaveLength(2);
+    await eventually(() => world.audits.some((a) => a.action === 'job-finish'));
+    expect(world.audits.filter((a) => a.action.startsWith('job-')).map((a) => [a.action, a.result])).toEqual([
+      ['job-start', 'ok'],
+      ['job-finish', 'ok'],
+    ]);
   });
 
-  it('deletes all in bounded runs', async () => {
+  it('deletes the selected records as a job (a POST of the selection, then a confirmation), and those matching a search', async () => {
     await deadLetterQueueMessages(world, ['a', 'b', 'c', 'd']);
-    const first = await post(world, '/actions/delete-all', { id: world.queue.id, _csrf: token });
-    expect(location(first.headers)).toMatch(/done=deleted-all.*n=3.*remain=1/);
-    expect(await xlen(world, world.queue.deadKey)).toBe(1);
-    await post(world, '/actions/delete-all', { id: world.queue.id, _csrf: token });
-    expect(await xlen(world, world.queue.deadKey)).toBe(0);
+    const ids = (await range(world, world.queue.deadKey)).map(([id]) => id);
+    const body = new URLSearchParams([
+      ['id', world.queue.id],
+      ['action', 'delete'],
+      ['_csrf', token],
+      ...ids.slice(0, 2).map((id): [string, string] => ['record', id]),
+    ]);
+    const confirm = await fetch(`${world.url}/confirm/job`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: world.origin, ...bearer(TOKENS.operator) },
+      body: body.toString(),
+    });
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    expect(html).toContain('Delete 2 selected dead letters');
+    expect(html).toContain(`name="records" value="${ids[0]},${ids[1]}"`);
+    const started = await post(world, '/actions/job', { id: world.queue.id, action: 'delete', records: `${ids[0]},${ids[1]}`, _csrf: token });
+    expect(started.status).toBe(303);
+    await eventually(async () => (await xlen(world, world.queue.deadKey)) === 2);
+    expect((await range(world, world.queue.deadKey)).map(([id]) => id)).toEqual(ids.slice(2));
+    const searched = await post(world, '/actions/job', { id: world.queue.id, action: 'delete', reason: 'delivery-limit', _csrf: token });
+    expect(searched.status).toBe(303);
+    await eventually(async () => (await xlen(world, world.queue.deadKey)) === 0);
   });
 });
 
@@ -127,7 +150,7 @@ describe('pending entries', () => {
       _csrf: token,
     });
     expect(response.status).toBe(303);
-    expect(location(response.headers)).toContain('done=released');
+    expect(location(response.headers)).toContain('n=released');
     // Released: claimable at once by any reader (its idle time is past every minimum idle time).
     const claimed = (await world.raw(world.stream.key, [
       'XAUTOCLAIM',
@@ -224,7 +247,7 @@ describe('pending entries', () => {
     await world.raw(world.stream.key, ['XGROUP', 'CREATECONSUMER', world.stream.key, world.stream.group, 'idle-two']);
     // Threshold of one minute: nobody is that idle yet, nothing is removed.
     const none = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000, _csrf: token });
-    expect(location(none.headers)).toMatch(/n=0/);
+    expect(location(none.headers)).toMatch(/n\.n=0/);
     expect((await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => c.name).sort()).toEqual(['busy', 'idle-one', 'idle-two']);
     // Below the one-second floor the form is refused.
     expect((await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 999, _csrf: token })).status).toBe(
@@ -232,7 +255,7 @@ describe('pending entries', () => {
     );
     await sleep(1100);
     const removed = await post(world, '/actions/remove-idle-consumers', { id: world.stream.id, group: world.stream.group, minIdleMs: 1000, _csrf: token });
-    expect(location(removed.headers)).toMatch(/n=2.*kept=1/);
+    expect(location(removed.headers)).toMatch(/n\.n=2.*n\.kept=1/);
     expect((await world.admin.consumers(world.stream.id, world.stream.group)).items.map((c) => c.name)).toEqual(['busy']);
     expect(await pendingRows(world, world.stream.key, world.stream.group)).toHaveLength(1);
     const notice = await get(world, location(removed.headers).replace(world.base, ''));
@@ -241,5 +264,39 @@ describe('pending entries', () => {
     const review = await get(world, `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 1 })}`);
     expect(review.status).toBe(200);
     expect(review.body).toContain('Would be removed now (0)');
+  });
+});
+
+describe('scripted clients', () => {
+  it('GET /api/token answers the CSRF token as JSON; an action posted with it and Accept: application/json answers its result as JSON (409 when refused)', async () => {
+    const answer = await get(world, '/api/token');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    const { principal, csrfToken, expiresInMs } = JSON.parse(answer.body) as { principal: unknown; csrfToken: string; expiresInMs: number };
+    expect(principal).toEqual({ name: 'alice', role: 'operator' });
+    expect(expiresInMs).toBe(12 * 3600 * 1000);
+    const source = await xadd(world, world.stream.key, ['order-id', '7']);
+    const record = await addWorkerDeadLetter(world, source, ['order-id', '7']);
+    // A script sends the token as a header, no Sec-Fetch-Site, the dashboard's Origin.
+    const headers = { 'x-csrf-token': csrfToken, accept: 'application/json', 'sec-fetch-site': '' };
+    const retried = await post(world, '/actions/retry', { id: world.stream.id, record }, { headers });
+    expect(retried.status).toBe(200);
+    expect(JSON.parse(retried.body)).toEqual({ status: 'retried', newId: expect.stringMatching(/^\d+-\d+$/) });
+    const again = await post(world, '/actions/retry', { id: world.stream.id, record }, { headers });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body)).toEqual({ status: 'missing' });
+    // Without the token nothing happens, JSON or not.
+    const forged = await post(world, '/actions/delete', { id: world.stream.id, record }, { headers: { accept: 'application/json', 'sec-fetch-site': '' } });
+    expect(forged.status).toBe(403);
+    // A viewer gets a token too (for reads), and its actions are refused all the same.
+    const viewer = JSON.parse((await get(world, '/api/token', TOKENS.viewer)).body) as { principal: unknown; csrfToken: string };
+    expect(viewer.principal).toEqual({ name: 'victor', role: 'viewer' });
+    const refused = await post(
+      world,
+      '/actions/delete',
+      { id: world.stream.id, record },
+      { token: TOKENS.viewer, headers: { ...headers, 'x-csrf-token': viewer.csrfToken } },
+    );
+    expect(refused.status).toBe(403);
   });
 });

@@ -1,3 +1,4 @@
+// A penetration test of the dashboard's routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addWorkerDeadLetter,
@@ -27,6 +28,7 @@ let record: string;
 beforeAll(async () => {
   world = await startWorld({ label: 'atk' });
   record = await addWorkerDeadLetter(world, '1-1', ['order-id', '1']);
+  await world.raw(world.stream.key, ['XGROUP', 'CREATE', world.stream.key, world.stream.group, '0', 'MKSTREAM']);
 });
 afterAll(() => world.close());
 
@@ -310,7 +312,7 @@ describe('unknown resources', () => {
     try {
       const status = async (id: string) => {
         const page = await fetch(`${served.url}/stream${q({ id })}`, { headers: bearer(TOKENS.operator) });
-        return [page.status, /<h1>([^<]*)<\/h1>/.exec(await page.text())?.[1]];
+        return [page.status, /<h1>([\s\S]*?)<\/h1>/.exec(await page.text())?.[1]?.replace(/<[^>]*>/g, '')];
       };
       expect(await status('made-up')).toEqual([404, 'Not found']);
       expect(await status('not-a-stream')).toEqual([400, 'Bad request']);
@@ -360,7 +362,7 @@ describe('headers on every response', () => {
       ['redirect', await post(world, '/actions/delete', { id: world.stream.id, record: await addWorkerDeadLetter(world, '1-2', ['x', '1']), _csrf: token })],
       ['405', await get(world, '/actions/delete')],
       ['409', await post(world, '/actions/delete', { id: world.stream.id, record: '1-999', _csrf: token })],
-      ['413', await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token, pad: 'x'.repeat(20_000) })],
+      ['413', await post(world, '/actions/delete', { id: world.stream.id, record, _csrf: token, pad: 'x'.repeat(1_100_000) })],
     ];
     expect(responses.map(([k, r]) => [k, r.status])).toEqual([
       ['redirect', 303],
@@ -520,11 +522,16 @@ describe('per-resource guard: a hidden resource answers exactly as an unknown on
       `/dead-letters${q({ id })}`,
       `/dead-letter${q({ id, record: hidden.record })}`,
       `/confirm/delete${q({ id, record: hidden.record })}`,
-      `/confirm/retry-all${q({ id })}`,
+      `/confirm/job${q({ id, action: 'retry' })}`,
       `/confirm/ack${q({ id, group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' })}`,
       `/confirm/remove-idle-consumers${q({ id, group: 'payroll-group', minIdleMinutes: 1 })}`,
     ];
-    const message = (html: string) => [...html.matchAll(/<h1>[\s\S]*?<\/h1>|<section class="message[\s\S]*?<\/section>/g)].map((m) => m[0]).join('');
+    // The hints name the nearest visible resources to the id asked for (never a hidden one): left out of the comparison.
+    const message = (html: string) =>
+      [...html.matchAll(/<h1>[\s\S]*?<\/h1>|<section class="message[\s\S]*?<\/section>/g)]
+        .map((m) => m[0])
+        .join('')
+        .replace(/<p>Nearest that exist:[\s\S]*?<\/ul>/, '');
     for (const token of [TOKENS.limited, TOKENS.viewer]) {
       const hiddenRoutes = routes(hidden.key);
       const unknownRoutes = routes(unknown);
@@ -539,7 +546,7 @@ describe('per-resource guard: a hidden resource answers exactly as an unknown on
       for (const [action, extra] of [
         ['retry', { record: hidden.record }],
         ['delete', { record: hidden.record }],
-        ['delete-all', {}],
+        ['job', { action: 'delete' }],
         ['ack', { group: 'payroll-group', entry: hidden.entry, deliveryCount: 1, consumer: 'c-1' }],
       ] as const) {
         const a = await post(guarded, `/actions/${action}`, { id: hidden.key, ...extra, _csrf: csrf }, { token });
@@ -565,11 +572,11 @@ describe('what a page says', () => {
   it('finding: a notice echoed any text from the URL (record=Your session expired, sign in at evil.example); it now names only well-formed IDs and counts', async () => {
     const bait = 'Your session expired: sign in again at https://evil.example';
     const paths = [
-      `/dead-letters${q({ id: world.stream.id, done: 'retried', record: bait, newId: '1-1' })}`,
-      `/dead-letters${q({ id: world.stream.id, done: 'retried', record: '1-1', newId: bait })}`,
-      `/dead-letters${q({ id: world.stream.id, done: 'deleted', record: bait })}`,
-      `/group${q({ id: world.stream.id, group: world.stream.group, done: 'released', entry: bait })}`,
-      `/group${q({ id: world.stream.id, group: world.stream.group, done: 'acked', entry: bait })}`,
+      `/dead-letters${q({ id: world.stream.id, n: 'retried', 'n.record': bait, 'n.newId': '1-1' })}`,
+      `/dead-letters${q({ id: world.stream.id, n: 'retried', 'n.record': '1-1', 'n.newId': bait })}`,
+      `/dead-letters${q({ id: world.stream.id, n: 'deleted', 'n.record': bait })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group, n: 'released', 'n.entry': bait })}`,
+      `/group${q({ id: world.stream.id, group: world.stream.group, n: 'acked', 'n.entry': bait })}`,
     ];
     for (const path of paths) {
       const page = await get(world, path);
@@ -578,9 +585,9 @@ describe('what a page says', () => {
       expect(text, path).not.toContain('evil.example');
       expect(text, path).not.toContain('session expired');
     }
-    const counts = await get(world, `/dead-letters${q({ id: world.stream.id, done: 'retried-all', n: 'lots', failed: '1e999', remain: '-3' })}`);
-    expect(counts.body).not.toMatch(/NaN|Infinity|lots|-3 remain/);
-    const ok = await get(world, `/dead-letters${q({ id: world.stream.id, done: 'retried', record: '1-1', newId: '2-2' })}`);
+    const counts = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, n: 'removed-consumers', 'n.n': 'lots', 'n.kept': '1e999' })}`);
+    expect(counts.body).not.toMatch(/NaN|Infinity|lots|Removed/);
+    const ok = await get(world, `/dead-letters${q({ id: world.stream.id, n: 'retried', 'n.record': '1-1', 'n.newId': '2-2' })}`);
     expect(ok.body).toContain('Retried dead letter 1-1: appended again as entry 2-2.');
   });
 
@@ -628,12 +635,14 @@ describe('what a page says', () => {
         const text = page.body.replace(/<[^>]*>/g, '');
         expect(text, path).not.toMatch(/\u200B|\u200D|\u202E|\u2066/);
       }
+      // Each invisible character is drawn as its code point, unlike any text a name could hold.
+      const esc = (cp: string) => `<span class="esc" title="${cp}: an invisible or direction-changing character">${cp}</span>`;
       const group_ = await get(shown, `/group${q({ id: key, group })}`);
-      expect(group_.body).toContain('worker-1\\u200B');
-      expect(group_.body).toContain('c\\u202Eexe.txt');
+      expect(group_.body).toContain(`worker-1${esc('U+200B')}`);
+      expect(group_.body).toContain(`c${esc('U+202E')}exe.txt`);
       // The fence still carries the real name: the form's hidden field is the raw name.
       expect(group_.body).toContain('name="consumer" value="worker-1\u200B"');
-      expect((await get(shown, '/')).body).toContain('orders\\u202Esredro');
+      expect((await get(shown, '/')).body).toContain(`orders${esc('U+202E')}sredro`);
     } finally {
       await shown.close();
     }
@@ -655,7 +664,7 @@ describe('bounded pages', () => {
         ]);
       await create('g', 1200);
       await create('h', 200);
-      const rows = (body: string) => [...body.matchAll(/<th scope="row"><a href="[^"]*consumer=consumer-/g)].length;
+      const rows = (body: string) => [...body.matchAll(/<th scope="row"><a class="name" href="[^"]*consumer=consumer-/g)].length;
       const page = await get(many, `/group${q({ id: key, group: 'g' })}`);
       expect(page.status).toBe(200);
       expect(page.body).toContain('Consumers (1,200)');
@@ -682,7 +691,7 @@ describe('bounded pages', () => {
     const wide = await addWorkerDeadLetter(world, '1-5', fields);
     const page = await get(world, `/dead-letter${q({ id: world.stream.id, record: wide })}`);
     expect(page.status).toBe(200);
-    expect([...page.body.matchAll(/<tr><th scope="row"><code>f\d+<\/code>/g)]).toHaveLength(200);
+    expect([...page.body.matchAll(/<tr><th scope="row"><code><span class="name">f\d+<\/span><\/code>/g)]).toHaveLength(200);
     expect(page.body).toContain('800 more fields are not shown');
 
     const big: (string | Buffer)[] = [];

@@ -1,3 +1,4 @@
+// Launching Debian's Chromium for the browser tests (checked once per suite), and where screenshots go.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

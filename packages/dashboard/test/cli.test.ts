@@ -1,3 +1,4 @@
+// The real `respire-dashboard` binary.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -167,7 +168,7 @@ describe('respire-dashboard', () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const page = await fetch(`${url}dead-letters?id=${encodeURIComponent(world.stream.id)}`, { headers: auth });
     const html = await page.text();
-    expect(html).toContain('Stream orders');
+    expect(html).toMatch(/Stream <a class="name" href="[^"]*">orders<\/a>/);
     const csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
     const record = /name="record" value="(\d+-\d+)"/.exec(html)![1]!;
     const origin = new URL(url).origin;
@@ -204,10 +205,10 @@ describe('respire-dashboard', () => {
       ['null', 'null', /must hold a JSON object/],
       ['string', '"users"', /must hold a JSON object/],
       ['not-array', '{"users": {"name": "a"}}', /needs a "users" array/],
-      ['null-user', '{"users": [null]}', /users\[0\]\.name must be/],
-      ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
-      ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name must be/],
-      ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role must be 'viewer' or 'operator'/],
+      ['null-user', '{"users": [null]}', /users\[0\]\.name: must be/],
+      ['quote-name', JSON.stringify({ users: [{ name: 'a"<script>', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name: must be/],
+      ['newline-name', JSON.stringify({ users: [{ name: 'alice\nbob', role: 'operator', tokenSha256: digest }] }), /users\[0\]\.name: must be/],
+      ['admin-role', JSON.stringify({ users: [{ name: 'alice', role: 'admin', tokenSha256: digest }] }), /role: must be 'viewer' or 'operator'/],
       [
         'twice',
         JSON.stringify({
@@ -242,6 +243,41 @@ describe('respire-dashboard', () => {
       expect(result.stderr, name).toMatch(expected);
       expect(result.stderr, name).not.toMatch(/\n\s+at |s3cret|RESPIRE_DA/);
     }
+  });
+
+  it('finding: the start-up line left out what the configuration turned on; it names the audit stream, history, cookies, host names, refresh and job limits', async () => {
+    const started = await run(['--url', inject('redisUrl'), '--port', '0', '--discover-queues', ...resourceArgs()], { RESPIRE_DASHBOARD_TOKEN: TOKEN });
+    await eventually(() => started.output().includes('bulk jobs:'));
+    const out = started.output();
+    expect(out).toContain(', discovering queues (bounded SCAN)');
+    expect(out).toContain('sessions in an HttpOnly cookie (not Secure: plain HTTP); answers to localhost, 127.0.0.1, ::1');
+    expect(out).toContain('audit: stdout and the stream respire:audit; history: a sample every 60 s; auto-refresh: offered every 10 s');
+    expect(out).toContain('bulk jobs: 500 records a page, no rate limit, at most 10000000 records a job, 4 at once');
+    const quiet = await run(
+      [
+        '--url',
+        inject('redisUrl'),
+        '--port',
+        '0',
+        '--no-audit-stream',
+        '--no-history',
+        '--job-rate',
+        '200',
+        '--job-page-size',
+        '50',
+        '--max-running-jobs',
+        '1',
+        '--allowed-host',
+        'ops.example.com',
+        '--poll-interval-ms',
+        '0',
+      ],
+      { RESPIRE_DASHBOARD_TOKEN: TOKEN },
+    );
+    await eventually(() => quiet.output().includes('bulk jobs:'));
+    expect(quiet.output()).toContain('answers to ops.example.com');
+    expect(quiet.output()).toContain('audit: stdout only (--no-audit-stream); history: not recorded here (--no-history); auto-refresh: off');
+    expect(quiet.output()).toContain('bulk jobs: 50 records a page, at most 200 a second, at most 10000000 records a job, 1 at once');
   });
 
   it('finding: binding another interface only said so on stdout; now a warning on stderr that it is reachable from other machines', async () => {

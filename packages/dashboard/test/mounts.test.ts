@@ -1,3 +1,4 @@
+// The mount recipes: node:http, Express, Fastify, Hono.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';

@@ -1,3 +1,4 @@
+// What the pages show and how they page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '@respire/testing';
 import {
@@ -95,7 +96,7 @@ describe('pages on a standalone server', () => {
     const [first, second] = pending.items;
     const shown = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, body: first!.id })}`);
     expect(shown.body).toContain(`Entry <code>${first!.id}</code>`);
-    expect(shown.body).toMatch(/<code>n<\/code>[\s\S]*?<pre>1<\/pre>/);
+    expect(shown.body).toMatch(/<code><span class="name">n<\/span><\/code>[\s\S]*?<pre>1<\/pre>/);
     await world.raw(world.stream.key, ['XDEL', world.stream.key, second!.id]);
     const gone = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, body: second!.id })}`);
     expect(gone.body).toContain('deleted or trimmed');
@@ -105,10 +106,10 @@ describe('pages on a standalone server', () => {
     const record = await addWorkerDeadLetter(world, '5-5', ['order-id', '99', 'note', 'fragile'], { reason: 'explicit', exceptionType: '', attempt: 2 });
     const page = await get(world, `/dead-letter${q({ id: world.stream.id, record })}`);
     expect(page.body).toContain('<dt>Source entry</dt><dd><code>5-5</code></dd>');
-    expect(page.body).toContain('<dt>Reason</dt><dd>explicit</dd>');
+    expect(page.body).toContain('<dt>Reason</dt><dd><span class="name">explicit</span></dd>');
     expect(page.body).toContain('<dt>Attempt</dt><dd>2</dd>');
-    expect(page.body).toContain('<dt>Group</dt><dd>fulfillment</dd>');
-    expect(page.body).toMatch(/<code>order-id<\/code>[\s\S]*?<pre>99<\/pre>/);
+    expect(page.body).toContain('<dt>Group</dt><dd><span class="name">fulfillment</span></dd>');
+    expect(page.body).toMatch(/<code><span class="name">order-id<\/span><\/code>[\s\S]*?<pre>99<\/pre>/);
     expect(page.body).not.toContain('<code>_respire.source_id</code>');
 
     await deadLetterQueueMessages(world, ['{"order":7,"items":["a"]}']);
@@ -233,6 +234,7 @@ describe('hostile data (server-rendered HTML)', () => {
   });
 
   it('escapes query parameters echoed on a page', async () => {
+    await world.raw(world.stream.key, ['XGROUP', 'CREATE', world.stream.key, world.stream.group, '0', 'MKSTREAM']);
     const page = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, consumer: `${svg}<script>alert(6)</script>` })}`);
     expect(page.status).toBe(200);
     expect(page.body).not.toContain('<svg');
@@ -325,7 +327,7 @@ describe('bounded reads', () => {
       `/dead-letters${q({ id: world.stream.id })}`,
       `/dead-letters${q({ id: world.stream.id, order: 'oldest' })}`,
       `/group${q({ id: world.stream.id, group: world.stream.group })}`,
-      `/confirm/retry-all${q({ id: world.stream.id })}`,
+      `/confirm/job${q({ id: world.stream.id, action: 'retry' })}`,
     ];
     for (const path of paths) {
       const page = await get(world, path);

@@ -1,3 +1,4 @@
+// Authentication, roles, the guard, CSRF and headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsrfTokens } from '../src/csrf.js';
 import { createDashboard, dangerouslyAllowAnonymousOperator } from '../src/index.js';
@@ -50,19 +51,28 @@ const pages = () => [
   `/dead-letters${q({ id: world.stream.id })}`,
   `/dead-letter${q({ id: world.stream.id, record: deadRecord })}`,
   `/deliveries${q({ id: world.queue.id })}`,
+  `/messages${q({ id: world.queue.id })}`,
+  `/messages${q({ id: world.queue.id, view: 'in-flight' })}`,
+  `/history${q({ id: world.stream.id })}`,
+  `/find${q({ id: world.stream.id, q: pendingEntry })}`,
+  `/jobs`,
 ];
 const confirmPages = () => [
   `/confirm/delete${q({ id: world.stream.id, record: deadRecord })}`,
-  `/confirm/retry-all${q({ id: world.stream.id })}`,
-  `/confirm/delete-all${q({ id: world.stream.id })}`,
+  `/confirm/job${q({ id: world.stream.id, action: 'retry' })}`,
+  `/confirm/job${q({ id: world.stream.id, action: 'delete', reason: 'nack' })}`,
+  `/confirm/delete-message${q({ id: world.queue.id, entry: '1-1', deliveryCount: 1, untilMs: 5 })}`,
   `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' })}`,
   `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 5 })}`,
 ];
 const actions = (): { path: string; form: Record<string, string | number> }[] => [
   { path: '/actions/retry', form: { id: world.stream.id, record: deadRecord } },
   { path: '/actions/delete', form: { id: world.stream.id, record: deadRecord } },
-  { path: '/actions/retry-all', form: { id: world.stream.id } },
-  { path: '/actions/delete-all', form: { id: world.stream.id } },
+  { path: '/actions/job', form: { id: world.stream.id, action: 'retry' } },
+  { path: '/actions/job', form: { id: world.stream.id, action: 'delete', records: deadRecord } },
+  { path: '/actions/job-cancel', form: { job: 'mx0000000-0123456789ab' } },
+  { path: '/actions/release-message', form: { id: world.queue.id, entry: '1-1', deliveryCount: 1, untilMs: 5 } },
+  { path: '/actions/delete-message', form: { id: world.queue.id, entry: '1-1', deliveryCount: 1, untilMs: 5 } },
   { path: '/actions/release', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/ack', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/remove-idle-consumers', form: { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000 } },
@@ -166,20 +176,26 @@ describe('per-resource guard', () => {
       `/stream${q({ id: hidden.key })}`,
       `/dead-letters${q({ id: hidden.key })}`,
       `/group${q({ id: hidden.key, group: 'g' })}`,
-      `/confirm/delete-all${q({ id: hidden.key })}`,
+      `/confirm/job${q({ id: hidden.key, action: 'delete' })}`,
+      `/history${q({ id: hidden.key })}`,
+      `/find${q({ id: hidden.key, q: '1-1' })}`,
+      `/jobs${q({ id: hidden.key })}`,
     ];
     for (const path of paths) {
       const page = await get(world, path, TOKENS.limited);
       expect(page.status, path).toBe(404);
       const unknown = await get(world, path.replace(encodeURIComponent(hidden.key), encodeURIComponent('{nope}:nothing')), TOKENS.limited);
       expect(unknown.status).toBe(404);
-      const message = (html: string) => /<section class="message[^"]*">([\s\S]*?)<\/section>/.exec(html)?.[1];
+      // The hints name the nearest visible resources to the id asked for: never the hidden one.
+      const message = (html: string) =>
+        /<section class="message[^"]*">([\s\S]*?)<\/section>/.exec(html)?.[1]?.replace(/<p>Nearest that exist:[\s\S]*<\/ul>/, '');
       expect(message(page.body)).toBeDefined();
       expect(message(page.body)).toBe(message(unknown.body));
+      expect(page.body).not.toContain('payroll');
     }
     const token = await csrfFor(world, TOKENS.limited);
     const before = await xlen(world, hidden.dead);
-    const response = await post(world, '/actions/delete-all', { id: hidden.key, _csrf: token }, { token: TOKENS.limited });
+    const response = await post(world, '/actions/job', { id: hidden.key, action: 'delete', _csrf: token }, { token: TOKENS.limited });
     expect(response.status).toBe(404);
     expect(await xlen(world, hidden.dead)).toBe(before);
   });
@@ -324,6 +340,10 @@ describe('input', () => {
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, pollIntervalMs: 500 })).toThrow(/pollIntervalMs/);
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, basePath: 'relative' })).toThrow(/basePath/);
     expect(() => createDashboard({ admin: world.admin, authorize: () => null, pageSize: 0 })).toThrow(/pageSize/);
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, consumerActiveMs: 10 })).toThrow(/consumerActiveMs/);
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, history: { intervalMs: 10 } })).toThrow(/history\.intervalMs/);
+    // A removed option says where its job went rather than being ignored.
+    expect(() => createDashboard({ admin: world.admin, authorize: () => null, bulkLimit: 100 } as never)).toThrow(/bulkLimit: was removed.*background job/);
   });
 
   it('finding: allowedOrigins took any string, so "null" (sandboxed frames, data: URLs) or "*" could be allowed by mistake; only origins now', () => {

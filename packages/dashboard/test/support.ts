@@ -1,3 +1,4 @@
+// Shared helpers of the dashboard tests: worlds, fixtures, HTTP and a stub admin.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -344,6 +345,7 @@ export function stubAdmin(overrides: Record<string, (...args: never[]) => unknow
       if (id === STUB_STREAM.id) return STUB_STREAM;
       throw unknown(id);
     },
+    resources: () => ({ resources: [STUB_STREAM], discoveryTruncated: false }),
     overview: () => ({ serverTimeMs: Date.now(), queues: [], streams: [], discoveryTruncated: false, unavailable: [] }),
     streamStatus: () => ({ resource: STUB_STREAM, length: 0, exists: true, groups: [], deadLetters: 0 }),
     consumers: () => ({ items: [], total: 0, truncated: false }),

@@ -6,6 +6,8 @@ import type { ThroughputResult } from './result.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
 import { fakeScriptRate } from './scenarios/fake.js';
 import { fenceCost } from './scenarios/fence-cost.js';
+import { historySampleCost } from './scenarios/history.js';
+import { queueThroughput, type QueueRun } from './scenarios/queue.js';
 import { streamCeiling } from './scenarios/stream-ceiling.js';
 import { workerThroughput } from './scenarios/worker.js';
 
@@ -192,4 +194,47 @@ const fake: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake];
+const history: BenchSection = {
+  name: 'history',
+  title: "History: what one queue sample costs Redis, and the queue's throughput with samples taken",
+  async run({ quick, messages, onFreshServer, log }) {
+    const samples = quick ? 2000 : 10_000;
+    const backlog = quick ? 10_000 : 100_000;
+    const cost = await onFreshServer((url) => historySampleCost(url, samples, backlog));
+    log('| per sample (admin-history-queue, a queue of ' + fmt(backlog) + ' messages, a tenth leased) | value |');
+    log('| --- | ---: |');
+    log(`| Redis CPU | ${fmt(cost.redisCpuUsPerSample, 1)} µs |`);
+    log(`| server commands | ${fmt(cost.commandsPerSample, 1)} |`);
+    log(`| memory of the history stream | ${fmt(cost.bytesPerSample, 0)} bytes (a day at one per second: ${fmt(cost.mibPerDayAtOneSecond, 1)} MiB) |`);
+    // End to end, interleaved rounds, each way its median: no sampler, one sample a second, one every 10 ms.
+    const base: QueueRun = { messages, payloadBytes: 100, batch: 100, consumers: 1, ack: 'batch', setting: 'timeout-0', mode: 'end-to-end' };
+    const ways: [string, number | undefined][] = [
+      ['no history', undefined],
+      ['a sample every second', 1000],
+      ['a sample every 10 ms', 10],
+    ];
+    await onFreshServer((url) => queueThroughput(url, { ...base, messages: Math.min(messages, 10_000) }));
+    const rounds = quick ? 1 : 3;
+    const runs: ThroughputResult[][] = ways.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, [label, sampleEveryMs]] of ways.entries()) {
+        runs[i]!.push(await onFreshServer((url) => queueThroughput(url, { ...base, label, ...(sampleEveryMs === undefined ? {} : { sampleEveryMs }) })));
+      }
+    }
+    const median = (list: ThroughputResult[]) => [...list].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[list.length >> 1]!;
+    const rows = runs.map(median);
+    log('');
+    table(log, rows);
+    const [off, perSecond, every10] = rows as [ThroughputResult, ThroughputResult, ThroughputResult];
+    // One sample a second costs its Redis CPU once a second, shared by the messages of that second.
+    const perMessageNs = (1000 * cost.redisCpuUsPerSample) / off.messagesPerSecond;
+    log(
+      `\nmedian of ${rounds} interleaved runs each; one sample a second at ${fmt(off.messagesPerSecond)} msgs/s: ${fmt(perMessageNs, 2)} ns of Redis CPU per message ` +
+        `(${fmt((100 * cost.redisCpuUsPerSample) / (off.redisCpuUsPerMessage * off.messagesPerSecond), 3)}% of the queue's own); ` +
+        `throughput ÷ no history: every second ${fmt(perSecond.messagesPerSecond / off.messagesPerSecond, 3)}, every 10 ms ${fmt(every10.messagesPerSecond / off.messagesPerSecond, 3)}`,
+    );
+    return { sample: cost, rows, rounds: runs, redisCpuNsPerMessageAtOneSamplePerSecond: perMessageNs };
+  },
+};
+
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history];

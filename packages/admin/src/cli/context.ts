@@ -1,6 +1,8 @@
+// What the CLI's command groups share: exit codes, global flags, URL, time and actor helpers, "not found" checks.
 import type { Command } from 'commander';
 import type { Actor } from '../api.js';
 import type { RespireAdmin, RespireAdminOptions } from '../admin.js';
+import { RespireNotFoundError } from '../not-found.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -19,7 +21,9 @@ export interface GlobalOptions {
   actor?: string;
   yes?: boolean;
   keyPrefix?: string;
-  auditStream?: string;
+  auditStream: string;
+  /** False with --no-audit. */
+  audit: boolean;
 }
 
 /** What the command groups share: connecting, addressing a resource, confirming, printing. */
@@ -27,7 +31,7 @@ export interface Cli {
   /** Connects (the client is destroyed when the CLI ends) and builds an admin over `resources`. */
   connect(cmd: Command, resources: Partial<RespireAdminOptions>): Promise<{ admin: RespireAdmin; g: GlobalOptions; actor: Actor }>;
   /** The one resource a command addresses (`--queue` or `--stream`), as admin options and its id. */
-  addressed(cmd: Command, needDead: boolean): { options: Partial<RespireAdminOptions>; id: string };
+  addressed(cmd: Command, needDead: boolean): Addressed;
   /** Asks on the terminal unless `--yes`; without a terminal on stdin it refuses (a usage error). */
   confirm(g: GlobalOptions, question: string): Promise<void>;
   /** One JSON document with `--json`, else the human text. */
@@ -38,12 +42,69 @@ export interface Cli {
   fail(): void;
   /** Adds `--queue` / `--stream` (/ `--dead-letter-stream`) to a command. */
   withResource(cmd: Command, streamOnly?: boolean): Command;
+  /** Adds the paging flags (`--count`, `--cursor`, `--before`, `--last`) to a list command. */
+  withPaging(cmd: Command, count: number): Command;
+}
+
+/** The resource a command addresses. */
+export interface Addressed {
+  readonly options: Partial<RespireAdminOptions>;
+  readonly id: string;
+  /** `--queue NAME`, or `--stream KEY`. */
+  readonly queue?: string;
+  readonly stream?: string;
+}
+
+/** The paging flags as the admin API's page options. */
+export function pageOptions(o: { cursor?: string; before?: string; last?: boolean }): { cursor?: string; before?: string; last?: boolean } {
+  const given = [o.cursor, o.before, o.last].filter((x) => x !== undefined && x !== false).length;
+  if (given > 1) throw new UsageError('give at most one of --cursor, --before and --last');
+  return { ...(o.cursor ? { cursor: o.cursor } : {}), ...(o.before ? { before: o.before } : {}), ...(o.last ? { last: true } : {}) };
+}
+
+/**
+ * Fails with "not found" (exit 1) when the addressed queue has no keys at all, or the addressed
+ * stream does not exist, naming the nearest that do exist.
+ * @throws {@link RespireNotFoundError}
+ */
+export async function mustExist(admin: RespireAdmin, a: Addressed, g: GlobalOptions): Promise<void> {
+  if (a.queue !== undefined) {
+    if ((await admin.queueStatus(a.id)).exists) return;
+    const where = g.keyPrefix ? `under --key-prefix '${g.keyPrefix}'` : 'without a key prefix';
+    throw new RespireNotFoundError(
+      { kind: 'queue', name: a.queue, known: await admin.nearestNames('queue', a.queue) },
+      `no queue named '${a.queue}' ${where}: none of its keys exist (check --queue and --key-prefix)`,
+    );
+  }
+  // A worker stream whose dead letters remain exists for the dead-letter commands.
+  const status = await admin.streamStatus(a.id);
+  if (status.exists || (status.deadLetters ?? 0) > 0) return;
+  throw new RespireNotFoundError(
+    { kind: 'stream', name: a.id, known: await admin.nearestNames('stream', a.id) },
+    `no stream '${a.id}': the key does not exist${status.deadLetters === null ? '' : ' and it has no dead letters'} (check --stream and --key-prefix)`,
+  );
 }
 
 /** Parses a whole-number flag. @throws {@link UsageError} */
 export function parseWhole(value: string, flag: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got '${value}'`);
   return Number(value);
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A time flag as ms since the epoch: a duration ago (`90s`, `15m`, `2h`, `7d`, by this host's
+ * clock), an ISO 8601 time (`2026-11-30T21:00:00Z`), or ms since the epoch.
+ * @throws {@link UsageError}
+ */
+export function parseTime(value: string, flag: string, nowMs = Date.now()): number {
+  const ago = /^(\d+)(ms|s|m|h|d)$/.exec(value);
+  if (ago) return Math.max(0, nowMs - Number(ago[1]) * UNITS[ago[2]!]!);
+  if (/^\d{10,16}$/.test(value)) return Number(value);
+  const parsed = Date.parse(value);
+  if (/^\d{4}-\d\d-\d\d/.test(value) && Number.isFinite(parsed)) return parsed;
+  throw new UsageError(`${flag} must be a time: a duration ago (15m, 2h, 7d), an ISO time (2026-11-30T21:00:00Z) or ms since the epoch; got '${value}'`);
 }
 
 /**

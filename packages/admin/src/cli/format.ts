@@ -1,4 +1,5 @@
-import type { DeadLetterRecord, Overview, Resource } from '../api.js';
+// Terminal and JSON output of the CLI: escapes, tables, durations, records.
+import type { DeadLetterRecord, History, HistoryPoint, Job, Overview, PendingEntry, QueueMessage, Resource } from '../api.js';
 import { describeBytes } from '../payload.js';
 
 /**
@@ -41,27 +42,121 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 export function duration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
+  if (ms < 0) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m${Math.floor((ms % 60_000) / 1000)}s`;
   if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)}h${Math.floor((ms % 3_600_000) / 60_000)}m`;
   return `${Math.floor(ms / 86_400_000)}d${Math.floor((ms % 86_400_000) / 3_600_000)}h`;
 }
 
-/** A page's table and, when there is one, the flag that reads the next page. */
-export function pageText(body: string, next: string | undefined): string {
-  return body + (next ? `\nnext page: --cursor ${next}` : '');
+/** A page's table and, when there are any, the flags that read the next and the previous page. */
+export function pageText(body: string, next: string | undefined, previous?: string): string {
+  return body + (next ? `\nnext page: --cursor ${next}` : '') + (previous ? `\nprevious page: --before ${previous}` : '');
 }
 
-/** `status` in a terminal; `streamsNamed`: whether --stream named any worker stream. */
-export function renderOverview(o: Overview, streamsNamed = true): string {
+/** A pending entry's idle column: a released one says so instead of an idle time of weeks. */
+export function pendingIdle(p: PendingEntry): string {
+  return p.released ? 'released, claimable now' : duration(p.idleMs);
+}
+
+/** A number of things in words: `1 dead letter`, `3 dead letters`. */
+export const things = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+
+/** What a retry or delete job did, in plain words. */
+export function jobReport(job: Job): string {
+  const verb = job.action === 'retry' ? 'Retried' : 'Deleted';
+  const parts: string[] = [];
+  if (job.state === 'cancelled')
+    parts.push(
+      `Cancelled${job.cancelledBy ? ` by ${job.cancelledBy}` : ''}: ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; the records it did not reach are still there.`,
+    );
+  else if (job.state === 'interrupted')
+    parts.push(
+      `Interrupted (its process stopped): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first; resume it with \`respire jobs resume ${job.id}\`.`,
+    );
+  else if (job.state === 'failed') parts.push(`Failed (${job.error ?? 'unknown error'}): ${verb.toLowerCase()} ${things(job.done, 'dead letter')} first.`);
+  else if (job.done + job.failed + job.missing === 0) parts.push(`No dead letters to ${job.action === 'retry' ? 'retry' : 'delete'}.`);
+  else parts.push(`${verb} ${things(job.done, 'dead letter')}.`);
+  if (job.failed > 0) parts.push(`${things(job.failed, 'record')} left in place: not records Respire wrote, so they cannot go back.`);
+  if (job.missing > 0) parts.push(`${things(job.missing, 'record')} already gone (retried or deleted meanwhile).`);
+  parts.push(`(job ${job.id})`);
+  return parts.join(' ');
+}
+
+/** Jobs as a table. */
+export function jobsTable(jobs: readonly Job[]): string {
+  return table(
+    ['JOB', 'STATE', 'ACTION', 'RESOURCE', 'DONE', 'FAILED', 'MISSING', 'TOTAL', 'BY', 'STARTED'],
+    jobs.map((j) => [
+      j.id,
+      j.state,
+      j.action,
+      j.resource,
+      String(j.done),
+      String(j.failed),
+      String(j.missing),
+      String(j.total),
+      j.actor,
+      new Date(j.createdMs).toISOString(),
+    ]),
+  );
+}
+
+/** A queue message's state in words. */
+export function messageState(m: QueueMessage, nowMs: number): string {
+  if (m.state === 'ready') return 'ready (not yet delivered)';
+  if (m.state === 'delivered') return 'delivered, not completed (deadline not found)';
+  const when = m.untilMs === null ? '' : m.due ? ` (due ${duration(nowMs - m.untilMs)} ago)` : ` for ${duration(m.untilMs - nowMs)}`;
+  return m.state === 'leased' ? `leased${when}` : `delayed${when}`;
+}
+
+const rateText = (n: number | null) => (n === null ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(0));
+const gauge = (n: number | null) => (n === null ? '-' : String(n));
+
+/** History as one table per series: rates per second and backlogs. */
+export function renderHistory(h: History): string {
+  if (!h.kept) return '(this stream can have no history: no history key shares its slot)';
+  if (h.samples === 0) return '(no samples: history is recorded by a sampler — `respire history record`, or a dashboard with history on)';
+  const parts = [
+    `${h.samples} samples${h.truncated ? ' (the newest 10,000)' : ''}, ${new Date(h.fromMs!).toISOString()} to ${new Date(h.toMs!).toISOString()}`,
+  ];
+  for (const s of h.series) {
+    const title = s.kind === 'queue' ? 'QUEUE' : s.kind === 'stream' ? 'STREAM' : `GROUP ${s.name}`;
+    const rows = s.points.map((p: HistoryPoint) => [
+      new Date(p.atMs).toISOString(),
+      rateText(p.sent),
+      rateText(p.delivered),
+      rateText(p.acknowledged),
+      rateText(p.deadLettered),
+      gauge(p.lag),
+      gauge(p.pending),
+      p.oldestAgeMs === null ? '-' : duration(p.oldestAgeMs),
+      gauge(p.deadLetters),
+    ]);
+    parts.push(
+      `${title} (rates per second)\n${table(['TIME', 'SENT', 'DELIVERED', 'ACKED', 'DEAD-LETTERED', 'LAG', 'PENDING', 'OLDEST', 'DEAD LETTERS'], rows)}`,
+    );
+  }
+  return parts.join('\n\n');
+}
+
+/** A name that names nothing, and the nearest that exist. */
+export interface Missing {
+  readonly kind: 'queue' | 'stream';
+  readonly name: string;
+  readonly known: readonly string[];
+}
+
+/** `status` in a terminal; `streamsNamed`: whether --stream named any worker stream; `missing`: names given that name nothing. */
+export function renderOverview(o: Overview, streamsNamed = true, missing: readonly Missing[] = []): string {
   const parts: string[] = [];
   parts.push(
     'QUEUES\n' +
       table(
         ['QUEUE', 'LENGTH', 'READY', 'IN FLIGHT', 'DUE', 'DEAD LETTERS'],
         o.queues.map((q) => [
-          label(q.resource),
+          q.exists ? label(q.resource) : `${label(q.resource)} (missing)`,
           String(q.length),
           q.ready === null ? 'unknown' : String(q.ready),
           String(q.inFlight),
@@ -73,7 +168,8 @@ export function renderOverview(o: Overview, streamsNamed = true): string {
   const rows: string[][] = [];
   for (const s of o.streams) {
     const dead = s.deadLetters === null ? '-' : String(s.deadLetters);
-    if (s.groups.length === 0) rows.push([label(s.resource), String(s.length), s.exists ? '-' : '(no stream)', '-', '-', '-', dead]);
+    if (s.groups.length === 0)
+      rows.push([s.exists ? label(s.resource) : `${label(s.resource)} (missing)`, String(s.length), s.exists ? '-' : '(no stream)', '-', '-', '-', dead]);
     for (const g of s.groups)
       rows.push([label(s.resource), String(s.length), g.name, g.lag === null ? 'unknown' : String(g.lag), String(g.pending), String(g.consumers), dead]);
   }
@@ -89,6 +185,15 @@ export function renderOverview(o: Overview, streamsNamed = true): string {
         table(
           ['RESOURCE', 'ERROR', 'MESSAGE'],
           o.unavailable.map((u) => [label(u.resource), u.code, u.message]),
+        ),
+    );
+  }
+  if (missing.length > 0) {
+    parts.push(
+      'NOT FOUND (nothing under these names; nearest that exist)\n' +
+        table(
+          ['KIND', 'NAME', 'NEAREST'],
+          missing.map((m) => [m.kind, m.name, m.known.join(', ') || '-']),
         ),
     );
   }
@@ -115,7 +220,7 @@ const QUEUE_REASON = 'delivery limit';
 export function recordRow(r: DeadLetterRecord): string[] {
   if (r.kind === 'worker')
     return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
-  // A queue dead letter is always a move at the delivery limit (seed 000): the dashboard's wording.
+  // A queue dead letter is always a move at the delivery limit (the queue README): the dashboard's wording.
   if (r.kind === 'queue') return [r.id, 'queue', r.sourceId, String(r.deliveryCount), QUEUE_REASON, preview([[Buffer.from('payload'), r.payload]])];
   return [r.id, 'foreign', '-', '-', '-', preview(r.fields)];
 }

@@ -1,8 +1,9 @@
+// The CLI's pending-entry and consumer commands of worker streams.
 import type { Command } from 'commander';
 import type { PendingExpectation } from '../api.js';
 import { previousEntryId, toEntryId } from '../validate.js';
-import { ActionFailed, parseWhole, type Cli } from './context.js';
-import { duration, pageText, safe, table } from './format.js';
+import { ActionFailed, pageOptions, parseWhole, type Cli } from './context.js';
+import { duration, pageText, pendingIdle, safe, table } from './format.js';
 
 interface FencedOptions {
   group: string;
@@ -15,29 +16,39 @@ interface FencedOptions {
 export function groupCommands(program: Command, cli: Cli): void {
   const pending = program.command('pending').description("a worker stream's pending entries (PEL)");
   cli
-    .withResource(pending.command('list').description('one page of pending entries, oldest first'), true)
+    .withPaging(cli.withResource(pending.command('list').description('one page of pending entries, oldest first'), true), 50)
     .requiredOption('--group <name>', 'consumer group')
     .option('--consumer <name>', 'only this consumer')
-    .option('--count <n>', 'entries per page (1..1000)', (v) => parseWhole(v, '--count'), 50)
-    .option('--cursor <id>', 'the next cursor printed by the previous page')
-    .action(async (o: { group: string; consumer?: string; count: number; cursor?: string }, cmd: Command) => {
-      const { options, id } = cli.addressed(cmd, false);
-      const { admin, g } = await cli.connect(cmd, options);
-      const page = await admin.pending(id, o.group, {
-        count: o.count,
-        ...(o.cursor ? { cursor: o.cursor } : {}),
-        ...(o.consumer ? { consumer: o.consumer } : {}),
-      });
-      cli.print(g, { items: page.items, next: page.next ?? null }, () =>
-        pageText(
-          table(
-            ['ID', 'CONSUMER', 'IDLE', 'DELIVERIES'],
-            page.items.map((p) => [p.id, p.consumer, duration(p.idleMs), String(p.deliveryCount)]),
-          ),
-          page.next,
-        ),
-      );
-    });
+    .option('--min-idle-ms <ms>', 'only entries idle at least this long', (v) => parseWhole(v, '--min-idle-ms'))
+    .action(
+      async (o: { group: string; consumer?: string; minIdleMs?: number; count: number; cursor?: string; before?: string; last?: boolean }, cmd: Command) => {
+        const { options, id } = cli.addressed(cmd, false);
+        const { admin, g } = await cli.connect(cmd, options);
+        const [group, page] = await Promise.all([
+          admin.group(id, o.group),
+          admin.pending(id, o.group, {
+            count: o.count,
+            ...pageOptions(o),
+            ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
+            ...(o.minIdleMs !== undefined ? { minIdleMs: o.minIdleMs } : {}),
+          }),
+        ]);
+        cli.print(
+          g,
+          { items: page.items, next: page.next ?? null, previous: page.previous ?? null, total: group.pending },
+          () =>
+            `${group.pending} pending in group ${safe(o.group)}\n` +
+            pageText(
+              table(
+                ['ID', 'CONSUMER', 'IDLE', 'DELIVERIES'],
+                page.items.map((p) => [p.id, p.consumer, pendingIdle(p), String(p.deliveryCount)]),
+              ),
+              page.next,
+              page.previous,
+            ),
+        );
+      },
+    );
   const fenced = (name: 'release' | 'ack', description: string) =>
     cli
       .withResource(pending.command(name).description(description).argument('<id>', 'entry ID'), true)
@@ -53,14 +64,14 @@ export function groupCommands(program: Command, cli: Cli): void {
       const wanted = toEntryId('id', entryId);
       const before = previousEntryId(wanted);
       const row = (await admin.pending(id, o.group, { ...(before === undefined ? {} : { cursor: before }), count: 1 })).items.find((p) => p.id === wanted);
-      if (!row) throw new ActionFailed(`${entryId} is not pending in group ${o.group}`);
+      if (!row) throw new ActionFailed(`${entryId} is not pending in group ${safe(o.group)}`);
       if ((o.deliveryCount !== undefined && o.deliveryCount !== row.deliveryCount) || (o.consumer !== undefined && o.consumer !== row.consumer)) {
         throw new ActionFailed(`${entryId} changed: now pending to '${safe(row.consumer)}' at delivery count ${row.deliveryCount}`);
       }
       expected = { deliveryCount: row.deliveryCount, consumer: row.consumer };
       await cli.confirm(
         g,
-        `${action} ${entryId} (pending to '${safe(row.consumer)}', delivery count ${row.deliveryCount})${o.delete ? ' and delete it' : ''}?`,
+        `${action} ${entryId} (pending to '${safe(row.consumer)}', delivery count ${row.deliveryCount}${row.released ? ', released' : ''})${o.delete ? ' and delete it' : ''}?`,
       );
     } else if (action === 'ack') {
       await cli.confirm(g, `ack ${entryId}${o.delete ? ' and delete it' : ''}?`);
@@ -69,11 +80,19 @@ export function groupCommands(program: Command, cli: Cli): void {
       action === 'release'
         ? await admin.releasePending(actor, id, o.group, entryId, expected)
         : await admin.ackPending(actor, id, o.group, entryId, expected, { deleteEntry: !!o.delete });
-    cli.print(g, { id: entryId, ...result }, () =>
-      result.status === 'changed'
-        ? `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done`
-        : `${entryId}: ${result.status}${'entryKeptFor' in result && result.entryKeptFor ? ` (entry kept: still needed by group(s) ${result.entryKeptFor.map(safe).join(', ')})` : ''}`,
-    );
+    cli.print(g, { id: entryId, ...result }, () => {
+      if (result.status === 'changed')
+        return `${entryId}: changed — now pending to '${safe(result.consumer)}' at delivery count ${result.deliveryCount}; nothing done`;
+      if (result.status === 'missing')
+        return `${entryId}: not pending in group ${safe(o.group)} (acknowledged or released meanwhile, or its body was deleted); nothing done`;
+      if (result.status === 'released')
+        return `${entryId}: released — claimable now by any worker's next recovery (delivery count ${expected!.deliveryCount} kept)`;
+      if (result.entryKeptFor?.length) {
+        return `${entryId}: acknowledged in group ${safe(o.group)}; the entry was kept in the stream: still needed by group(s) ${result.entryKeptFor.map(safe).join(', ')}`;
+      }
+      if (result.entryDeleted) return `${entryId}: acknowledged in group ${safe(o.group)} and deleted from the stream`;
+      return `${entryId}: acknowledged in group ${safe(o.group)} (the entry stays in the stream)`;
+    });
     if (result.status === 'changed' || result.status === 'missing') cli.fail();
   };
   fenced('release', 'make a pending entry claimable by the workers at once (its delivery count is kept)').action(
@@ -98,7 +117,7 @@ export function groupCommands(program: Command, cli: Cli): void {
             'Remove the idle ones with `respire consumers prune`, or raise --limit.'
           : table(
               ['CONSUMER', 'PENDING', 'IDLE', 'INACTIVE'],
-              list.items.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? '-' : duration(c.inactiveMs)]),
+              list.items.map((c) => [c.name, String(c.pending), duration(c.idleMs), c.inactiveMs === null ? 'unknown (Redis < 7.2)' : duration(c.inactiveMs)]),
             ),
       );
       if (list.truncated) cli.fail();
@@ -112,11 +131,15 @@ export function groupCommands(program: Command, cli: Cli): void {
       const { admin, g, actor } = await cli.connect(cmd, options);
       await cli.confirm(g, `delete the consumers of ${o.group} idle for ${duration(o.minIdleMs)} or more that hold no pending entries?`);
       const result = await admin.removeIdleConsumers(actor, id, o.group, o.minIdleMs);
-      cli.print(
-        g,
-        result,
-        () =>
-          `removed ${result.removed.length}: ${result.removed.map(safe).join(', ') || '-'}\nkept (idle, with pending entries): ${result.keptWithPending.map(safe).join(', ') || '-'}`,
+      cli.print(g, result, () =>
+        [
+          result.removed.length === 0
+            ? `No consumer of group ${safe(o.group)} was idle for ${duration(o.minIdleMs)} without pending entries: none removed.`
+            : `Removed ${result.removed.length}: ${result.removed.map(safe).join(', ')}.`,
+          ...(result.keptWithPending.length > 0
+            ? [`Kept ${result.keptWithPending.length} idle consumer(s) that still hold pending entries: ${result.keptWithPending.map(safe).join(', ')}.`]
+            : []),
+        ].join('\n'),
       );
     });
 }

@@ -1,14 +1,21 @@
+// The `respire` CLI: global flags, connection, the status command and error handling.
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { createClient, createCluster } from 'redis';
 import { RespireAdmin, type StreamConfig } from '../admin.js';
+import { DEFAULT_AUDIT_STREAM } from '../audit.js';
+import { isNotFound } from '../not-found.js';
 import { RespireTransportError, isRespireError, toRespireError } from '../redis.js';
 import { deadLetterCommands } from './dead-letters.js';
 import { ActionFailed, EXIT, UsageError, checkRedisUrl, defaultActorName, parseWhole, redactUrl, type Cli, type GlobalOptions } from './context.js';
+import { findCommand } from './find.js';
 import { jsonText, renderOverview, terminalText } from './format.js';
 import { groupCommands } from './groups.js';
+import { historyCommands } from './history.js';
+import { jobCommands } from './jobs.js';
+import { messageCommands } from './messages.js';
 
 interface ResourceOptions {
   queue?: string;
@@ -57,15 +64,17 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     .option('--actor <name>', 'operator name for the audit record (default: the OS user)')
     .option('-y, --yes', 'do not ask for confirmation of destructive actions')
     .option('--key-prefix <prefix>', 'key prefix of the queues and streams addressed (their keyPrefix option)')
-    .option('--audit-stream <key>', 'also append an audit record of every action to this stream')
+    .option('--audit-stream <key>', 'append an audit record of every action to this stream', DEFAULT_AUDIT_STREAM)
+    .option('--no-audit', 'do not append audit records to a stream')
     .option('--timeout <ms>', 'give up on a connection or command that gets no answer within this many ms', (v) => positive(v, '--timeout'), 5000)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
   program.addHelpText(
     'after',
-    '\nExit codes: 0 done; 1 failed (Redis or permission error, record missing, entry changed, a resource unavailable, too many consumers to list, interrupted); 2 usage.\n' +
-      'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY].',
+    '\nExit codes: 0 done; 1 failed (Redis or permission error, a queue, stream or group not found, record missing, entry changed, a resource unavailable, too many consumers to list, interrupted); 2 usage.\n' +
+      'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY].\n' +
+      `Actions are audited to the stream --audit-stream (default ${DEFAULT_AUDIT_STREAM}) unless --no-audit.`,
   );
 
   const cli: Cli = {
@@ -99,9 +108,11 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         clearTimeout(timer);
       }
       const admin = new RespireAdmin(client, {
+        // Discovery only serves hints (the nearest queue names) unless a command says otherwise.
+        discoverQueues: true,
         ...resources,
         commandTimeoutMs: g.timeout,
-        ...(g.auditStream ? { auditStream: g.auditStream } : {}),
+        ...(g.audit ? { auditStream: g.auditStream } : {}),
         audit: (record) => {
           if (record.auditStreamError) err(`warning: the audit record was not appended to ${g.auditStream}: ${record.auditStreamError}`);
         },
@@ -117,7 +128,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         if (o.deadLetterStream !== undefined) throw new UsageError('--dead-letter-stream goes with --stream; a queue has its own');
         const options = { queues: [{ name: o.queue, ...(prefix ? { keyPrefix: prefix } : {}) }] };
         if (/[{}]/.test(o.queue) || o.queue.trim() === '') throw new UsageError(`--queue: a queue name must be nonblank without '{' or '}', got '${o.queue}'`);
-        return { options, id: `${prefix ?? ''}{respire-queue:${o.queue}}:stream` };
+        return { options, id: `${prefix ?? ''}{respire-queue:${o.queue}}:stream`, queue: o.queue };
       }
       if (needDead && o.deadLetterStream === undefined)
         throw new UsageError('--stream needs --dead-letter-stream KEY for dead letters (a record does not name its source)');
@@ -126,7 +137,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         ...(prefix ? { keyPrefix: prefix } : {}),
         ...(o.deadLetterStream ? { deadLetterStream: o.deadLetterStream } : {}),
       };
-      return { options: { streams: [stream] }, id: `${prefix ?? ''}${o.stream}` };
+      return { options: { streams: [stream] }, id: `${prefix ?? ''}${o.stream}`, stream: o.stream! };
     },
 
     async confirm(g, question) {
@@ -144,6 +155,14 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     print: (g, doc, human) => (g.json ? void io.stdout.write(`${jsonText(doc)}\n`) : out(human())),
     err,
     fail: () => void (exitCode = EXIT.failed),
+
+    withPaging(cmd, count) {
+      return cmd
+        .option('--count <n>', 'rows per page (1..1000)', (v) => parseWhole(v, '--count'), count)
+        .option('--cursor <id>', 'the next page: the cursor printed after the previous page')
+        .option('--before <id>', 'the page before: the cursor printed as "previous page"')
+        .option('--last', 'the last page');
+    },
 
     withResource(cmd, streamOnly = false) {
       if (!streamOnly) cmd.option('--queue <name>', 'a reliable queue (its name)');
@@ -169,11 +188,20 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         discoverQueues: o.discover,
       });
       const overview = await admin.overview();
-      cli.print(g, overview, () => renderOverview(overview, (o.stream ?? []).length > 0));
-      if (overview.unavailable.length > 0) cli.fail();
+      // A name given with --queue or --stream that names nothing: marked, with the nearest names, and exit 1.
+      const missing: { kind: 'queue' | 'stream'; name: string; known: string[] }[] = [];
+      for (const q of overview.queues) if (!q.exists && !q.resource.discovered) missing.push({ kind: 'queue', name: q.resource.name, known: [] });
+      for (const s of overview.streams) if (!s.exists) missing.push({ kind: 'stream', name: s.resource.stream, known: [] });
+      for (const m of missing) m.known = await admin.nearestNames(m.kind, m.name);
+      cli.print(g, { ...overview, missing }, () => renderOverview(overview, (o.stream ?? []).length > 0, missing));
+      if (overview.unavailable.length > 0 || missing.length > 0) cli.fail();
     });
   deadLetterCommands(program, cli);
   groupCommands(program, cli);
+  messageCommands(program, cli);
+  findCommand(program, cli);
+  historyCommands(program, cli);
+  jobCommands(program, cli);
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
@@ -183,12 +211,14 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       // Scripts that asked for --json get one document on stdout for a usage error too.
       if (json && exitCode !== EXIT.ok) io.stdout.write(`${jsonText({ error: { code: 'USAGE', message: error.message.replace(/^error: /, '') } })}\n`);
     } else {
-      const usage = error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT');
+      // A name that names nothing is not a usage error: the command was right, the data is not there.
+      const missing = isNotFound(error);
+      const usage = !missing && (error instanceof UsageError || isRespireError(error, 'INVALID_ARGUMENT'));
       const message = error instanceof Error ? error.message : String(error);
-      const code = usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
+      const code = missing ? 'NOT_FOUND' : usage ? 'USAGE' : isRespireError(error) ? error.code : error instanceof ActionFailed ? 'NOT_DONE' : 'FAILED';
       err(`respire: ${message}`);
       // With --json, scripts also get one JSON document on stdout.
-      if (json) io.stdout.write(`${jsonText({ error: { code, message } })}\n`);
+      if (json) io.stdout.write(`${jsonText({ error: { code, message, ...(missing ? { notFound: missing } : {}) } })}\n`);
       exitCode = usage ? EXIT.usage : EXIT.failed;
     }
   } finally {

@@ -39,6 +39,140 @@ export function adminAppendRetried(target: CommandTarget, args: AdminAppendRetri
   return runScript(target, scripts.adminAppendRetried, [args.stream], [args.producer, ...args.entries], options);
 }
 
+/** KEYS and ARGV of `admin-delete-queue-message`, named as in its header. */
+export interface AdminDeleteQueueMessageArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] consumer group (the queue's private group) */
+  readonly group: ScriptArg;
+  /** ARGV[2] entry ID (as Redis prints it) */
+  readonly id: ScriptArg;
+  /** ARGV[3] expected delivery count (shown to the operator, >= 1) */
+  readonly deliveryCount: ScriptArg;
+  /** ARGV[4] expected deadline or due time (ms, the member's score shown to the operator) */
+  readonly untilMs: ScriptArg;
+}
+
+/** Runs `admin-delete-queue-message` (an operator's acknowledgement of one leased or delayed queue message) through {@link runScript}. */
+export function adminDeleteQueueMessage(target: CommandTarget, args: AdminDeleteQueueMessageArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminDeleteQueueMessage, [args.stream, args.deadlines], [args.group, args.id, args.deliveryCount, args.untilMs], options);
+}
+
+/** KEYS and ARGV of `admin-history-queue`, named as in its header. */
+export interface AdminHistoryQueueArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** KEYS[3] dead-letter stream (stream) */
+  readonly deadLetter: string;
+  /** KEYS[4] counters the queue may keep (hash: field -> count, optional) */
+  readonly counters: string;
+  /** KEYS[5] history stream (stream: one entry per sample) */
+  readonly history: string;
+  /** ARGV[1] skip when the last sample is younger (ms, 0..2^31-1) */
+  readonly minIntervalMs: ScriptArg;
+  /** ARGV[2] keep samples this long (ms, 1..2^53) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[3] groups sampled at most (1..1000) */
+  readonly maxGroups: ScriptArg;
+}
+
+/** Runs `admin-history-queue` (record one history sample of a reliable queue, unless one is recent) through {@link runScript}. */
+export function adminHistoryQueue(target: CommandTarget, args: AdminHistoryQueueArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminHistoryQueue, [args.stream, args.deadlines, args.deadLetter, args.counters, args.history], [args.minIntervalMs, args.retentionMs, args.maxGroups], options);
+}
+
+/** KEYS and ARGV of `admin-history-stream`, named as in its header. */
+export interface AdminHistoryStreamArgs {
+  /** KEYS[1] source stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] dead-letter stream (stream; any key of the slot when ARGV[4] is '0') */
+  readonly deadLetter: string;
+  /** KEYS[3] counters the workers may keep (hash: field -> count, optional) */
+  readonly counters: string;
+  /** KEYS[4] history stream (stream: one entry per sample) */
+  readonly history: string;
+  /** ARGV[1] skip when the last sample is younger (ms, 0..2^31-1) */
+  readonly minIntervalMs: ScriptArg;
+  /** ARGV[2] keep samples this long (ms, 1..2^53) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[3] groups sampled at most (1..1000) */
+  readonly maxGroups: ScriptArg;
+  /** ARGV[4] whether KEYS[2] is the dead-letter stream ('1' or '0') */
+  readonly hasDeadLetter: ScriptArg;
+  /** ARGV[5] its entries added, read by the caller (when ARGV[4] is '0'; '' unknown) */
+  readonly deadLetterAdded: ScriptArg;
+  /** ARGV[6] its length, read by the caller (when ARGV[4] is '0'; '' unknown) */
+  readonly deadLetterLength: ScriptArg;
+}
+
+/** Runs `admin-history-stream` (record one history sample of a worker stream, unless one is recent) through {@link runScript}. */
+export function adminHistoryStream(target: CommandTarget, args: AdminHistoryStreamArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminHistoryStream, [args.stream, args.deadLetter, args.counters, args.history], [args.minIntervalMs, args.retentionMs, args.maxGroups, args.hasDeadLetter, args.deadLetterAdded, args.deadLetterLength], options);
+}
+
+/** KEYS and ARGV of `admin-job-cancel`, named as in its header. */
+export interface AdminJobCancelArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** ARGV[1] who asks (the operator's name) */
+  readonly actor: ScriptArg;
+  /** ARGV[2] an owner silent this long has died (ms) */
+  readonly leaseMs: ScriptArg;
+  /** ARGV[3] keep a finished job this long (ms) */
+  readonly retentionMs: ScriptArg;
+}
+
+/** Runs `admin-job-cancel` (ask a running job to stop; a job whose runner died is cancelled at once) through {@link runScript}. */
+export function adminJobCancel(target: CommandTarget, args: AdminJobCancelArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobCancel, [args.job], [args.actor, args.leaseMs, args.retentionMs], options);
+}
+
+/** KEYS and ARGV of `admin-job-create`, named as in its header. */
+export interface AdminJobCreateArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** KEYS[2] job IDs by creation time (sorted set: job ID -> ms) */
+  readonly index: string;
+  /** ARGV[1] the job's ID */
+  readonly jobId: ScriptArg;
+  /** ARGV[2] the runner that owns it (a random token of the process) */
+  readonly owner: ScriptArg;
+  /** ARGV[3] keep it this long (ms) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[4..] field, value, ... (the job's description and counters) */
+  readonly fields: readonly ScriptArg[];
+}
+
+/** Runs `admin-job-create` (record a new bulk job, owned by the process that will run it) through {@link runScript}. */
+export function adminJobCreate(target: CommandTarget, args: AdminJobCreateArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobCreate, [args.job, args.index], [args.jobId, args.owner, args.retentionMs, ...args.fields], options);
+}
+
+/** KEYS and ARGV of `admin-job-step`, named as in its header. */
+export interface AdminJobStepArgs {
+  /** KEYS[1] the job's hash (hash) */
+  readonly job: string;
+  /** ARGV[1] the runner (its token) */
+  readonly owner: ScriptArg;
+  /** ARGV[2] claim, progress or finish */
+  readonly step: ScriptArg;
+  /** ARGV[3] an owner silent this long has died (ms) */
+  readonly leaseMs: ScriptArg;
+  /** ARGV[4] keep a finished job this long (ms) */
+  readonly retentionMs: ScriptArg;
+  /** ARGV[5..] field, value, ... (counters, cursor, state, error) */
+  readonly fields: readonly ScriptArg[];
+}
+
+/** Runs `admin-job-step` (a job's runner claims it, reports progress, or finishes it: fenced by ownership) through {@link runScript}. */
+export function adminJobStep(target: CommandTarget, args: AdminJobStepArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminJobStep, [args.job], [args.owner, args.step, args.leaseMs, args.retentionMs, ...args.fields], options);
+}
+
 /** KEYS and ARGV of `admin-release-pending`, named as in its header. */
 export interface AdminReleasePendingArgs {
   /** KEYS[1] source stream (stream) */
@@ -58,6 +192,25 @@ export interface AdminReleasePendingArgs {
 /** Runs `admin-release-pending` (an operator's fenced release of one pending entry for redelivery) through {@link runScript}. */
 export function adminReleasePending(target: CommandTarget, args: AdminReleasePendingArgs, options?: RunScriptOptions): Promise<unknown> {
   return runScript(target, scripts.adminReleasePending, [args.stream], [args.group, args.id, args.consumer, args.deliveryCount, args.idleMs], options);
+}
+
+/** KEYS and ARGV of `admin-release-queue-message`, named as in its header. */
+export interface AdminReleaseQueueMessageArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] entry ID (as Redis prints it) */
+  readonly id: ScriptArg;
+  /** ARGV[2] expected delivery count (shown to the operator, >= 1) */
+  readonly deliveryCount: ScriptArg;
+  /** ARGV[3] expected deadline or due time (ms, the member's score shown to the operator) */
+  readonly untilMs: ScriptArg;
+}
+
+/** Runs `admin-release-queue-message` (an operator's release of one leased or delayed queue message) through {@link runScript}. */
+export function adminReleaseQueueMessage(target: CommandTarget, args: AdminReleaseQueueMessageArgs, options?: RunScriptOptions): Promise<unknown> {
+  return runScript(target, scripts.adminReleaseQueueMessage, [args.stream, args.deadlines], [args.id, args.deliveryCount, args.untilMs], options);
 }
 
 /** KEYS and ARGV of `admin-remove-idle-consumers`, named as in its header. */

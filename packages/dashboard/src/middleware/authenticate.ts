@@ -1,3 +1,4 @@
+// Authentication middleware: runs `authorize` on every route but the static assets.
 import type { MiddlewareHandler } from 'hono';
 import { CallbackTimeout, checkPrincipal, within, type Principal } from '../auth.js';
 import type { Env } from '../http.js';

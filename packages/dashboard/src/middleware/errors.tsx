@@ -1,9 +1,12 @@
+// The 404 and error pages: expected refusals as pages, the rest as a 500 with a reference.
 import { randomBytes } from 'node:crypto';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { isNotFound } from '@respire/admin';
 import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
+import { Name } from '../views/name.js';
 
 /** `value[key]`, undefined when the read throws (a value thrown by user code may be a revoked Proxy). */
 const safeGet = (value: unknown, key: string): unknown => {
@@ -28,6 +31,15 @@ const isA = (error: unknown, type: abstract new (...args: never[]) => unknown): 
   }
 };
 
+/** `isNotFound`, false when the check throws (a revoked Proxy thrown by user code). */
+const safeNotFound = (error: unknown) => {
+  try {
+    return isNotFound(error);
+  } catch {
+    return undefined;
+  }
+};
+
 const TITLES = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 503: 'Try again' } as const;
 
 /** An unknown page: a bare page before sign-in, the dashboard's layout after. */
@@ -45,8 +57,31 @@ export function errorPage(s: Settings): ErrorHandler {
     // What reaches here may come from user code (authorize, guard): every check of it is guarded.
     if (isA(error, HttpError)) {
       const http = error as HttpError;
-      return page(s, c, http.status, TITLES[http.status], <p>{http.message}</p>);
+      return page(
+        s,
+        c,
+        http.status,
+        TITLES[http.status],
+        <>
+          <p>{http.message}</p>
+          {http.hints.length > 0 ? (
+            <>
+              <p>Nearest that exist:</p>
+              <ul class="hints">
+                {http.hints.map((h) => (
+                  <li>
+                    <Name value={h.label} href={h.href} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>,
+      );
     }
+    // Something the request names does not exist (a group removed meanwhile): 404, naming what.
+    const missing = safeNotFound(error);
+    if (missing) return page(s, c, 404, 'Not found', <p>No such {missing.kind === 'group' ? 'consumer group' : missing.kind}.</p>);
     // The admin API's message quotes the rejected value: name the parameter only.
     if (isValidationError(error)) return page(s, c, 400, 'Bad request', <p>Invalid {argumentOf(error)}.</p>);
     if (isA(error, HTTPException) && (error as HTTPException).status === 403) {

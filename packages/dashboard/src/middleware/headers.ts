@@ -1,3 +1,4 @@
+// Security headers (CSP, framing, nosniff, referrer) of every response.
 import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 

@@ -1,3 +1,4 @@
+// The gate of every state change: POST only, same origin, operators, a valid CSRF token.
 import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
@@ -16,7 +17,8 @@ export function guardStateChanges(routes: Hono<Env>, s: Settings): void {
     await next();
   });
   routes.use('/actions/*', csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || s.allowedOrigins.has(origin) }));
-  routes.use('/actions/*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => bare(c, s.base, 413, 'Too large', 'The form was too large.') }));
+  // Forms carry names of up to 65,536 characters (a resource id, a group, a consumer) and up to 1,000 record IDs.
+  routes.use('/actions/*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => bare(c, s.base, 413, 'Too large', 'The form was too large.') }));
   routes.use('/actions/*', operatorsOnly(s), async (c, next) => {
     const token = (await form(c))['_csrf'] ?? c.req.header('x-csrf-token');
     if (!s.tokens.verify(c.get('principal').name, token)) {
@@ -31,7 +33,13 @@ export function guardStateChanges(routes: Hono<Env>, s: Settings): void {
     await next();
   });
   routes.use('/confirm/*', operatorsOnly(s));
+  // A confirmation page reached by POST (a selection of records) changes nothing, but comes only from the dashboard's own pages.
+  routes.post('/confirm/*', csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || s.allowedOrigins.has(origin) }));
+  routes.post('/confirm/*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => bare(c, s.base, 413, 'Too large', 'The form was too large.') }));
 }
+
+/** The largest form an action or a confirmation takes: 1 MiB. */
+const MAX_FORM_BYTES = 1024 * 1024;
 
 function operatorsOnly(s: Settings): MiddlewareHandler<Env> {
   return async (c, next) => {

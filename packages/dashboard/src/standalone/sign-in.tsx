@@ -1,3 +1,4 @@
+// The standalone server's sign-in and sign-out routes.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -27,16 +28,28 @@ export const clientAddress = (c: Context) => {
 };
 
 /**
- * Where to go after signing in: a path of the dashboard (dot segments resolved), else its
- * overview. Printable ASCII only: a browser drops tabs and line breaks from a Location, so
- * `/\t/evil.example` would leave for another site.
+ * Where to go after signing in: a path of the dashboard, else its overview. The path is parsed
+ * as a browser would (dot segments resolved, percent-escapes kept) and then rebuilt: one leading
+ * slash, never two and never a backslash (both read as another site: `//evil`, `/\evil`,
+ * `/.//evil` once the dot segment goes), printable ASCII only (a browser drops tabs and line
+ * breaks from a Location, so `/\t/evil.example` would leave too), inside the base path.
  */
 export function safeNext(base: string, next: unknown): string {
   const home = `${base}/`;
-  if (typeof next !== 'string' || !/^\/[\x21-\x7e]*$/.test(next) || next.startsWith('//') || next.includes('\\')) return home;
-  const url = new URL(next, 'http://dashboard.invalid');
-  if (url.origin !== 'http://dashboard.invalid' || !(url.pathname === base || url.pathname.startsWith(home))) return home;
-  return `${url.pathname}${url.search}`;
+  if (typeof next !== 'string' || !/^\/[\x21-\x7e]*$/.test(next) || next.includes('\\')) return home;
+  let url: URL;
+  try {
+    url = new URL(next, 'http://dashboard.invalid');
+  } catch {
+    return home;
+  }
+  if (url.origin !== 'http://dashboard.invalid' || url.username || url.password) return home;
+  const path = url.pathname;
+  // After the dot segments are resolved: still one slash, no empty segment, no encoded slash or backslash.
+  if (!/^\/(?!\/)/.test(path) || path.includes('//') || /%2f|%5c/i.test(path)) return home;
+  if (!(path === base || path.startsWith(home))) return home;
+  const target = `${path}${url.search}`;
+  return /^\/[\x21-\x7e]*$/.test(target) && !target.startsWith('//') ? target : home;
 }
 
 /** `GET/POST <base>/login` and `POST <base>/logout`: the sign-in form and the session cookie. */
@@ -59,15 +72,22 @@ export function signInRoutes({ base, credentials, sessions, limiter }: SignInOpt
       c.header('Retry-After', String(locked));
       return c.html(<SignInPage base={base} next={await next()} problem={`Too many failed sign-ins from your address: try again in ${locked} s.`} />, 429);
     }
-    const form = await c.req.parseBody();
+    limiter.begin(address);
+    let form: Record<string, unknown>;
+    try {
+      form = await c.req.parseBody();
+    } catch (error) {
+      limiter.end(address);
+      throw error;
+    }
     const name = typeof form['name'] === 'string' ? form['name'] : '';
     const token = typeof form['token'] === 'string' ? form['token'] : '';
     const principal = token && name ? match(credentials, token, name) : null;
     if (!principal) {
-      await limiter.fail(address);
+      await limiter.fail(address, name.slice(0, 64));
       return c.html(<SignInPage base={base} next={await next()} problem="Unknown user or wrong token." />, 401);
     }
-    limiter.succeed(address);
+    limiter.succeed(address, principal.name);
     // A new session at every sign-in: no ID the browser brought along is ever kept.
     sessions.end(c.req.raw);
     setCookie(c, sessions.cookieName, sessions.start(principal), {

@@ -1,3 +1,4 @@
+// The page head and the bare document of sign-in and early refusals.
 import type { Child } from 'hono/jsx';
 
 /** The `<head>` of every page: charset, viewport, title, the stylesheet and icon, and `children` (more meta, the script). */

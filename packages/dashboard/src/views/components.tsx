@@ -1,9 +1,9 @@
-import type { QueueResource, StreamResource } from '@respire/admin';
+// Small shared pieces of the pages: tables, pagers, forms, crumbs, find boxes.
+import type { QueueResource, Resource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
 import { maybeCount } from '../format.js';
+import { ref } from '../refs.js';
 import { href, type Crumb, type PageContext } from './layout.js';
-
-/** Small shared pieces of the pages: tables, pagers, forms, crumbs. */
 
 export const isOperator = (ctx: PageContext) => ctx.principal.role === 'operator';
 
@@ -17,7 +17,7 @@ export function Count({ value, alert }: { value: number | null; alert?: 'warn' |
 export type Column = string | { readonly label: string; readonly num: true };
 export const num = (label: string): Column => ({ label, num: true });
 
-/** A scrollable table with column headings; the children are its `<tbody>` elements. */
+/** A table with column headings that wraps long cells (it never scrolls sideways); the children are its `<tbody>` elements. */
 export function Table({ columns, caption, class: className, children }: { columns: readonly Column[]; caption?: Child; class?: string; children?: Child }) {
   return (
     <div class="table-wrap">
@@ -42,21 +42,54 @@ export function Table({ columns, caption, class: className, children }: { column
   );
 }
 
-/** Previous/next links for a cursor-paged table. */
-export function Pager({ first, next, label }: { first?: string | undefined; next?: string | undefined; label: string }) {
-  if (!first && !next) return null;
+/** The four links of a paged list: first, previous, next, last (each present only when it leads somewhere). */
+export interface Paging {
+  readonly first?: string | undefined;
+  readonly previous?: string | undefined;
+  readonly next?: string | undefined;
+  readonly last?: string | undefined;
+}
+
+/** First / previous / next / last links of a paged table. */
+export function Pager({ paging, label }: { paging: Paging; label: string }) {
+  const { first, previous, next, last } = paging;
+  if (!first && !previous && !next && !last) return null;
+  const link = (to: string | undefined, text: string, rel?: string) =>
+    to ? (
+      <a href={to} rel={rel}>
+        {text}
+      </a>
+    ) : (
+      <span class="muted">{text}</span>
+    );
   return (
     <nav class="pager" aria-label={`${label} pages`}>
-      {first ? <a href={first}>First page</a> : null}
-      {next ? (
-        <a href={next} rel="next">
-          Next page
-        </a>
-      ) : (
-        <span class="muted">Last page</span>
-      )}
+      {link(first, 'First')}
+      {link(previous, 'Previous', 'prev')}
+      {link(next, 'Next', 'next')}
+      {link(last, 'Last')}
     </nav>
   );
+}
+
+/**
+ * The four links of a cursor-paged list: `keep` are the page's other parameters; `page` the
+ * admin API's page (its `next` and `previous` cursors); `at` whether this is the first or last
+ * (by default: the page has no previous cursor, no next cursor).
+ */
+export function cursorPaging(
+  ctx: PageContext,
+  path: string,
+  keep: Readonly<Record<string, string | number | undefined>>,
+  page: { readonly next: string | undefined; readonly previous?: string | undefined },
+  at: { readonly first: boolean; readonly last: boolean } = { first: page.previous === undefined, last: page.next === undefined },
+): Paging {
+  return {
+    first: at.first ? undefined : href(ctx, path, keep),
+    previous: page.previous ? href(ctx, path, { ...keep, before: page.previous }) : undefined,
+    next: page.next ? href(ctx, path, { ...keep, cursor: page.next }) : undefined,
+    last: at.last ? undefined : href(ctx, path, { ...keep, last: '1' }),
+  };
 }
 
 /** A POST form carrying the CSRF token. */
@@ -66,15 +99,17 @@ export function ActionForm({
   fields,
   children,
   class: className,
+  id,
 }: {
   ctx: PageContext;
   action: string;
   fields: Readonly<Record<string, string | number>>;
   class?: string;
+  id?: string;
   children?: Child;
 }) {
   return (
-    <form method="post" action={`${ctx.base}/actions/${action}`} class={className ?? 'inline'}>
+    <form method="post" action={`${ctx.base}/actions/${action}`} class={className ?? 'inline'} id={id}>
       <input type="hidden" name="_csrf" value={ctx.csrfToken} />
       {Object.entries(fields).map(([name, value]) => (
         <input type="hidden" name={name} value={String(value)} />
@@ -84,12 +119,38 @@ export function ActionForm({
   );
 }
 
+/** The find box of a resource: an entry ID, a record ID, a source ID or (queues) a deduplication ID. */
+export function FindBox({ ctx, resource, value = '' }: { ctx: PageContext; resource: Resource; value?: string }) {
+  return (
+    <form method="get" action={`${ctx.base}/find`} class="row-form find" role="search">
+      {Object.entries(ref('id', resource.id)).map(([name, v]) => (
+        <input type="hidden" name={name} value={v} />
+      ))}
+      <label for="find-query">Find</label>
+      <input
+        id="find-query"
+        name="q"
+        value={value}
+        required
+        maxlength={65536}
+        placeholder={resource.kind === 'queue' ? 'entry ID, record ID, source ID or deduplication ID' : 'entry ID, record ID or source ID'}
+      />
+      <button type="submit" class="button secondary">
+        Find
+      </button>
+    </form>
+  );
+}
+
+/** The name of a resource for headings and crumbs. */
+export const resourceLabel = (r: QueueResource | StreamResource) => (r.kind === 'queue' ? r.name : r.label);
+
 export function queueCrumbs(ctx: PageContext, queue: QueueResource): Crumb[] {
-  return [{ label: `Queue ${queue.name}`, href: href(ctx, '/queue', { id: queue.id }) }];
+  return [{ kind: 'Queue', label: queue.name, href: href(ctx, '/queue', ref('id', queue.id)) }];
 }
 
 export function streamCrumbs(ctx: PageContext, stream: StreamResource): Crumb[] {
-  return [{ label: `Stream ${stream.label}`, href: href(ctx, '/stream', { id: stream.id }) }];
+  return [{ kind: 'Stream', label: stream.label, href: href(ctx, '/stream', ref('id', stream.id)) }];
 }
 
 export function resourceCrumbs(ctx: PageContext, resource: QueueResource | StreamResource): Crumb[] {
@@ -98,10 +159,10 @@ export function resourceCrumbs(ctx: PageContext, resource: QueueResource | Strea
 
 /** Crumbs of a consumer group's page. */
 export function groupCrumbs(ctx: PageContext, stream: StreamResource, group: string): Crumb[] {
-  return [...streamCrumbs(ctx, stream), { label: `Group ${group}`, href: href(ctx, '/group', { id: stream.id, group }) }];
+  return [...streamCrumbs(ctx, stream), { kind: 'Group', label: group, href: href(ctx, '/group', { ...ref('id', stream.id), ...ref('group', group) }) }];
 }
 
 /** Crumbs of a resource's dead-letter list. */
 export function deadLetterCrumbs(ctx: PageContext, resource: QueueResource | StreamResource): Crumb[] {
-  return [...resourceCrumbs(ctx, resource), { label: 'Dead letters', href: href(ctx, '/dead-letters', { id: resource.id }) }];
+  return [...resourceCrumbs(ctx, resource), { label: 'Dead letters', href: href(ctx, '/dead-letters', ref('id', resource.id)) }];
 }

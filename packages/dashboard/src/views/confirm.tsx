@@ -1,11 +1,12 @@
-import type { ConsumerInfo, ConsumerList, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
+// The confirmation step of each destructive action: a GET page whose form posts the action.
+import type { ConsumerInfo, ConsumerList, DeadLetterFilter, DeadLetterRecord, QueueResource, StreamResource } from '@respire/admin';
 import type { Child } from 'hono/jsx';
-import { count, duration, shown } from '../format.js';
-import { ActionForm, deadLetterCrumbs, groupCrumbs } from './components.js';
+import { count, duration, serverTime } from '../format.js';
+import { ref } from '../refs.js';
+import { ActionForm, deadLetterCrumbs, groupCrumbs, queueCrumbs } from './components.js';
 import { MAX_CONSUMERS } from './group.js';
 import { href, Layout, type Crumb, type PageContext } from './layout.js';
-
-/** The confirmation step of each destructive action: a GET page whose form posts the action. */
+import { Name } from './name.js';
 
 export function ConfirmPage({
   ctx,
@@ -62,7 +63,7 @@ export function ConfirmDeletePage({ ctx, resource, record }: { ctx: PageContext;
       fields={{ id: resource.id, record: record.id }}
       danger
       submitLabel="Delete dead letter"
-      cancelHref={href(ctx, '/dead-letters', { id: resource.id })}
+      cancelHref={href(ctx, '/dead-letters', ref('id', resource.id))}
     >
       <p>
         Dead letter <code>{record.id}</code>
@@ -78,36 +79,101 @@ export function ConfirmDeletePage({ ctx, resource, record }: { ctx: PageContext;
   );
 }
 
-export function ConfirmBulkPage({
+/** A dead-letter filter in words. */
+export function FilterWords({ filter }: { filter: DeadLetterFilter }) {
+  const parts: Child[] = [];
+  if (filter.reason !== undefined)
+    parts.push(
+      <>
+        reason <Name value={filter.reason} />
+      </>,
+    );
+  if (filter.group !== undefined)
+    parts.push(
+      <>
+        group <Name value={filter.group} />
+      </>,
+    );
+  if (filter.exceptionType !== undefined)
+    parts.push(
+      <>
+        exception type <Name value={filter.exceptionType} />
+      </>,
+    );
+  if (filter.sourceId !== undefined)
+    parts.push(
+      <>
+        source entry <code>{filter.sourceId}</code>
+      </>,
+    );
+  if (filter.sinceMs !== undefined) parts.push(<>dead-lettered at or after {serverTime(filter.sinceMs)}</>);
+  if (filter.untilMs !== undefined) parts.push(<>dead-lettered at or before {serverTime(filter.untilMs)}</>);
+  if (parts.length === 0) return <>every record</>;
+  return (
+    <>
+      records with{' '}
+      {parts.map((p, i) => (
+        <>
+          {i > 0 ? ', ' : ''}
+          {p}
+        </>
+      ))}
+    </>
+  );
+}
+
+/**
+ * The step before a bulk job: retry or delete every dead letter (or those matching a filter) present
+ * now, or the selected ones. The job runs in the background; its page shows progress and can cancel it.
+ */
+export function ConfirmJobPage({
   ctx,
   resource,
-  bulk,
+  action,
+  filter,
+  recordIds,
   total,
-  bulkLimit,
+  filterFields,
 }: {
   ctx: PageContext;
   resource: Owner;
-  bulk: 'retry-all' | 'delete-all';
+  action: 'retry' | 'delete';
+  filter: DeadLetterFilter | undefined;
+  recordIds: readonly string[] | undefined;
+  /** Dead letters in the stream now. */
   total: number;
-  bulkLimit: number;
+  /** The filter as form fields. */
+  filterFields: Readonly<Record<string, string>>;
 }) {
-  const retry = bulk === 'retry-all';
-  const n = count(Math.min(total, bulkLimit));
+  const retry = action === 'retry';
+  const what = recordIds
+    ? `${count(recordIds.length)} selected dead letter${recordIds.length === 1 ? '' : 's'}`
+    : filter
+      ? 'every matching dead letter'
+      : `every dead letter (${count(total)} now)`;
   return (
     <ConfirmPage
       ctx={ctx}
-      title={retry ? 'Retry every dead letter?' : 'Delete every dead letter?'}
-      crumbs={[...deadLetterCrumbs(ctx, resource), { label: retry ? 'Retry all' : 'Delete all' }]}
-      action={bulk}
-      fields={{ id: resource.id }}
+      title={retry ? 'Retry dead letters?' : 'Delete dead letters?'}
+      crumbs={[...deadLetterCrumbs(ctx, resource), { label: retry ? 'Retry' : 'Delete' }]}
+      action="job"
+      fields={{ id: resource.id, action, ...(recordIds ? { records: recordIds.join(',') } : filterFields) }}
       danger={!retry}
-      submitLabel={retry ? `Retry ${n} dead letters` : `Delete ${n} dead letters`}
-      cancelHref={href(ctx, '/dead-letters', { id: resource.id })}
+      submitLabel={`${retry ? 'Retry' : 'Delete'} ${what}`}
+      cancelHref={href(ctx, '/dead-letters', ref('id', resource.id))}
     >
       <p>
-        {count(total)} dead letters are in this stream now.{' '}
-        {retry ? 'Each one is put back where it came from and removed from the dead-letter stream.' : 'Each one is removed for good.'} One request handles at
-        most {count(bulkLimit)}, in pages; the result says how many remain.
+        {retry ? 'Retry' : 'Delete'} {what}
+        {filter && !recordIds ? (
+          <>
+            : <FilterWords filter={filter} />, among the {count(total)} records present now
+          </>
+        ) : null}
+        . {retry ? 'Each one is put back where it came from and removed from the dead-letter stream.' : 'Each one is removed for good.'}
+      </p>
+      <p>
+        It runs as a job in the background, oldest first, in pages: its page shows the progress and can cancel it, and every dashboard on this Redis server sees
+        it. Dead letters that arrive after it starts are not touched.
       </p>
     </ConfirmPage>
   );
@@ -132,17 +198,18 @@ export function ConfirmAckPage({ ctx, stream, group, entry, deliveryCount, consu
       fields={{ id: stream.id, group, entry, deliveryCount, consumer }}
       danger
       submitLabel="Acknowledge entry"
-      cancelHref={href(ctx, '/group', { id: stream.id, group })}
+      cancelHref={href(ctx, '/group', { ...ref('id', stream.id), ...ref('group', group) })}
       formExtra={
         <p class="check">
           <input type="checkbox" id="delete-entry" name="deleteEntry" value="1" />
-          <label for="delete-entry">Also delete the entry from the stream</label>
+          <label for="delete-entry">Also delete the entry from the stream (kept while another group still needs it)</label>
         </p>
       }
     >
       <p>
-        Entry <code>{entry}</code>, owned by <span class="name">{shown(consumer)}</span> after {count(deliveryCount)} deliveries, leaves group{' '}
-        <span class="name">{shown(group)}</span>'s pending list without being processed. If its owner or delivery count changed since then, nothing is done.
+        Entry <code>{entry}</code>, owned by {consumer === '' ? <span class="muted">(no owner)</span> : <Name value={consumer} />} after {count(deliveryCount)}{' '}
+        deliveries, leaves group <Name value={group} />
+        's pending list without being processed. If its owner or delivery count changed since then, nothing is done.
       </p>
     </ConfirmPage>
   );
@@ -153,7 +220,7 @@ const ConsumerNames = ({ consumers, note }: { consumers: readonly ConsumerInfo[]
   <ul class="names">
     {consumers.map((x) => (
       <li>
-        {shown(x.name)} <span class="muted small">{note(x)}</span>
+        <Name value={x.name} /> <span class="muted small">{note(x)}</span>
       </li>
     ))}
   </ul>
@@ -184,11 +251,11 @@ export function ConfirmIdleConsumersPage({
       fields={{ id: stream.id, group, minIdleMs }}
       danger
       submitLabel={consumers.truncated ? 'Remove idle consumers' : `Remove idle consumers (${count(removable.length)} now)`}
-      cancelHref={href(ctx, '/group', { id: stream.id, group })}
+      cancelHref={href(ctx, '/group', { ...ref('id', stream.id), ...ref('group', group) })}
     >
       <p>
-        Consumers of group <span class="name">{shown(group)}</span> idle for at least {duration(minIdleMs)} with no pending entries are removed; the check and
-        the removal are one atomic step, so a consumer that receives an entry in between is kept. Consumers holding pending entries are never removed.
+        Consumers of group <Name value={group} /> idle for at least {duration(minIdleMs)} with no pending entries are removed; the check and the removal are one
+        atomic step, so a consumer that receives an entry in between is kept. Consumers holding pending entries are never removed.
       </p>
       {consumers.truncated ? (
         <p class="notice warn">
@@ -207,6 +274,39 @@ export function ConfirmIdleConsumersPage({
           ) : null}
         </>
       )}
+    </ConfirmPage>
+  );
+}
+
+export function ConfirmDeleteMessagePage({
+  ctx,
+  queue,
+  entry,
+  deliveryCount,
+  untilMs,
+}: {
+  ctx: PageContext;
+  queue: QueueResource;
+  entry: string;
+  deliveryCount: number;
+  untilMs: number;
+}) {
+  return (
+    <ConfirmPage
+      ctx={ctx}
+      title="Delete this message?"
+      crumbs={[...queueCrumbs(ctx, queue), { label: entry, href: href(ctx, '/message', { ...ref('id', queue.id), entry }) }, { label: 'Delete' }]}
+      action="delete-message"
+      fields={{ id: queue.id, entry, deliveryCount, untilMs }}
+      danger
+      submitLabel="Delete message"
+      cancelHref={href(ctx, '/message', { ...ref('id', queue.id), entry })}
+    >
+      <p>
+        Message <code>{entry}</code> (delivered {count(deliveryCount)} time{deliveryCount === 1 ? '' : 's'}) is acknowledged for good, as an ACK does: removed
+        from the queue and never delivered again. Its holder's own ACK will return false. If it was delivered again or completed since the page was rendered,
+        nothing is done.
+      </p>
     </ConfirmPage>
   );
 }

@@ -1,7 +1,9 @@
+// The page layout: header, crumbs, refresh controls, notices, footer; and links.
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth.js';
 import { serverTime, shown } from '../format.js';
 import { Head } from './bare.js';
+import { Name } from './name.js';
 
 /** What every page needs to build links and forms. */
 export interface PageContext {
@@ -26,7 +28,10 @@ export function href(ctx: Pick<PageContext, 'base'>, path: string, params: Reado
   return `${ctx.base}${path}${text ? `?${text}` : ''}`;
 }
 
+/** A breadcrumb: a name (marked like every name) and, unless it is the current page, its link. */
 export interface Crumb {
+  /** Plain words before the name, e.g. "Queue". */
+  readonly kind?: string;
   readonly label: string;
   readonly href?: string;
 }
@@ -36,33 +41,38 @@ export type Notice = { readonly kind: 'ok' | 'warn' | 'error'; readonly text: st
 
 export interface LayoutProps {
   readonly ctx: PageContext;
+  /** The page's title as text (the browser tab). */
   readonly title: string;
+  /** The page's heading when it holds a name (marked); else the title. */
+  readonly heading?: Child;
   readonly crumbs?: readonly Crumb[];
   readonly serverTimeMs?: number;
   readonly notice?: Notice;
+  /** Poll even when the operator did not turn auto-refresh on (a running job's page). */
+  readonly forcePoll?: boolean;
   readonly children?: Child;
 }
 
-const NOTICE_PARAMS = ['done', 'record', 'newId', 'n', 'failed', 'remain', 'entry', 'deleted', 'kept'];
+/** Query parameters of the notice an action's redirect shows: `n` and `n.*`, never a page's own. */
+const isNoticeParam = (name: string) => name === 'n' || name.startsWith('n.');
 
-function RefreshControls({ ctx }: { ctx: PageContext }) {
-  const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
+function RefreshControls({ ctx, forced }: { ctx: PageContext; forced: boolean }) {
+  const polling = ctx.pollIntervalMs > 0 && (forced || ctx.query.get('refresh') === 'on');
   const withRefresh = (on: boolean) => {
-    const query = new URLSearchParams(ctx.query);
-    // A refreshed page shows the state now, not the notice of the action that led to it.
-    for (const name of NOTICE_PARAMS) query.delete(name);
+    const query = new URLSearchParams();
+    // The page's own parameters stay; a refreshed page shows the state now, not the notice of the action that led to it.
+    for (const [name, value] of ctx.query) if (!isNoticeParam(name) && name !== 'refresh') query.append(name, value);
     if (on) query.set('refresh', 'on');
-    else query.delete('refresh');
     // Relative to the current page, never built from the request's path: a page reached as
     // `//evil.example/` must not link to another site.
     return `?${query.toString()}`;
   };
   return (
     <div class="refresh">
-      <a class="button secondary" href={withRefresh(polling)} id="refresh-now">
+      <a class="button secondary" href={withRefresh(polling && !forced)} id="refresh-now">
         Refresh
       </a>
-      {ctx.pollIntervalMs > 0 ? (
+      {ctx.pollIntervalMs > 0 && !forced ? (
         polling ? (
           <a class="button secondary on" href={withRefresh(false)}>
             Auto-refresh every {Math.round(ctx.pollIntervalMs / 1000)} s: on
@@ -77,8 +87,8 @@ function RefreshControls({ ctx }: { ctx: PageContext }) {
   );
 }
 
-export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children }: LayoutProps) {
-  const polling = ctx.pollIntervalMs > 0 && ctx.query.get('refresh') === 'on';
+export function Layout({ ctx, title, heading, crumbs = [], serverTimeMs, notice, forcePoll = false, children }: LayoutProps) {
+  const polling = ctx.pollIntervalMs > 0 && (forcePoll || ctx.query.get('refresh') === 'on');
   return (
     <html lang="en">
       <Head base={ctx.base} title={shown(title)}>
@@ -100,11 +110,21 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
                 <a href={`${ctx.base}/`}>Overview</a>
               </li>
               {crumbs.map((crumb) => (
-                <li>{crumb.href ? <a href={crumb.href}>{shown(crumb.label)}</a> : <span aria-current="page">{shown(crumb.label)}</span>}</li>
+                <li>
+                  {crumb.kind ? `${crumb.kind} ` : null}
+                  {crumb.href ? (
+                    <Name value={crumb.label} href={crumb.href} max={40} full={false} />
+                  ) : (
+                    <span aria-current="page">
+                      <Name value={crumb.label} max={40} full={false} />
+                    </span>
+                  )}
+                </li>
               ))}
             </ol>
           </nav>
           <div class="who">
+            <a href={`${ctx.base}/jobs`}>Jobs</a>
             <span class="principal">{shown(ctx.principal.name)}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
             {ctx.signOutPath ? (
@@ -123,8 +143,8 @@ export function Layout({ ctx, title, crumbs = [], serverTimeMs, notice, children
         ) : null}
         <main id="main">
           <div class="title-row">
-            <h1>{shown(title)}</h1>
-            <RefreshControls ctx={ctx} />
+            <h1>{heading ?? shown(title)}</h1>
+            <RefreshControls ctx={ctx} forced={forcePoll} />
           </div>
           {notice ? (
             <p class={`notice ${notice.kind}`} role={notice.kind === 'ok' ? 'status' : 'alert'}>

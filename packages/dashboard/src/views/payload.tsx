@@ -1,10 +1,17 @@
+// Payloads and stream fields as text: JSON, UTF-8 or hex, capped.
 import type { DeadLetterRecord } from '@respire/admin';
 import { bytes, count, preview, shown, shownText } from '../format.js';
 import { RENDER_CAP_BYTES, renderBytes, type RenderedBytes } from '../payload.js';
+import { Name } from './name.js';
 
 /** Payloads and stream fields: JSON, UTF-8 text or hex, capped, always as text. */
 
-export function Rendered({ rendered, label }: { rendered: RenderedBytes; label?: string }) {
+/**
+ * A value as text, with its kind and size. With `download` (a link that answers the raw bytes)
+ * it offers the whole value as a file and, where the page's script runs, a Copy button for the
+ * text shown.
+ */
+export function Rendered({ rendered, label, download }: { rendered: RenderedBytes; label?: string; download?: string | undefined }) {
   return (
     <div class="payload">
       <div class="payload-meta">
@@ -14,6 +21,16 @@ export function Rendered({ rendered, label }: { rendered: RenderedBytes; label?:
           <span class="notice-inline warn">
             Showing the first {bytes(rendered.shownBytes)} of {bytes(rendered.totalBytes)}
           </span>
+        ) : null}
+        {download ? (
+          <>
+            <button type="button" class="button small secondary copy" hidden data-copy="">
+              Copy
+            </button>
+            <a class="button small secondary" href={download} download="">
+              Download{rendered.truncated ? ' all' : ''}
+            </a>
+          </>
         ) : null}
       </div>
       <pre aria-label={label}>{shownText(rendered.text)}</pre>
@@ -26,12 +43,19 @@ function fieldName(name: Buffer): string {
   return r.kind === 'hex' ? `0x${name.subarray(0, 256).toString('hex')}` : shown(r.text);
 }
 
+/** A field name on a page: marked like every name when it is text, hex otherwise. */
+function FieldName({ name }: { name: Buffer }) {
+  const r = renderBytes(name, 1024);
+  return r.kind === 'hex' ? <>{`0x${name.subarray(0, 256).toString('hex')}`}</> : <Name value={r.text} />;
+}
+
 /** A page shows at most this many fields of a record or entry… */
 const MAX_FIELDS = 200;
 /** …and at most this much text of their values (each value is also capped at 64 KiB). */
 const PAGE_TEXT_BUDGET = 1024 * 1024;
 
-export function Fields({ fields }: { fields: readonly (readonly [Buffer, Buffer])[] }) {
+/** Fields of a record or entry; `download(i)` links the raw bytes of field i's value. */
+export function Fields({ fields, download }: { fields: readonly (readonly [Buffer, Buffer])[]; download?: (index: number) => string }) {
   if (fields.length === 0) return <p class="empty">No fields.</p>;
   let budget = PAGE_TEXT_BUDGET;
   const rows = [];
@@ -42,10 +66,12 @@ export function Fields({ fields }: { fields: readonly (readonly [Buffer, Buffer]
     rows.push(
       <tr>
         <th scope="row">
-          <code>{fieldName(name)}</code>
+          <code>
+            <FieldName name={name} />
+          </code>
         </th>
         <td>
-          <Rendered rendered={rendered} />
+          <Rendered rendered={rendered} download={download?.(rows.length)} />
         </td>
       </tr>,
     );

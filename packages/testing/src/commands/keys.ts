@@ -1,5 +1,6 @@
 import { globMatch } from '../keyspace.js';
 import { CommandError, OK, StatusReply, fail, type Reply } from '../reply.js';
+import { scanOptions } from './scan-options.js';
 import { command, is, keyRange, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 
 function expireCommand(name: string, unitMs: number, absolute: boolean): CommandSpec {
@@ -58,25 +59,10 @@ function ttlCommand(name: string, unitMs: number): CommandSpec {
 }
 
 function scan(ctx: CommandContext, cursorText: string, options: readonly string[]): Reply {
-  if (!/^\d+$/.test(cursorText)) throw new CommandError('ERR invalid cursor');
-  let cursor = Number(cursorText);
-  let pattern: string | undefined;
-  let count = 10;
-  let type: string | undefined;
-  for (let i = 0; i < options.length; i += 2) {
-    const value = options[i + 1];
-    if (value === undefined) fail();
-    if (is(options[i], 'MATCH')) pattern = value;
-    else if (is(options[i], 'COUNT')) {
-      count = parseInteger(value);
-      if (count < 1) fail();
-    } else if (is(options[i], 'TYPE')) type = value.toLowerCase();
-    else fail();
-  }
+  const { cursor, pattern, count, type } = scanOptions(cursorText, options, true);
   const keys = ctx.db.keys().sort();
   const page = keys.slice(cursor, cursor + count);
-  cursor += page.length;
-  const next = cursor >= keys.length ? 0 : cursor;
+  const next = cursor + page.length >= keys.length ? 0 : cursor + page.length;
   const found = page.filter((k) => (pattern === undefined || globMatch(pattern, k)) && (type === undefined || ctx.db.lookup(k)?.type === type));
   return [String(next), found];
 }

@@ -1,5 +1,7 @@
+import { globMatch } from '../keyspace.js';
 import { CommandError, DoubleReply, fail, type Reply } from '../reply.js';
 import { SortedSet, type ZMember } from '../zset-model.js';
+import { scanOptions } from './scan-options.js';
 import { command, is, keyRange, parseFloatArg, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 
 interface ScoreBound {
@@ -223,6 +225,22 @@ export const zsetCommands: CommandSpec[] = [
     });
   }),
   zset('zcard', 2, false, (ctx) => ctx.db.get(ctx.args[1]!, 'zset')?.size ?? 0),
+  // ZSCAN key cursor [MATCH pattern] [COUNT n]: the cursor is a rank; members and scores flat, scores as bulk strings (RESP2 and RESP3 alike).
+  zset(
+    'zscan',
+    -3,
+    false,
+    (ctx) => {
+      const { cursor, pattern, count } = scanOptions(ctx.args[2]!, ctx.args.slice(3), false);
+      const set = ctx.db.get(ctx.args[1]!, 'zset');
+      if (!set || cursor >= set.size) return ['0', []];
+      const page = set.byRank(cursor, Math.min(set.size, cursor + count) - 1);
+      const next = cursor + page.length >= set.size ? 0 : cursor + page.length;
+      const found = page.filter((m) => pattern === undefined || globMatch(pattern, m.member));
+      return [String(next), found.flatMap((m) => [m.member, ctx.model.formatDouble(m.score)])];
+    },
+    false,
+  ),
   zset('zcount', 4, false, (ctx) => {
     const lo = parseBound(ctx.args[2]!);
     const hi = parseBound(ctx.args[3]!);

@@ -85,7 +85,7 @@ export const cases: Case[] = [
     ],
   },
   {
-    name: 'sorted sets: ZADD options, ZSCORE, ZRANGE, ZRANGEBYSCORE, ZCARD, ZREM, ZMSCORE',
+    name: 'sorted sets: ZADD options, ZSCORE, ZRANGE, ZRANGEBYSCORE, ZCARD, ZREM, ZMSCORE, ZSCAN',
     steps: [
       s('ZADD', '{p}z', '1', 'a', '2', 'b', '3', 'c'),
       s('ZADD', '{p}z', 'NX', '5', 'a', '4', 'd'),
@@ -111,6 +111,10 @@ export const cases: Case[] = [
       s('ZCOUNT', '{p}z', '-inf', '+inf'),
       s('ZRANK', '{p}z', 'c'),
       s('ZINCRBY', '{p}z', '0.1', 'c'),
+      s('ZSCAN', '{p}z', '0', 'COUNT', '1000'),
+      s('ZSCAN', '{p}z', '0', 'MATCH', 'd*', 'COUNT', '1000'),
+      s('ZSCAN', '{p}missing', '0'),
+      s('ZSCAN', '{p}z', 'x'),
     ],
   },
   {

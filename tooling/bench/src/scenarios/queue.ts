@@ -3,6 +3,7 @@ import { ReliableQueue, bytesCodec, type ReceivedMessage } from '@respire/queue'
 import { connect, type ClientSetting } from '../clients.js';
 import { measureThroughput, payloadOf, type ThroughputResult } from '../result.js';
 import { pooled } from '../server-stats.js';
+import { loadHistoryScript, sampleQueue } from './history.js';
 
 export interface QueueRun {
   messages: number;
@@ -16,6 +17,10 @@ export interface QueueRun {
   payloadBytes: number;
   /** Passed as the queue's `commandTimeoutMs` (what Respire can do with the caller's default client). */
   commandTimeoutMs?: number;
+  /** A history sample of the queue (the admin's script) every this many ms, from another connection, during the run. */
+  sampleEveryMs?: number;
+  /** Appended to the scenario's label. */
+  label?: string;
 }
 
 const SEND_WINDOW = 256;
@@ -48,13 +53,23 @@ export async function queueThroughput(url: string, run: QueueRun): Promise<Throu
   };
   if (run.mode === 'processing') await produce();
   const setting = run.commandTimeoutMs === undefined ? run.setting : `${run.setting} client, commandTimeoutMs ${run.commandTimeoutMs}`;
-  const label = `queue ${run.mode} batch ${run.batch} ack ${run.ack} x${run.consumers} (${setting})`;
+  const label = `queue ${run.mode} batch ${run.batch} ack ${run.ack} x${run.consumers} (${setting})${run.label ? `, ${run.label}` : ''}`;
+  const sampler = run.sampleEveryMs === undefined ? undefined : await connect(url, run.setting);
+  const sha = sampler ? await loadHistoryScript(sampler) : '';
   try {
     return await measureThroughput(label, client, run.messages, async () => {
-      await Promise.all([run.mode === 'end-to-end' ? produce() : Promise.resolve(), ...Array.from({ length: run.consumers }, consume)]);
+      let samples: Promise<unknown> = Promise.resolve();
+      const timer = sampler ? setInterval(() => (samples = samples.then(() => sampleQueue(sampler, sha, queue.streamKey))), run.sampleEveryMs) : undefined;
+      try {
+        await Promise.all([run.mode === 'end-to-end' ? produce() : Promise.resolve(), ...Array.from({ length: run.consumers }, consume)]);
+      } finally {
+        clearInterval(timer);
+        await samples;
+      }
     });
   } finally {
     await client.sendCommand(['DEL', queue.streamKey]);
     client.destroy();
+    sampler?.destroy();
   }
 }
