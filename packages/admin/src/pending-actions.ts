@@ -1,6 +1,6 @@
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
-import { RespireValidationError, text } from './redis.js';
+import { RespireValidationError } from './redis.js';
 import { toConsumer, toCount, toEntryId, toName } from './validate.js';
 
 /** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
@@ -35,22 +35,20 @@ export async function pendingAction(
       action === 'release'
         ? await ctx.redis.script('releasePending', { ...fence, idleMs: RELEASE_IDLE_MS }, 'RespireAdmin releasePending')
         : await ctx.redis.script('ackPending', { ...fence, deleteEntry }, 'RespireAdmin ackPending');
-    const [status, owner, current, keptFor] = reply as unknown[];
-    const code = Number(status);
-    const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
-    if (code === 1 && kept.length > 0) {
+    const kept = reply.status === 'acknowledged' ? [...reply.keptFor].sort() : [];
+    if (kept.length > 0) {
       return {
         value: { status: 'acknowledged', entryKeptFor: kept },
         result: 'ok',
         detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}`,
       };
     }
-    if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
-    if (code === -1) {
-      const value = { status: 'changed', deliveryCount: Number(current), consumer: text(owner) } as const;
+    if (reply.status === 'acknowledged' || reply.status === 'released') return { value: { status: reply.status }, result: 'ok' };
+    if (reply.status === 'changed') {
+      const value = { status: 'changed', deliveryCount: reply.deliveryCount, consumer: reply.consumer } as const;
       return { value, result: 'changed', detail: `now pending to '${value.consumer}' at delivery count ${value.deliveryCount}` };
     }
-    return { value: { status: 'missing' }, result: 'missing', ...(code === 2 ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
+    return { value: { status: 'missing' }, result: 'missing', ...(reply.status === 'deleted' ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
   });
 }
 
@@ -62,13 +60,8 @@ export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: R
   const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
   return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
     const s = await ctx.resources.stream(id);
-    const reply = (await ctx.redis.script(
-      'removeIdleConsumers',
-      { stream: s.stream, group: g, minIdleMs: idle },
-      'RespireAdmin removeIdleConsumers',
-      true,
-    )) as unknown[][];
-    const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
+    const reply = await ctx.redis.script('removeIdleConsumers', { stream: s.stream, group: g, minIdleMs: idle }, 'RespireAdmin removeIdleConsumers');
+    const value = { removed: reply.removed, keptWithPending: reply.kept };
     target.removed = value.removed;
     target.keptWithPending = value.keptWithPending;
     return { value, result: 'ok' };

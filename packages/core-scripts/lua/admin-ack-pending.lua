@@ -14,10 +14,11 @@ ARGV[3]  consumer: expected consumer         (owner shown to the operator)
 ARGV[4]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
 ARGV[5]  deleteEntry: delete the entry too    ('1' or '0')
 
-Reply    { 1, consumer, count, { groups that still need the body } } acknowledged (the list is
-         empty when the body was deleted or no deletion was asked); { 0, '', 0 } not pending (also a
-         missing group or stream); { -1, consumer, count } changed: the current owner and count,
-         nothing done
+Reply    { 1 acknowledged, consumer: string, deliveryCount: int, keptFor: [string] }
+         | { 0 notPending, '', 0 } | { -1 changed, consumer: string, deliveryCount: int }
+         acknowledged, with the groups that still need the body (empty when the body was deleted
+         or no deletion was asked); not pending (also a missing group or stream); changed: the
+         current owner and count, nothing done
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XACK; XDEL when deleting)
 Server   Redis 7+.
 ]]

@@ -13,7 +13,7 @@ ARGV[1]  producer: IDMP producer ID          (the dead-letter stream's key)
 ARGV[2..] entries: per entry an idempotency ID, n, then n field/value pairs
                                                (idempotency ID: the record ID; n: 1..1024)
 
-Reply    one { entry ID, 1 when IDMP was used else 0 } per entry, in order
+Reply    [{ entryId: string, idempotent: flag }]   per entry, in order; idempotent = 1 when IDMP was used
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the source), RESPIRE_UNSUPPORTED (Redis < 7)
 Server   Redis 7+; IDMP on Redis 8.6+.
 ]]

@@ -10,8 +10,9 @@ KEYS[1]  stream: source stream                 (stream)
 ARGV[1]  group: consumer group
 ARGV[2]  minIdleMs: minimum idle time         (ms, 1..2^31-1)
 
-Reply    { { removed consumer names }, { idle consumers kept because they hold pending entries } }
-         (both empty for a missing stream or group)
+Reply    { removed: [string], kept: [string] }
+         the consumers removed, and the idle consumers kept because they hold pending entries (both
+         empty for a missing stream or group)
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XGROUP DELCONSUMER)
 Server   Redis 7+.
 ]]

@@ -12,8 +12,9 @@ KEYS[1]  deadLetterStream: dead-letter stream  (stream)
 KEYS[2]  stream: ready stream of the queue     (stream; same hash tag {respire-queue:<name>})
 ARGV[1..] recordIds: record IDs               (1..1000 stream IDs)
 
-Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
-         { 0, '' } missing; { -1, reason } foreign (not a queue dead-letter record)
+Reply    [{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]
+         per record ID, in order: retried, with the new entry ID; missing; foreign (not a queue dead-letter record), with the
+         reason
 Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGTYPE (either key),
          RESPIRE_NOPERM (XRANGE or XDEL on the dead-letter stream, XADD on the ready stream)
 Server   Redis 7+.

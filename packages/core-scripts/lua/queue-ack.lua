@@ -7,7 +7,7 @@ KEYS[2]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt
 ARGV[1]  group: consumer group                 (the queue's private group)
 ARGV[2..] receipts: entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
 
-Reply    array of 1 (acknowledged) or 0 (not: expired, revoked, superseded or completed), in order
+Reply    [flag]   per receipt, in order: 1 acknowledged; 0 not (expired, revoked, superseded or completed)
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XACKDEL, or XACK and XDEL; ZREM), RESPIRE_UNSUPPORTED
 Server   Redis 8.2+ (not Valkey) with XACKDEL permitted: XACKDEL; otherwise XACK + XDEL.
 ]]

@@ -7,7 +7,8 @@ KEYS[1]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt
 ARGV[1]  delayMs: delay                        (ms, 0..2^31-1)
 ARGV[2..] receipts: entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
 
-Reply    array of 1 (revoked and rescheduled) or 0 (expired, revoked, superseded or completed)
+Reply    [flag]   per receipt, in order: 1 revoked and rescheduled; 0 not (expired, revoked, superseded
+                  or completed)
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (ZREM, ZADD), RESPIRE_UNSUPPORTED
 ]]
 --@include acl

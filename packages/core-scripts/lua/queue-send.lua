@@ -6,9 +6,10 @@ KEYS[2]  deduplicationKey: deduplication key of this ID   (string: the original 
 ARGV[1]  payload: message payload              (bytes)
 ARGV[2]  windowMs: deduplication window         (ms, 1..2^31-1)
 
-Reply    { entryId, duplicate }   duplicate = 1 when the ID was seen within the window: entryId
-                                  is then the original entry's ID, nothing is appended and the
-                                  window is not extended; 0 when the payload was appended.
+Reply    { entryId: string, duplicate: flag }
+         duplicate = 1 when the ID was seen within the window: entryId is then the original
+         entry's ID, nothing is appended and the window is not extended; 0 when the payload was
+         appended.
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, SET on the key), RESPIRE_UNSUPPORTED
 ]]
 --@include acl

@@ -12,7 +12,7 @@ ARGV[2]  idempotencyId: idempotency ID         (stable per logical append, reuse
 ARGV[3]  retry: retry flag                     ('1' for a retry of an uncertain append, else '0')
 ARGV[4..] fields: field, value, field, value, ...   (at least one pair)
 
-Reply    { entry ID, 1 when IDMP was used else 0 }
+Reply    { entryId: string, idempotent: flag }   idempotent = 1 when IDMP was used, else 0
 Errors   RESPIRE_UNSUPPORTED (a retry without IDMP), RESPIRE_WRONGTYPE, NOPERM
 Server   Redis 6.2+; IDMP on Redis 8.6+ (not Valkey 9.1).
 ]]

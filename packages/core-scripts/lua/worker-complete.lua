@@ -30,11 +30,12 @@ ARGV[7..] completions: per delivery: entry ID, delivery count (from Redis, >= 1)
                        reason (explicit | nack | processing-failed | delivery-limit) and exception
                        type (<= 256 bytes; empty unless a processing failure)
 
-Reply    one integer per delivery, in order: 1 acknowledged; 0 left pending for idle recovery;
-         2 released with XNACK FAIL; 3 dead-lettered (record appended, source acknowledged);
-         4 dead letter whose source body was deleted: acknowledged without a record; -1 stale (not
-         pending to this consumer at this delivery count, the group is gone, or the ID repeats an
-         earlier delivery of the batch)
+Reply    [1 acknowledged | 0 pending | 2 released | 3 deadLettered | 4 deleted | -1 stale]
+         one per delivery, in order: 1 acknowledged; 0 left pending for idle recovery; 2 released
+         with XNACK FAIL; 3 dead-lettered (record appended, source acknowledged); 4 a dead letter
+         whose source body was deleted: acknowledged without a record; -1 stale (not pending to
+         this consumer at this delivery count, the group is gone, or the ID repeats an earlier
+         delivery of the batch)
 Errors   RESPIRE_NOPERM (XACK, XACKDEL, XNACK, XRANGE, XADD), RESPIRE_WRONGTYPE (source or
          destination), RESPIRE_UNSUPPORTED (a dead letter on Redis < 7: no redis.acl_check_cmd),
          RESPIRE_TOO_MANY_FIELDS (a dead letter with more than 1,024 field/value pairs)

@@ -18,9 +18,10 @@ ARGV[3]  minimumIdleTimeMs: minimum idle time   (ms, 1..2^31-1)
 ARGV[4]  cursor: XAUTOCLAIM cursor             ('0-0' to start a scan)
 ARGV[5]  count: page size                      (entries, >= 1)
 
-Reply    { next cursor, { { id, fields, delivery count }, ... }, deleted IDs removed, method }
-         next cursor is '0-0' when the scan wrapped (always with CLAIM); method is 'xautoclaim'
-         or 'claim'
+Reply    { cursor: string, entries: [{ id: string, fields: [bytes], deliveryCount: int }],
+           removed: int, method: 'xautoclaim' | 'claim' }
+         the next cursor ('0-0' when the scan wrapped, always with CLAIM), the claimed entries, the
+         number of pending IDs whose bodies were deleted that were removed, and the method used
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+ (XAUTOCLAIM); XREADGROUP CLAIM on Redis 8.4+.
 ]]

@@ -11,7 +11,9 @@ ARGV[2]  consumer: consumer name
 ARGV[3]  after: start after this entry ID      ('-' for the first page; exclusive otherwise)
 ARGV[4]  count: page size                      (entries, >= 1)
 
-Reply    { last pending ID examined ('' when there were none), { { id, fields, delivery count }, ... }, deleted IDs removed }
+Reply    { last: string, entries: [{ id: string, fields: [bytes], deliveryCount: int }], removed: int }
+         the last pending ID examined ('' when there were none), the entries re-claimed, and the
+         number of pending IDs whose bodies were deleted that were removed
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+.
 ]]

@@ -29,10 +29,11 @@ export type { CommandTarget, CommandTargetOptions, SendOptions } from './transpo
 export { infoField, parseEntries, parseReadReply, replyString } from './replies.js';
 export type { RawEntry } from './replies.js';
 export { runScript } from './runner.js';
-export type { RunScriptOptions, ScriptArg } from './runner.js';
+export type { RunScriptOptions, ScriptArg, ScriptCallOptions } from './runner.js';
 export type { ScriptDefinition } from './script.js';
 export * as scripts from './generated/scripts.js';
 export * as scriptCalls from './generated/calls.js';
+export type * from './generated/replies.js';
 export { isReceipt, newReceiptToken, receiptOf } from './receipts.js';
 export { MAX_INT32, assertKnownOptions, toDurationMs, toIntegerInRange } from './durations.js';
 export { crc16, hashTagOf, keySlot } from './slots.js';

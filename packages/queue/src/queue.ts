@@ -1,4 +1,4 @@
-import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   assertKnownOptions,
@@ -16,6 +16,7 @@ import {
   toIntegerInRange,
   type CommandTarget,
   type QueueKeys,
+  type QueueReceiveReply,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
@@ -237,12 +238,12 @@ export class ReliableQueue<T> {
           });
           return { id: String(id), duplicate: false };
         }
-        const reply = (await scriptCalls.queueSend(
+        const reply = await scriptCalls.queueSend(
           this.#target,
           { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
           { operation },
-        )) as [string, number];
-        return { id: String(reply[0]), duplicate: Number(reply[1]) === 1 };
+        );
+        return { id: reply.entryId, duplicate: reply.duplicate };
       },
       (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
@@ -280,7 +281,7 @@ export class ReliableQueue<T> {
       { operation: 'receive', queue: this.name, messageCount: max },
       async () => {
         const token = newReceiptToken();
-        const reply = (await scriptCalls.queueReceive(
+        const reply = await scriptCalls.queueReceive(
           this.#target,
           {
             stream: this.#keys.stream,
@@ -292,10 +293,10 @@ export class ReliableQueue<T> {
             token,
             group: GROUP,
           },
-          { binary: true, operation: 'ReliableQueue.receive' },
-        )) as unknown[];
-        deadLettered = Number(reply[0]);
-        return this.#decodeBatch(reply, token);
+          { operation: 'ReliableQueue.receive' },
+        );
+        deadLettered = reply.deadLettered;
+        return this.#decodeBatch(reply.entries, token);
       },
       (messages) => ({ completed: messages.length, deadLettered }),
       // A decode failure still leaves the moves made: report them.
@@ -350,7 +351,7 @@ export class ReliableQueue<T> {
   async #settle(
     operation: 'ack' | 'nack',
     messages: readonly MessageReceipt[],
-    run: (receipts: readonly string[], options: { operation: string }) => Promise<unknown>,
+    run: (receipts: readonly string[], options: { operation: string }) => Promise<boolean[]>,
   ): Promise<boolean[]> {
     const pairs = receiptArgs(messages);
     if (pairs.length === 0) return [];
@@ -358,8 +359,7 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
       async () => {
-        const reply = (await run(pairs, { operation: `ReliableQueue.${operation}` })) as number[];
-        return reply.map((flag) => Number(flag) === 1);
+        return run(pairs, { operation: `ReliableQueue.${operation}` });
       },
       (results) => ({ completed: results.filter(Boolean).length }),
     );
@@ -394,22 +394,16 @@ export class ReliableQueue<T> {
     return bytes;
   }
 
-  #decodeBatch(reply: readonly unknown[], token: string): ReceivedMessage<T>[] {
+  #decodeBatch(entries: QueueReceiveReply['entries'], token: string): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (let i = 1; i + 2 < reply.length; i += 3) {
-      const id = String(reply[i]);
-      const bytes = reply[i + 1];
-      const deliveryCount = Number(reply[i + 2]);
-      if (!Buffer.isBuffer(bytes)) {
-        throw new RespireServerError(`ReliableQueue.receive: unexpected reply shape for entry ${id}`);
-      }
+    for (const { id, payload: bytes, deliveryCount } of entries) {
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
       } catch (error) {
         throw new RespireCodecError(
           `ReliableQueue.receive: the codec could not decode entry ${id} (${describeThrown(error)}); the whole batch of ` +
-            `${(reply.length - 1) / 3} stays leased and is received again after the visibility timeout`,
+            `${entries.length} stays leased and is received again after the visibility timeout`,
           { cause: error },
         );
       }

@@ -1,4 +1,4 @@
-import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
+import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget, type WorkerCompleteReply } from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
 import type { Delivery } from './delivery.js';
 import type { DeadLetterReason } from './instrumentation.js';
@@ -108,7 +108,7 @@ export class Completions {
       completions: args,
     };
     const send = (target: CommandTarget) => scriptCalls.workerComplete(target, call, { operation: 'StreamWorker completion', noScriptTarget: o.target });
-    const settled = (reply: unknown) => settle(queued, reasons, reply as unknown[]);
+    const settled = (reply: WorkerCompleteReply) => settle(queued, reasons, reply);
     // A lost reply leaves every delivery of the batch uncertain: each one fails (one fault), none is repeated.
     const failed = (error: unknown) => {
       for (const d of queued) d.failed(error);
@@ -132,7 +132,7 @@ export class Completions {
   }
 
   /** The first attempt: on the reader's connection with a deadline that closes it, else over the caller's client. */
-  #sendFirst(send: (target: CommandTarget) => Promise<unknown>): Promise<unknown> {
+  #sendFirst(send: (target: CommandTarget) => Promise<WorkerCompleteReply>): Promise<WorkerCompleteReply> {
     const connection = this.#connection();
     if (connection === undefined || connection.closed) return send(this.#options.target);
     const held = connection.heldByServer(this.#options.target, this.#options.stream, COMPLETION_DEADLINE_MS);
@@ -185,24 +185,24 @@ export class Completions {
 }
 
 /** Tells each delivery of a batch its outcome, from its entry in the script's reply. */
-function settle(queued: readonly Delivery[], reasons: readonly (DeadLetterReason | undefined)[], reply: readonly unknown[]): void {
+function settle(queued: readonly Delivery[], reasons: readonly (DeadLetterReason | undefined)[], reply: WorkerCompleteReply): void {
   for (let i = 0; i < queued.length; i++) {
     const d = queued[i]!;
-    switch (Number(reply[i])) {
-      case 1:
+    switch (reply[i]) {
+      case 'acknowledged':
         d.settled('ack');
         break;
-      case 0: // left pending for idle recovery
-      case 2: // released with XNACK FAIL
+      case 'pending': // left pending for idle recovery
+      case 'released': // released with XNACK FAIL
         d.settled('nack');
         break;
-      case 3:
+      case 'deadLettered':
         d.settled('dead-letter', reasons[i]);
         break;
-      case 4:
+      case 'deleted':
         d.settled('deleted'); // the source body was gone: acknowledged without a record
         break;
-      default:
+      default: // 'stale'
         safeLog(d.options.logger, 'debug', 'delivery was recovered by another owner or attempt; not completed', {
           entryId: d.entry.id,
           consumer: d.completions.consumer,

@@ -30,7 +30,7 @@ export async function prepareFakeReceive(runs: number): Promise<FakeReceive> {
     await Promise.all(Array.from({ length: Math.min(500, runs * 10 - i) }, () => client.sendCommand(['XADD', keys.stream, '*', 'payload', payload])));
   }
   return {
-    receive: () => scriptCalls.queueReceive(target, args, { binary: true }),
+    receive: () => scriptCalls.queueReceive(target, args),
     close: async () => {
       client.destroy();
       await server.close();
