@@ -16,6 +16,13 @@ import {
   commandTarget,
   describeValue,
   infoField,
+  isEntryId,
+  nextEntryId,
+  parseLeaseMember,
+  previousEntryId,
+  readQueueDeadLetter,
+  readWorkerDeadLetter,
+  toEntryId,
   isWellFormedText,
   keySlot,
   parseEntries as parseRawEntries,
@@ -29,6 +36,13 @@ import {
 } from '@respire/core-scripts/internal';
 
 export {
+  isEntryId,
+  nextEntryId,
+  parseLeaseMember,
+  previousEntryId,
+  readQueueDeadLetter,
+  readWorkerDeadLetter,
+  toEntryId,
   RespireError,
   RespirePermissionError,
   RespireTransportError,

@@ -1,41 +1,8 @@
 import type { Actor } from './api.js';
 import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
 
-/** A stream entry ID: `<ms>-<seq>`, both unsigned 64-bit (leading zeros allowed, as Redis reads them). */
-const ENTRY_ID = /^(\d{1,40})-(\d{1,40})$/;
-const MAX_PART = 2n ** 64n - 1n;
-
-/** The greatest entry ID. */
-export const MAX_ENTRY_ID = `${MAX_PART}-${MAX_PART}`;
-
-/**
- * @returns the entry ID in the form Redis prints it (no leading zeros), so that an ID names one
- *   record in audit records and cursors.
- * @throws {@link RespireValidationError} unless `value` is an entry ID `<ms>-<seq>` within 64 bits each.
- */
-export function toEntryId(argument: string, value: unknown): string {
-  const match = typeof value === 'string' ? ENTRY_ID.exec(value) : null;
-  const ms = match ? BigInt(match[1]!) : -1n;
-  const seq = match ? BigInt(match[2]!) : -1n;
-  if (ms < 0n || seq < 0n || ms > MAX_PART || seq > MAX_PART) {
-    throw new RespireValidationError(argument, `must be a stream entry ID such as 1700000000000-0 (two whole numbers below 2^64), got ${show(value)}`);
-  }
-  return `${ms}-${seq}`;
-}
-
-/** The entry ID right after `id` (a canonical ID), or undefined after the greatest. */
-export function nextEntryId(id: string): string | undefined {
-  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
-  if (seq < MAX_PART) return `${ms}-${seq + 1n}`;
-  return ms < MAX_PART ? `${ms + 1n}-0` : undefined;
-}
-
-/** The entry ID right before `id` (a canonical ID), or undefined before `0-0`. */
-export function previousEntryId(id: string): string | undefined {
-  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
-  if (seq > 0n) return `${ms}-${seq - 1n}`;
-  return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
-}
+// Entry IDs: the one owner is core-scripts' entry ID format (re-exported through redis.ts).
+export { nextEntryId, previousEntryId, toEntryId } from './redis.js';
 
 /** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
 export function toCount(argument: string, value: unknown, fallback: number, min = 1, max = 1000): number {

@@ -24,20 +24,7 @@ Server   Redis 7+.
 ]]
 --@include server
 --@include fencing
-
--- True when stream ID a is greater than b (both as Redis prints them, compared as 64-bit numbers).
-local function id_after(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  local function compare(x, y)
-    if #x ~= #y then return #x > #y and 1 or -1 end
-    if x == y then return 0 end
-    return x > y and 1 or -1
-  end
-  local c = compare(am, bm)
-  if c ~= 0 then return c > 0 end
-  return compare(as, bs) > 0
-end
+--@include entry-ids
 
 -- The other groups that have not yet read and acknowledged the entry.
 local function still_needed_by(stream, group, id)
@@ -47,7 +34,7 @@ local function still_needed_by(stream, group, id)
     for f = 1, #g, 2 do info[g[f]] = g[f + 1] end
     local name = info['name']
     if name ~= group then
-      if id_after(id, info['last-delivered-id']) or #redis.call('XPENDING', stream, name, id, id, 1) > 0 then
+      if respire_entry_id_compare(id, info['last-delivered-id']) == 1 or #redis.call('XPENDING', stream, name, id, id, 1) > 0 then
         needed[#needed + 1] = name
       end
     end

@@ -22,20 +22,13 @@ Server   Redis 7+.
 --@include server
 --@include types
 --@include records
+--@include queue-dead-letters
 
 respire_require_acl()
 local dead, stream = KEYS[1], KEYS[2]
 
-local function foreign_reason(fields)
-  if #fields ~= 6 or fields[1] ~= 'payload' or fields[3] ~= 'source_id' or fields[5] ~= 'delivery_count' then
-    return 'fields are not payload, source_id, delivery_count'
-  end
-  if not string.match(fields[6], '^%d+$') then return 'delivery_count is not a whole number' end
-  return nil
-end
-
 -- Plan: read and classify every record before writing anything.
-local reply, plan = respire_plan_records(dead, ARGV, foreign_reason)
+local reply, plan = respire_plan_records(dead, ARGV, respire_queue_dead_letter_problem)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
@@ -44,7 +37,7 @@ respire_allow(stream, 'XADD', stream, '*', 'payload', 'x')
 respire_allow(dead, 'XDEL', dead, '0-1')
 
 for _, p in ipairs(plan) do
-  local added = redis.call('XADD', stream, '*', 'payload', p[3][2])
+  local added = redis.call('XADD', stream, '*', 'payload', respire_queue_dead_letter_payload(p[3]))
   redis.call('XDEL', dead, p[2])
   reply[p[1]] = { 1, added }
 end

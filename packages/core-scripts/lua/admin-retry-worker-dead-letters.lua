@@ -22,23 +22,13 @@ Server   Redis 7+.
 --@include server
 --@include types
 --@include records
+--@include worker-dead-letters
 
 respire_require_acl()
 local dead, source = KEYS[1], KEYS[2]
-local META = { '_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type' }
-
-local function foreign_reason(fields)
-  for i = 1, #META do
-    if fields[2 * i - 1] ~= META[i] then return 'pair ' .. i .. ' is not ' .. META[i] end
-  end
-  if not string.match(fields[6], '^%d+$') then return '_respire.attempt is not a whole number' end
-  if #fields < 12 then return 'no original fields after the five _respire.* pairs' end
-  if #fields > 2 * (1024 + 5) then return 'more than 1,024 original field/value pairs' end
-  return nil
-end
 
 -- Plan: read and classify every record before writing anything.
-local reply, plan = respire_plan_records(dead, ARGV, foreign_reason)
+local reply, plan = respire_plan_records(dead, ARGV, respire_worker_dead_letter_problem)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
@@ -47,10 +37,7 @@ respire_allow(source, 'XADD', source, '*', 'field', 'value')
 respire_allow(dead, 'XDEL', dead, '0-1')
 
 for _, p in ipairs(plan) do
-  local fields = p[3]
-  local original = {}
-  for f = 11, #fields do original[#original + 1] = fields[f] end
-  local added = redis.call('XADD', source, '*', unpack(original))
+  local added = redis.call('XADD', source, '*', unpack(respire_worker_dead_letter_original(p[3])))
   redis.call('XDEL', dead, p[2])
   reply[p[1]] = { 1, added }
 end

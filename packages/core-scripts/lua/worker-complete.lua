@@ -45,6 +45,7 @@ Server   Redis 6.2+ (exclusive XPENDING ranges); XACKDEL ACKED on 8.2+; XNACK on
 --@include server
 --@include types
 --@include fencing
+--@include worker-dead-letters
 
 local stream, dead = KEYS[1], KEYS[2]
 local group, consumer, deleteAcked, minIdle = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4])
@@ -107,12 +108,10 @@ if letters[1] then
   respire_expect_type(dead, 'stream')
   respire_allow(stream, 'XRANGE', stream, probe, probe)
   respire_allow(stream, 'XACK', stream, group, probe)
-  respire_allow(dead, 'XADD', dead, '*', '_respire.source_id', probe)
+  respire_worker_dead_letter_allow(dead, probe)
   for j, k in ipairs(letters) do
     local body = redis.call('XRANGE', stream, ids[k], ids[k])[1]
-    if body and #body[2] > 2048 then
-      error({ err = 'RESPIRE_TOO_MANY_FIELDS entry ' .. ids[k] .. ' has more than 1024 field/value pairs' })
-    end
+    if body then respire_worker_dead_letter_check(ids[k], body[2]) end
     bodies[j] = body or false
     sources[j] = ids[k]
   end
@@ -133,13 +132,7 @@ if letters[1] then
   for j, k in ipairs(letters) do
     local body, at = bodies[j], details[k]
     if body then
-      redis.call('XADD', dead, '*',
-        '_respire.source_id', ids[k],
-        '_respire.group', group,
-        '_respire.attempt', counts[k],
-        '_respire.reason', ARGV[at],
-        '_respire.exception_type', ARGV[at + 1],
-        unpack(body[2]))
+      respire_worker_dead_letter_add(dead, ids[k], group, counts[k], ARGV[at], ARGV[at + 1], body[2])
       reply[k] = 3
     end
   end

@@ -32,28 +32,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CodegenError, flattenLua } from './flatten.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const luaDir = join(root, 'lua');
 const registryFile = join(root, 'src', 'generated', 'scripts.ts');
 const repliesFile = join(root, 'src', 'generated', 'replies.ts');
 const callsFile = join(root, 'src', 'generated', 'calls.ts');
-
-class CodegenError extends Error {
-  name = 'CodegenError';
-}
-
-function flatten(file, stack, included) {
-  const text = readFileSync(file, 'utf8');
-  return text.replace(/^--@include ([\w-]+)[ \t]*$/gm, (_, name) => {
-    const path = join(luaDir, 'includes', `${name}.lua`);
-    if (stack.includes(path)) throw new CodegenError(`include cycle: ${[...stack, path].join(' -> ')}`);
-    if (!existsSync(path)) throw new CodegenError(`${file}: missing include '${name}'`);
-    if (included.has(path)) return `-- (include ${name}: already inlined)`;
-    included.add(path);
-    return flatten(path, [...stack, path], included).trimEnd();
-  });
-}
 
 const HEADER_LINE = /^(KEYS|ARGV)\[(\d+)(\.\.)?\]\s+(.*)$/;
 // `name: description`, or a description that is one identifier (then it is the name too).
@@ -339,7 +324,7 @@ const scripts = readdirSync(luaDir)
   .map((f) => {
     const file = join(luaDir, f);
     const name = f.replace(/\.lua$/, '');
-    const source = flatten(file, [file], new Set());
+    const source = flattenLua(luaDir, file);
     const header = parseHeader(readFileSync(file, 'utf8'), name);
     return { name, header, source, sha1: createHash('sha1').update(source).digest('hex') };
   });

@@ -34,7 +34,22 @@ export type { ScriptDefinition } from './script.js';
 export * as scripts from './generated/scripts.js';
 export * as scriptCalls from './generated/calls.js';
 export type * from './generated/replies.js';
-export { isReceipt, newReceiptToken, receiptOf } from './receipts.js';
+export { compareEntryIds, entryIdParts, isEntryId, nextEntryId, previousEntryId, toEntryId } from './formats/entry-ids.js';
+export { isReceipt, leaseMember, newReceiptToken, parseLeaseMember, receiptOf } from './formats/receipts.js';
+export type { LeaseMember } from './formats/receipts.js';
+export { QUEUE_DEAD_LETTER_FIELDS, queueDeadLetterFields, readQueueDeadLetter } from './formats/queue-dead-letters.js';
+export type { FieldPairs, QueueDeadLetter } from './formats/queue-dead-letters.js';
+export {
+  MAX_DEAD_LETTER_EXCEPTION_TYPE_BYTES,
+  MAX_DEAD_LETTER_FIELD_PAIRS,
+  MAX_DEAD_LETTER_GROUP_BYTES,
+  MAX_DEAD_LETTER_REASON_BYTES,
+  WORKER_DEAD_LETTER_META,
+  deadLetterExceptionType,
+  readWorkerDeadLetter,
+  workerDeadLetterFields,
+} from './formats/worker-dead-letters.js';
+export type { WorkerDeadLetter } from './formats/worker-dead-letters.js';
 export { MAX_INT32, assertKnownOptions, toDurationMs, toIntegerInRange } from './durations.js';
 export { crc16, hashTagOf, keySlot } from './slots.js';
 export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';

@@ -1,4 +1,12 @@
-import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget, type WorkerCompleteReply } from '@respire/core-scripts/internal';
+import {
+  compareEntryIds,
+  deadLetterExceptionType,
+  isConnectionFailure,
+  replyWithin,
+  scriptCalls,
+  type CommandTarget,
+  type WorkerCompleteReply,
+} from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
 import type { Delivery } from './delivery.js';
 import type { DeadLetterReason } from './instrumentation.js';
@@ -45,9 +53,6 @@ export const FLUSH_WINDOW_MS = 1;
  * the reader for as long as the kernel keeps retransmitting, since no read follows a batch of one.
  */
 export const COMPLETION_DEADLINE_MS = 10_000;
-
-/** The most bytes of an exception type in a dead-letter record (seed 002). */
-const MAX_EXCEPTION_TYPE_BYTES = 256;
 
 /** One reader's completions: queued per delivery, sent to Redis in batches. */
 export class Completions {
@@ -148,13 +153,13 @@ export class Completions {
   #enqueue(d: Delivery, action: string, reason?: DeadLetterReason, exceptionType?: string): void {
     const id = d.entry.id;
     if (this.#queued.length === 0) this.#first = this.#last = id;
-    else if (compareIds(id, this.#first) < 0) this.#first = id;
-    else if (compareIds(id, this.#last) > 0) this.#last = id;
+    else if (compareEntryIds(id, this.#first) < 0) this.#first = id;
+    else if (compareEntryIds(id, this.#last) > 0) this.#last = id;
     this.#queued.push(d);
     this.#reasons.push(reason);
     if (reason !== undefined) this.#letters = true;
     this.#args.push(id, String(d.entry.deliveryCount), action);
-    if (reason !== undefined) this.#args.push(reason, truncateBytes(exceptionType ?? '', MAX_EXCEPTION_TYPE_BYTES));
+    if (reason !== undefined) this.#args.push(reason, deadLetterExceptionType(exceptionType ?? ''));
     if (this.#queued.length >= this.#options.batchSize) this.flush();
   }
 
@@ -211,31 +216,4 @@ function settle(queued: readonly Delivery[], reasons: readonly (DeadLetterReason
         d.settled('stale');
     }
   }
-}
-
-/**
- * Orders two entry IDs (`<ms>-<seq>`, decimal parts up to 2^64-1 without leading zeros, as Redis
- * writes them) exactly: a longer part is larger; parts of equal length compare by their digits.
- */
-export function compareIds(a: string, b: string): number {
-  const ia = a.indexOf('-');
-  const ib = b.indexOf('-');
-  if (ia !== ib) return ia - ib;
-  // Equal lengths throughout (the usual case): the characters order them.
-  if (a.length === b.length) return a < b ? -1 : a > b ? 1 : 0;
-  const ms = a.slice(0, ia);
-  const other = b.slice(0, ib);
-  if (ms !== other) return ms < other ? -1 : 1;
-  return a.length - b.length; // same milliseconds: the longer sequence number is larger
-}
-
-/** Cuts a UTF-8 string to at most `max` bytes without splitting a character. */
-function truncateBytes(value: string, max: number): string {
-  if (Buffer.byteLength(value) <= max) return value;
-  let out = '';
-  for (const ch of value) {
-    if (Buffer.byteLength(out + ch) > max) break;
-    out += ch;
-  }
-  return out;
 }
