@@ -159,8 +159,8 @@ describe('codegen', () => {
 
   it('inlines each include once', () => {
     const dir = scratchPackage({
-      'a.lua': '--[[\nKEYS[1] k\nReply int\n]]\n--@include x\n--@include y\nreturn 1\n',
-      'includes/x.lua': '--@include y\nlocal function from_x() end\n',
+      'a.lua': '--[[\nKEYS[1] k\nReply int\n]]\n--@include x\n--@include y\nreturn from_x()\n',
+      'includes/x.lua': '--@include y\nlocal function from_x() return from_y() end\n',
       'includes/y.lua': 'local function from_y() end\n',
     });
     execFileSync('node', ['scripts/codegen.mjs'], { cwd: dir, stdio: 'pipe' });
@@ -205,6 +205,33 @@ describe('codegen', () => {
     expect(generateReplies('Reply    int\nErrors   RESPIRE_NOPE (a test)', "error({ err = 'RESPIRE_NOPE x' })").replies).toContain(
       'export const SCRIPT_ERROR_CODES = ["RESPIRE_NOPE"] as const;',
     );
+  });
+
+  it('drops the include functions and constants a script does not use, keeping what it calls, directly or not', () => {
+    const dir = scratchPackage({
+      'a.lua': '--[[\nKEYS[1] k\nReply int\n]]\n--@include x\n-- unused_fn is named only in this comment\nreturn used_fn()\n',
+      'includes/x.lua': [
+        '--[[ include: x\n  used_fn() and unused_fn() and helper()\n]]',
+        'local LIMIT = 3',
+        "local NAMES = { 'a', 'b' }",
+        'local function helper()\n  return LIMIT\nend',
+        'local function unused_fn()\n  return NAMES\nend',
+        'local function used_fn() return helper() end',
+        '',
+      ].join('\n'),
+    });
+    execFileSync('node', ['scripts/codegen.mjs'], { cwd: dir, stdio: 'pipe' });
+    const source = readFileSync(join(dir, 'src', 'generated', 'scripts.ts'), 'utf8');
+    expect(source).toContain('local function helper()');
+    expect(source).toContain('local function used_fn()');
+    expect(source).toContain('local LIMIT = 3');
+    expect(source).not.toContain('local function unused_fn');
+    expect(source).not.toContain('local NAMES');
+    const unclosed = scratchPackage({
+      'a.lua': '--[[\nKEYS[1] k\nReply int\n]]\n--@include x\nreturn f()\n',
+      'includes/x.lua': 'local function f()\n  return 1\n  end\nlocal function g()\n  return 2\nend\n',
+    });
+    expect(() => execFileSync('node', ['scripts/codegen.mjs'], { cwd: unclosed, stdio: 'pipe' })).toThrow(/local function f has no 'end' in the first column/);
   });
 
   it('leaves no scratch directory behind', () => {
