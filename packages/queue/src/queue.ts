@@ -1,3 +1,4 @@
+// ReliableQueue: send (with deduplication), and receive, ACK and NACK on the lease engine (./leases).
 import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
@@ -5,28 +6,21 @@ import {
   commandTarget,
   describeThrown,
   exceptionType,
-  isReceipt,
   isWellFormedText,
-  newReceiptToken,
   queueKeys,
-  receiptOf,
-  safeGet,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
   type CommandTarget,
   type QueueKeys,
-  type QueueReceiveReply,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
+import { queueSource } from './leases/queue-source.js';
 
-/** The queue's private consumer group and consumer (seed 000: "a private consumer group tracks initial delivery"). */
-const GROUP = 'respire';
-/** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (seed 000). */
+/** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
-/** Largest `max` of a receive and largest batch of {@link ReliableQueue.ackMany} / {@link ReliableQueue.nackMany}. */
-export const MAX_BATCH = 1000;
 /** Default delivery limit (seed 000: "default five"). */
 export const DEFAULT_DELIVERY_LIMIT = 5;
 /** Default deduplication window: one day, in ms (seed 000). */
@@ -39,7 +33,6 @@ export const MAX_DEDUPLICATION_ID_BYTES = 1024;
  */
 export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
 
-const ENTRY_ID = /^\d+-\d+$/;
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
 const QUEUE_OPTIONS = [
   'codec',
@@ -119,9 +112,6 @@ export interface ReceivedMessage<T> {
   readonly receipt: string;
 }
 
-/** What ack and nack need: the ID and receipt of one delivery. */
-export type MessageReceipt = Pick<ReceivedMessage<unknown>, 'id' | 'receipt'>;
-
 /** What happened to a send. */
 export interface SendResult {
   /** The stream entry ID; for a duplicate, the original message's. */
@@ -172,6 +162,7 @@ export class ReliableQueue<T> {
 
   readonly #keys: QueueKeys;
   readonly #target: CommandTarget;
+  readonly #leases: Leases;
   readonly #codec: Codec<T>;
   readonly #instrumentation: QueueInstrumentation | undefined;
 
@@ -193,6 +184,7 @@ export class ReliableQueue<T> {
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
+    this.#leases = new Leases(this.#target, queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
     this.streamKey = this.#keys.stream;
@@ -280,23 +272,9 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation: 'receive', queue: this.name, messageCount: max },
       async () => {
-        const token = newReceiptToken();
-        const reply = await scriptCalls.queueReceive(
-          this.#target,
-          {
-            stream: this.#keys.stream,
-            deadlines: this.#keys.deadlines,
-            deadLetter: this.#keys.deadLetter,
-            visibilityTimeoutMs: timeoutMs,
-            max,
-            deliveryLimit: this.deliveryLimit,
-            token,
-            group: GROUP,
-          },
-          { operation: 'ReliableQueue.receive' },
-        );
-        deadLettered = reply.deadLettered;
-        return this.#decodeBatch(reply.entries, token);
+        const batch = await this.#leases.lease({ visibilityTimeoutMs: timeoutMs, max, deliveryLimit: this.deliveryLimit }, 'ReliableQueue.receive');
+        deadLettered = batch.deadLettered;
+        return this.#decodeBatch(batch.leases);
       },
       (messages) => ({ completed: messages.length, deadLettered }),
       // A decode failure still leaves the moves made: report them.
@@ -322,9 +300,7 @@ export class ReliableQueue<T> {
    * @returns one boolean per message, in order, as {@link ack}.
    */
   async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
-    return this.#settle('ack', messages, (receipts, options) =>
-      scriptCalls.queueAck(this.#target, { stream: this.#keys.stream, deadlines: this.#keys.deadlines, group: GROUP, receipts }, options),
-    );
+    return this.#settle('ack', messages, (pairs, operation) => this.#leases.complete(pairs, operation));
   }
 
   /**
@@ -342,25 +318,21 @@ export class ReliableQueue<T> {
   /** Rejects up to 1,000 deliveries in one round trip and one atomic script; as {@link nack}. */
   async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
     const delay = toDurationMs('delayMs', delayMs, true);
-    return this.#settle('nack', messages, (receipts, options) =>
-      scriptCalls.queueNack(this.#target, { deadlines: this.#keys.deadlines, delayMs: delay, receipts }, options),
-    );
+    return this.#settle('nack', messages, (pairs, operation) => this.#leases.release(pairs, delay, operation));
   }
 
-  /** Runs the ack or nack script for validated receipts: one round trip, one boolean per message. */
+  /** Completes or releases validated receipts: one round trip, one boolean per message. */
   async #settle(
     operation: 'ack' | 'nack',
     messages: readonly MessageReceipt[],
-    run: (receipts: readonly string[], options: { operation: string }) => Promise<boolean[]>,
+    run: (pairs: readonly string[], operation: string) => Promise<boolean[]>,
   ): Promise<boolean[]> {
-    const pairs = receiptArgs(messages);
+    const pairs = receiptPairs(messages);
     if (pairs.length === 0) return [];
     return instrumented(
       this.#instrumentation,
       { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
-      async () => {
-        return run(pairs, { operation: `ReliableQueue.${operation}` });
-      },
+      () => run(pairs, `ReliableQueue.${operation}`),
       (results) => ({ completed: results.filter(Boolean).length }),
     );
   }
@@ -394,21 +366,20 @@ export class ReliableQueue<T> {
     return bytes;
   }
 
-  #decodeBatch(entries: QueueReceiveReply['entries'], token: string): ReceivedMessage<T>[] {
+  #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount } of entries) {
+    for (const { id, payload: bytes, deliveryCount, receipt } of leases) {
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
       } catch (error) {
         throw new RespireCodecError(
           `ReliableQueue.receive: the codec could not decode entry ${id} (${describeThrown(error)}); the whole batch of ` +
-            `${entries.length} stays leased and is received again after the visibility timeout`,
+            `${leases.length} stays leased and is received again after the visibility timeout`,
           { cause: error },
         );
       }
-      // As the script stored it: the call's token and the message's position in the batch.
-      messages.push({ id, payload, deliveryCount, receipt: receiptOf(deliveryCount, token, messages.length + 1) });
+      messages.push({ id, payload, deliveryCount, receipt });
     }
     return messages;
   }
@@ -431,32 +402,4 @@ function checkDeduplicationId(id: unknown): void {
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
     throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
   }
-}
-
-/** Validates deliveries handed to ack/nack and flattens them to `id, receipt, ...`. */
-function receiptArgs(messages: readonly MessageReceipt[]): string[] {
-  let list: readonly unknown[];
-  try {
-    // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
-    if (!Array.isArray(messages)) throw new TypeError('not an array');
-    list = Array.from(messages);
-  } catch {
-    throw new RespireValidationError('messages', 'must be an array of received messages');
-  }
-  if (list.length > MAX_BATCH) {
-    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
-  }
-  const args: string[] = [];
-  for (const [index, message] of list.entries()) {
-    const id = safeGet(message, 'id');
-    const receipt = safeGet(message, 'receipt');
-    if (typeof id !== 'string' || !ENTRY_ID.test(id) || !isReceipt(receipt)) {
-      throw new RespireValidationError(
-        messages.length === 1 ? 'message' : `messages[${index}]`,
-        'must be a message returned by receive (with its id and receipt)',
-      );
-    }
-    args.push(id, receipt);
-  }
-  return args;
 }

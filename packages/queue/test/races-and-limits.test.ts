@@ -294,16 +294,21 @@ describe('refusals and validation', () => {
     expect(sent).toEqual([]);
   });
 
-  it('an entry ID past 2^64 in a forged message is harmless: false, nothing changed', async () => {
+  it('a forged message whose ID is no entry ID (past 2^64) is refused before any I/O; one that is an entry ID returns false; nothing changed', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
     const queue = new ReliableQueue(admin.client, name, { codec: utf8Codec });
     await queue.send('x');
     await queue.receive(30_000);
     const before = await snapshot(admin, keys);
-    const forged = { id: '99999999999999999999999-0', receipt: `1.${'A'.repeat(16)}.1` };
-    expect(await queue.ack(forged)).toBe(false);
-    expect(await queue.nack(forged)).toBe(false);
+    const receipt = `1.${'A'.repeat(16)}.1`;
+    for (const id of ['99999999999999999999999-0', '18446744073709551616-0', '0-18446744073709551616']) {
+      expect(isRespireError(await errorOf(queue.ack({ id, receipt })), 'INVALID_ARGUMENT')).toBe(true);
+      expect(isRespireError(await errorOf(queue.nack({ id, receipt })), 'INVALID_ARGUMENT')).toBe(true);
+    }
+    const greatest = { id: '18446744073709551615-18446744073709551615', receipt };
+    expect(await queue.ack(greatest)).toBe(false);
+    expect(await queue.nack(greatest)).toBe(false);
     expect(await snapshot(admin, keys)).toBe(before);
   });
 });
