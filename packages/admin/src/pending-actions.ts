@@ -1,6 +1,6 @@
 import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
-import { RespireValidationError } from './redis.js';
+import { RespireValidationError, toDurationMs } from './redis.js';
 import { toConsumer, toCount, toEntryId, toName } from './validate.js';
 
 /** The idle time a released pending entry gets: past every minimum idle time a worker accepts (2^31-1 ms). */
@@ -56,7 +56,7 @@ export async function pendingAction(
 export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
   const who = ctx.auditor.operator(actor, 'remove-idle-consumers', id, { group });
   const g = toName('group', group);
-  const idle = toCount('minIdleMs', minIdleMs, 0, 1, 2_147_483_647);
+  const idle = toDurationMs('minIdleMs', minIdleMs);
   const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
   return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
     const s = await ctx.resources.stream(id);

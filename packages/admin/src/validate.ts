@@ -1,16 +1,12 @@
 import type { Actor } from './api.js';
-import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
+import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText, toIntegerInRange } from './redis.js';
 
-// Entry IDs: the one owner is core-scripts' entry ID format (re-exported through redis.ts).
-export { nextEntryId, previousEntryId, toEntryId } from './redis.js';
+// Entry IDs and option objects: core-scripts' one reader and validator (re-exported through redis.ts).
+export { nextEntryId, previousEntryId, toEntryId, toOptions } from './redis.js';
 
 /** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
 export function toCount(argument: string, value: unknown, fallback: number, min = 1, max = 1000): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RespireValidationError(argument, `must be a whole number from ${min} to ${max}, got ${show(value)}`);
-  }
-  return value;
+  return value === undefined ? fallback : toIntegerInRange(argument, value, min, max);
 }
 
 /** @throws {@link RespireValidationError} unless `value` is a nonempty, well-formed string of at most `max` characters. */
@@ -42,18 +38,6 @@ export function toConsumer(argument: string, value: unknown): string {
 export function toList<T>(argument: string, value: readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new RespireValidationError(argument, 'must be an array');
-  return value;
-}
-
-/** @throws {@link RespireValidationError} for an options argument that is not a plain object or has unknown keys. */
-export function toOptions<T extends object>(argument: string, value: T | undefined, known: readonly string[]): Partial<T> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RespireValidationError(argument, 'must be an object');
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new RespireValidationError(argument, `unknown option '${key}'; known options: ${known.join(', ')}`);
-  }
   return value;
 }
 

@@ -41,15 +41,6 @@ function asBuffers(list: unknown[]): Buffer[] {
   return list as Buffer[];
 }
 
-/**
- * Parses an XREADGROUP reply of one stream: `null`, RESP2 `[[stream, entries]]`, or RESP3 with
- * maps as flat arrays `[stream, entries]`.
- */
-export function parseReadReply(reply: unknown): RawEntry[] {
-  if (!Array.isArray(reply) || reply.length === 0) return [];
-  return parseEntries(Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : reply[1]);
-}
-
 /** Reads one field of an XINFO reply element (RESP2 flat array, RESP3 object or Map). */
 export function infoField(item: unknown, name: string): unknown {
   if (Array.isArray(item)) {

@@ -113,15 +113,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Waits until `promise` settles, or `ms` at most (its timer is then cleared). Never rejects. */
-export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  const waited = new AbortController();
-  await Promise.race([promise.then(noop, noop), sleep(ms, waited.signal)]);
-  waited.abort();
-}
-
-function noop(): void {}
-
 /** The failure that ended the retries, saying so: same kind (server reply or transport), `cause` the last failure. */
 function gaveUp(error: unknown, elapsedMs: number): Error {
   const message = safeGet(error, 'message');

@@ -1,7 +1,8 @@
 // The one place scripts run: EVALSHA, then EVAL on NOSCRIPT, on the node serving the first key.
 import { replyCode } from './classify.js';
 import { RespireValidationError } from './errors.js';
-import type { CommandTarget, RedisArg, SendOptions } from './transport.js';
+import type { RedisArg } from './client.js';
+import type { CommandTarget, SendOptions } from './transport.js';
 import type { ScriptDefinition } from './script.js';
 
 /** A script argument: numbers are sent in decimal, booleans as `'1'` / `'0'` (the headers' flags). */

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { isRespireError } from '@respire/core-scripts';
-import { commandTarget, runScript, scripts, toRespireError, type ScriptDefinition } from '@respire/core-scripts/internal';
+import { commandTarget, runScript, scripts, toRespireError } from '@respire/core-scripts/internal';
+import type { ScriptDefinition } from '../src/script.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 import { decodeAdminAckPendingReply, decodeQueueReceiveReply, decodeWorkerCompleteReply } from '../src/generated/replies.js';
 

@@ -5,7 +5,7 @@ import { createClient as createClientV4, createCluster as createClusterV4 } from
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
 import { commandTarget, isConnectionFailure, isNotSent, replyWithin } from '@respire/core-scripts/internal';
-import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
+import { MAX_BULK_BYTES, oversizedArgument } from '../src/bulk-limit.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 /** What commandTarget threw for `client`, as a validation error. */

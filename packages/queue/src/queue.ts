@@ -2,7 +2,6 @@
 import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
-  assertKnownOptions,
   commandTarget,
   describeThrown,
   exceptionType,
@@ -11,6 +10,7 @@ import {
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
+  toOptions,
   type CommandTarget,
   type QueueKeys,
 } from '@respire/core-scripts/internal';
@@ -178,7 +178,7 @@ export class ReliableQueue<T> {
     if (typeof options !== 'object' || options === null) {
       throw new RespireValidationError('options', 'must be an object with at least a codec');
     }
-    assertKnownOptions('options', options, QUEUE_OPTIONS);
+    toOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
@@ -214,7 +214,7 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions<SendOptions>(options, ['deduplicationId', 'deduplicationWindowMs']);
+    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
     const bytes = this.#encode(payload);
@@ -266,7 +266,7 @@ export class ReliableQueue<T> {
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', toOptions<ReceiveOptions>(options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     let deadLettered = 0;
     return instrumented(
       this.#instrumentation,
@@ -383,13 +383,6 @@ export class ReliableQueue<T> {
     }
     return messages;
   }
-}
-
-function toOptions<O extends object>(options: unknown, known: readonly (keyof O & string)[]): Partial<O> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null) throw new RespireValidationError('options', 'must be an object when given');
-  assertKnownOptions('options', options, known);
-  return options as Partial<O>;
 }
 
 function checkDeduplicationId(id: unknown): void {

@@ -32,7 +32,7 @@ export interface ClientState {
 }
 
 /** A client parked in a blocking read. */
-export interface Blocked {
+interface Blocked {
   readonly client: ClientState;
   readonly command: string;
   readonly dbIndex: number;
@@ -42,7 +42,7 @@ export interface Blocked {
 }
 
 /** Where a command runs. */
-export type Origin = 'client' | 'script' | 'multi';
+type Origin = 'client' | 'script' | 'multi';
 
 /** Lua runtime seam (implemented in lua/runtime.ts) so the engine has no fengari dependency. */
 export interface ScriptRunner {

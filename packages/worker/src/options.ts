@@ -3,7 +3,6 @@ import {
   MAX_DEAD_LETTER_FIELD_PAIRS,
   MAX_DEAD_LETTER_GROUP_BYTES,
   MAX_INT32,
-  assertKnownOptions,
   assertSameSlot,
   commandTarget,
   describeValue,
@@ -12,6 +11,7 @@ import {
   toDurationMs,
   toIntegerInRange,
   toKeyPrefix,
+  toOptions,
   type CommandTarget,
 } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
@@ -274,7 +274,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     createScope?: unknown;
     deserialize?: unknown;
   };
-  assertKnownOptions('options', o, KNOWN_OPTIONS);
+  toOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
   // Each reader blocks on a duplicate of the caller's client (DESIGN.md decision 6).
   if (typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {

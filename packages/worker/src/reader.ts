@@ -1,18 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS } from '@respire/core-scripts';
-import {
-  TransientBackoff,
-  isConnectionFailure,
-  isTransient,
-  parseReadReply,
-  replyCode,
-  replyWithin,
-  scriptCalls,
-  settledWithin,
-  sleep,
-  type RawEntry,
-} from '@respire/core-scripts/internal';
+import { TransientBackoff, isConnectionFailure, isTransient, replyCode, replyWithin, scriptCalls, sleep, type RawEntry } from '@respire/core-scripts/internal';
 import { Completions } from './completion.js';
+import { parseReadReply } from './read-reply.js';
+import { settledWithin } from './settled.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
 import { Countdown, deliver } from './delivery.js';

@@ -1,5 +1,6 @@
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError } from '@respire/core-scripts';
-import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
+import { describeError, safeGet, toRespireError } from '@respire/core-scripts/internal';
+import { settledWithin } from './settled.js';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';

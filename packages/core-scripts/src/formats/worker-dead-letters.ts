@@ -4,7 +4,9 @@ import type { FieldPairs } from './queue-dead-letters.js';
 
 /**
  * The five metadata fields that open a worker's dead-letter record, in this order: the source
- * entry's ID, the consumer group, the delivery count, the reason and the exception type. The
+ * entry's ID, the consumer group (at most {@link MAX_DEAD_LETTER_GROUP_BYTES}), the delivery count,
+ * the reason (`explicit`, `nack`, `processing-failed` or `delivery-limit`) and the exception type
+ * (empty unless a processing failure; at most {@link MAX_DEAD_LETTER_EXCEPTION_TYPE_BYTES}). The
  * source entry's fields follow unchanged and in order.
  */
 export const WORKER_DEAD_LETTER_META = ['_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type'] as const;
@@ -13,8 +15,6 @@ export const WORKER_DEAD_LETTER_META = ['_respire.source_id', '_respire.group', 
 export const MAX_DEAD_LETTER_FIELD_PAIRS = 1024;
 /** The longest consumer group a record names (`_respire.group`), in bytes. */
 export const MAX_DEAD_LETTER_GROUP_BYTES = 256;
-/** The longest reason (`_respire.reason`), in bytes. */
-export const MAX_DEAD_LETTER_REASON_BYTES = 64;
 /** The longest exception type (`_respire.exception_type`), in bytes; a longer one is cut. */
 export const MAX_DEAD_LETTER_EXCEPTION_TYPE_BYTES = 256;
 

@@ -35,7 +35,7 @@ export function parsePolicy(arg: string | undefined, model: ServerModel): RefPol
 }
 
 /** Removes `id` from every group's PEL (DELREF). */
-export function dropReferences(stream: Stream, id: StreamId): void {
+function dropReferences(stream: Stream, id: StreamId): void {
   const key = formatId(id);
   for (const group of stream.groups.values()) group.pel.delete(key);
 }

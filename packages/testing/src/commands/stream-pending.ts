@@ -191,7 +191,7 @@ function xackdel(ctx: CommandContext): Reply {
 }
 
 /** The delivery count XNACK FATAL sets: the maximum. */
-export const FATAL_DELIVERY_COUNT = 2 ** 53 - 1;
+const FATAL_DELIVERY_COUNT = 2 ** 53 - 1;
 
 function xnack(ctx: CommandContext): Reply {
   const [, key, name, modeText] = ctx.args as [string, string, string, string];

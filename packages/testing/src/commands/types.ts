@@ -69,7 +69,7 @@ export function keyRange(first: number, last = first, step = 1): (args: readonly
   };
 }
 
-export const noKeys = (): number[] => [];
+const noKeys = (): number[] => [];
 
 type SpecInput = Omit<CommandSpec, 'keys' | 'flags' | 'categories'> & {
   keys?: CommandSpec['keys'];

@@ -57,7 +57,7 @@ interface Running {
 }
 
 /** Options of the Lua runtime. */
-export interface LuaRuntimeOptions {
+interface LuaRuntimeOptions {
   /** Wall-clock limit of one script, ms; a script running longer is aborted with an error. */
   timeLimitMs: number;
 }
