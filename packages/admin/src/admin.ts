@@ -31,7 +31,7 @@ import * as pendingActions from './pending-actions.js';
 import { Redis, RespireValidationError, toDurationMs } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
-import { toCount, toList, toName, toOptions } from './validate.js';
+import { toList, toName, toOptions } from './validate.js';
 
 export type { DiscoveryOptions, QueueConfig, StreamConfig };
 
