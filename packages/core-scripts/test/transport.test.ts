@@ -283,10 +283,12 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
     process.on('unhandledRejection', onRejection);
     try {
       // The probe answers "not held" only after the reply (BLPOP 0.3 s) came.
-      const slowProbe = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 400));
+      let answered: Promise<boolean> | undefined;
+      const slowProbe = () => (answered = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 400)));
       expect(await replyWithin(target.send(key, ['BLPOP', key, '0.3'], { timeoutMs: 0 }), 100, 'Test.read', slowProbe)).toBeNull();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(rejections).toEqual([]);
+      expect(await answered).toBe(false); // the late answer came ...
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(rejections).toEqual([]); // ... and rejected nothing
     } finally {
       process.off('unhandledRejection', onRejection);
     }
