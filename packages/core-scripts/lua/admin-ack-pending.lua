@@ -4,7 +4,7 @@ at the expected delivery count (the values the operator saw); otherwise nothing 
 current values are returned. With ARGV[5] = '1' its body is deleted too (XDEL), but only when no
 other group of the stream still needs it: an entry still pending in another group, or not yet
 delivered to it (its ID above that group's last-delivered-id), keeps its body, and those groups are
-named (seed 002: deleting a body must leave other groups unaffected). Every read comes before the
+named (deleting a body must leave other groups unaffected). Every read comes before the
 first write and permissions are checked before it, so a refusal changes nothing.
 
 KEYS[1]  stream: source stream                 (stream)

@@ -1,7 +1,7 @@
 --[[ admin-append-retried: append retried dead-letter records to a source stream in another slot.
-Used when a worker's dead-letter stream is in another Cluster slot than its source (an operator's
-configuration, not seed 002's), so one script cannot both append and delete: the caller appends
-here first and deletes the records afterwards. A retry repeated after a failure between the two
+Used when a dead-letter stream is in another Cluster slot than its source (an operator's
+configuration: a worker's own dead-letter stream always shares its source's slot), so one script
+cannot both append and delete: the caller appends here first and deletes the records afterwards. A retry repeated after a failure between the two
 appends again; on Redis 8.6+ (not Valkey) each append is an idempotent XADD ... IDMP keyed by the
 record ID, so a repeat within the server's window (stream-idmp-duration, stream-idmp-maxsize)
 returns the first entry's ID and appends nothing. Elsewhere it may append a duplicate (never lose

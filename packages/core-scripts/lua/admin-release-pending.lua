@@ -1,6 +1,6 @@
 --[[ admin-release-pending: an operator's fenced release of one pending entry for redelivery.
-Seed 002 "Pending messages and reliability": idle pending entries are recovered by the workers;
-external tools must not reset delivery counts. The entry is released only while XPENDING still
+Idle pending entries are recovered by the workers, and external tools must not reset delivery
+counts (worker README, "Faults, shutdown and failover"). The entry is released only while XPENDING still
 shows it pending to the expected consumer at the expected delivery count (the values the operator
 saw); otherwise nothing changes and the current values are returned. Releasing claims it to the
 same consumer with XCLAIM ... IDLE <ARGV[5]> JUSTID: JUSTID leaves the delivery count unchanged,

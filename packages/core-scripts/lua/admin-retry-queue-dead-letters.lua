@@ -1,7 +1,7 @@
 --[[ admin-retry-queue-dead-letters: send queue dead letters to their queue again.
-Seed 000 "Delivery limit and dead letters": a dead-letter entry holds the binary payload, the
-original source_id and the final delivery_count (fields payload, source_id, delivery_count, in that
-order). For each record ID, in order: a missing record (or an ID repeated in this call) is
+A queue's dead-letter record holds the binary payload, the original source_id and the final
+delivery_count (fields payload, source_id, delivery_count, in that order: includes/
+queue-dead-letters.lua; queue README, "The contract"). For each record ID, in order: a missing record (or an ID repeated in this call) is
 "missing"; a record of another shape is "foreign" and left alone; otherwise its payload is appended
 to the queue's ready stream as a fresh message (XADD * payload <bytes>, as a send without a
 deduplication ID: its delivery count starts again) and the record is deleted (XDEL). Every record

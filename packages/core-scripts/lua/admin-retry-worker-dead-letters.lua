@@ -1,5 +1,6 @@
 --[[ admin-retry-worker-dead-letters: put worker dead-letter records back on their source stream.
-Seed 002 "Delivery limits and dead-letter inspection": a record's first five field/value pairs are
+A worker's dead-letter record (includes/worker-dead-letters.lua; worker README, "Delivery limits
+and dead letters"): its first five field/value pairs are
 _respire.source_id, _respire.group, _respire.attempt, _respire.reason and _respire.exception_type,
 then the original fields unchanged and in order. For each record ID, in order: a missing record (or
 an ID repeated in this call) is "missing"; a record without the five pairs in place, without

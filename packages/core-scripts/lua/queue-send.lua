@@ -1,5 +1,6 @@
 --[[ queue-send: append a message once per deduplication ID within its window.
-Seed 000 "Deduplication and storage". (A send without a deduplication ID is a plain XADD.)
+The queue's send with a deduplication ID (README "The contract": send). A send without one is a
+plain XADD.
 
 KEYS[1]  stream: ready stream                  (stream)
 KEYS[2]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry)

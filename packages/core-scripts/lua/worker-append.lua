@@ -1,6 +1,6 @@
 --[[ worker-append: append one typed entry, with a stable idempotency identity on Redis 8.6+.
-Seed 002 "Producer retries": idempotent stream appends attach stable identities to retry-enabled
-typed XADD calls on Redis 8.6+ (XADD ... IDMP producer-id idempotency-id). A repeat within the
+The worker's StreamProducer (worker README, "Producer retries"): an append carries a stable
+identity on Redis 8.6+ (XADD ... IDMP producer-id idempotency-id). A repeat within the
 server's window (stream-idmp-duration, stream-idmp-maxsize) returns the original entry's ID and
 appends nothing; the payload is not compared. Elsewhere the entry is appended plainly. A retry
 (ARGV[3] = '1') on a server without IDMP is refused, because the first attempt may have committed

@@ -1,7 +1,6 @@
 --[[ worker-complete: fenced completion of a batch of deliveries to one consumer.
-Seed 002 "Pending messages and reliability": a stale handler cannot acknowledge, release or
-dead-letter a delivery that was recovered by another owner or attempt, even under the same consumer
-name. Each delivery is completed only while XPENDING shows it pending to this consumer at its
+A stale handler cannot acknowledge, release or dead-letter a delivery that was recovered by another
+owner or attempt, even under the same consumer name (worker README, "Results"). Each delivery is completed only while XPENDING shows it pending to this consumer at its
 delivery count; otherwise it is stale and nothing is done for it. The whole batch is fenced by one
 XPENDING over its ID range filtered to the consumer (paged until every ID is seen or the range is
 exhausted; the range may also hold other entries this consumer owns). Then, all in this call:

@@ -1,6 +1,6 @@
 --[[ worker-recover: one recovery page of idle pending entries for one reader.
-Seed 002 "Pending messages and reliability": each reader runs at most one page per recovery poll
-interval, of up to batch-size entries; each claim increments the Redis delivery count.
+Each reader runs at most one page per recovery poll interval, of up to batch-size entries; each
+claim increments the Redis delivery count (worker README, "Options": recoveryPollIntervalMs).
 Decided on every call on the serving node (never cached):
   * Redis 8.4+ with XRANGE, XACK and XREADGROUP permitted: first removes up to COUNT idle pending IDs
     whose bodies were deleted (XPENDING IDLE + XRANGE + XACK), then XREADGROUP ... CLAIM min-idle

@@ -1,6 +1,6 @@
 --[[ worker-replay: one page of a stable consumer's own pending entries, replayed at startup.
-Seed 002 "Consumer names": a stable name replays its own pending entries once at startup, before new
-entries; counts come from Redis and include startup replay. The page is re-claimed to the same
+A stable consumer name replays its own pending entries once at startup, before new entries
+(worker README, "Options": consumerName); counts come from Redis and include startup replay. The page is re-claimed to the same
 consumer with XCLAIM (min idle 0), which increments each delivery count, so a handler still running
 in an earlier process under the same name is fenced out. Entries whose bodies were deleted are
 dropped from the PEL (XCLAIM does so on Redis 7+; XACK here otherwise) and never returned.

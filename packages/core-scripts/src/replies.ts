@@ -1,3 +1,4 @@
+// Readers of raw command replies under RESP2 and RESP3: strings, stream entries, XINFO fields.
 /**
  * Readers of raw replies, for every RESP version and client mapping Respire meets: RESP2 arrays,
  * RESP3 maps (as flat arrays in binary mode, else objects or Maps), strings or Buffers.

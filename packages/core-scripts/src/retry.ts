@@ -1,3 +1,4 @@
+// Bounded retries of commands a transient reply proves did not run, on the monotonic clock.
 import { isTransient } from './classify.js';
 import { describeError, safeGet } from './describe.js';
 import { RespireServerError, RespireTransportError, isRespireError } from './errors.js';

@@ -1,3 +1,4 @@
+// The script runner (EVALSHA, NOSCRIPT fallback, error mapping), the reply decoders and codegen.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

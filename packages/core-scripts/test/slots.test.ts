@@ -1,3 +1,4 @@
+// Cluster slots computed locally, and a queue's key namespace.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

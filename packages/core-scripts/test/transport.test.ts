@@ -1,3 +1,4 @@
+// The transport: client detection, the bulk limit, deadlines, routing and failure classes.
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5, createCluster as createClusterV5 } from 'redis5';

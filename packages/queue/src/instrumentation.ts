@@ -1,5 +1,6 @@
+// The queue's instrumentation seam: hooks @respire/otel implements, shielded from what they throw.
 /**
- * The queue's instrumentation seam (DESIGN.md decision 9): dependency-free hooks that
+ * The queue's instrumentation seam: dependency-free hooks that
  * `@respire/otel` implements. With none configured the queue does no extra work.
  * Hooks never affect an operation: anything they throw, return or reject with is swallowed.
  */

@@ -21,9 +21,9 @@ import { queueSource } from './leases/queue-source.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
-/** Default delivery limit (seed 000: "default five"). */
+/** Default delivery limit: five deliveries (README "The contract"). */
 export const DEFAULT_DELIVERY_LIMIT = 5;
-/** Default deduplication window: one day, in ms (seed 000). */
+/** Default deduplication window: one day, in ms (README "The contract"). */
 export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 /** Longest deduplication ID, in UTF-8 bytes. */
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
@@ -53,7 +53,7 @@ export interface ReliableQueueOptions<T> {
    */
   deliveryLimit?: number;
   /**
-   * Prepended to every key (the seed's client key-prefixed view). The queue's keys still share
+   * Prepended to every key (a key-prefixed view of the client). The queue's keys still share
    * one hash tag; the resolved keys are checked to be in one Cluster slot.
    * @defaultValue '' (none)
    */
@@ -121,7 +121,7 @@ export interface SendResult {
 }
 
 /**
- * A reliable message queue on one Redis stream (seed 000, "Reliable message queues"): send,
+ * A reliable message queue on one Redis stream (README "The contract"): send,
  * receive a leased batch, then ACK or NACK each delivery with its receipt.
  *
  * Delivery is at least once. Deadlines come from the server clock. Every state change is one
@@ -192,7 +192,7 @@ export class ReliableQueue<T> {
   }
 
   /**
-   * Appends a message and returns its stream entry ID (seed 000, "Deduplication and storage").
+   * Appends a message and returns its stream entry ID (README "The contract": send).
    * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
    * window returns the original ID and appends nothing.
    *
@@ -242,7 +242,7 @@ export class ReliableQueue<T> {
   }
 
   /**
-   * Leases up to `max` messages for `visibilityTimeoutMs` (seed 000, "Delivery and receipts").
+   * Leases up to `max` messages for `visibilityTimeoutMs` (README "The contract": receive).
    * Nonblocking: returns at once, possibly with an empty batch (also when it only moved exhausted
    * messages to the dead-letter stream — keep polling).
    *
@@ -295,7 +295,7 @@ export class ReliableQueue<T> {
   }
 
   /**
-   * Acknowledges up to 1,000 deliveries in one round trip and one atomic script (beyond the seed).
+   * Acknowledges up to 1,000 deliveries in one round trip and one atomic script (beyond the contract: CONFORMANCE.md).
    * Uses XACKDEL on Redis 8.2+, XACK + XDEL elsewhere.
    * @returns one boolean per message, in order, as {@link ack}.
    */

@@ -1,3 +1,4 @@
+// Codecs and hooks that throw or return anything: the queue contains each.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { errorSummary, hostileValues, spawnTypeScriptChild, type HostileValue } from '@respire/harness';
 import { queueKeys } from '@respire/core-scripts/internal';

@@ -1,5 +1,6 @@
+// ReliableQueue under races and at its limits, on every target; tests named "DEFECT:" pin fixed contract violations.
 /**
- * ReliableQueue (seed 000) under races and at its limits: receipts racing each other and
+ * ReliableQueue under races and at its limits: receipts racing each other and
  * redeliveries, ill-formed and extreme inputs, deadlines past 2^31 ms, the largest batches, and
  * refusals that must change nothing. Tests named "DEFECT:" pin contract violations found and fixed.
  */

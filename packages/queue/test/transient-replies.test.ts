@@ -1,3 +1,4 @@
+// Replies that prove nothing ran (BUSY, LOADING, ...) are retryable errors; others are not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorSummary, startRedisServer } from '@respire/harness';
 import { FakeRedisServer, type Fault } from '@respire/testing';

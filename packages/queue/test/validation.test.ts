@@ -1,3 +1,4 @@
+// Bad input fails before any I/O with a typed error.
 import { describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { MAX_PAYLOAD_BYTES, ReliableQueue, bytesCodec, isRespireError, jsonCodec, utf8Codec, type Codec } from '@respire/queue';

@@ -1,3 +1,4 @@
+// The fake server's ACL users: command, category and key-pattern rules, checked as Redis checks them.
 import type { CommandSpec } from './commands/types.js';
 import { globMatch } from './keyspace.js';
 import { CommandError } from './reply.js';

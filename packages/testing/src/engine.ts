@@ -1,3 +1,4 @@
+// The fake server's command engine: dispatch, MULTI/EXEC, WATCH, blocked clients.
 import { createHash } from 'node:crypto';
 import type { Acl, AclUser } from './acl.js';
 import type { FakeClock } from './clock.js';

@@ -1,3 +1,4 @@
+// The fake server's keyspace: databases, typed values, expiry.
 import { CommandError, WRONGTYPE } from './reply.js';
 import type { Stream } from './stream-model.js';
 import type { SortedSet } from './zset-model.js';

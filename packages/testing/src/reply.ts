@@ -1,3 +1,4 @@
+// The fake server's reply model, before RESP2 or RESP3 encoding.
 /**
  * The reply model: what command handlers return, before encoding for RESP2 or RESP3.
  *

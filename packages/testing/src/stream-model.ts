@@ -1,3 +1,4 @@
+// The fake server's streams: entries, IDs, consumer groups and pending entries.
 import { CommandError } from './reply.js';
 
 /** A stream entry ID. Both parts are unsigned 64-bit in Redis; here they are safe JS integers. */

@@ -1,3 +1,4 @@
+// The Redis and Valkey versions the fake server models, and what each has.
 import { formatDouble17g, formatDoubleShortest, type DoubleFormatter } from './resp.js';
 
 /** The Redis versions the fake can model. */

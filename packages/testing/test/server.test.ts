@@ -1,3 +1,4 @@
+// The fake server end to end over node-redis.
 import { createConnection } from 'node:net';
 import { createClient as createClientV5 } from 'redis5';
 import { describe, expect, it } from 'vitest';

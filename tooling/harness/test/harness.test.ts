@@ -1,3 +1,4 @@
+// The harness starts and stops private servers and Clusters, and fails loudly without redis-server.
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createAclUser, startRedisCluster, startRedisServer } from '../src/index.js';

@@ -1,4 +1,4 @@
---[[ include: entry-ids
+--[[ include: entry-ids - the stream entry ID format, read and compared
 Stream entry IDs, "<ms>-<seq>": two decimal whole numbers, each below 2^64. Redis writes them
 without leading zeros and reads leading zeros as it reads any number. The one reader of the format
 in Lua; src/formats/entry-ids.ts is the one in TypeScript (test/formats.test.ts checks that they

@@ -1,4 +1,4 @@
---[[ include: leases-complete
+--[[ include: leases-complete - the lease engine's completion (ack)
 The lease engine's completion (ack; see leases.lua), included as the rest of a script after its
 source and these locals:
   source      the source's keys              deadlines   the deadlines index

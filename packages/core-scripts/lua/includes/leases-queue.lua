@@ -1,4 +1,4 @@
---[[ include: leases-queue
+--[[ include: leases-queue - a reliable queue as the lease engine's source of messages
 A reliable queue's source of messages for the lease engine (leases.lua, included after this file):
 its own stream, whose new entries are taken through the queue's private consumer group (created at
 '0' with MKSTREAM when missing), which records only first delivery: redeliveries come from the

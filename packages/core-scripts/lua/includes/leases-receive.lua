@@ -1,4 +1,4 @@
---[[ include: leases-receive
+--[[ include: leases-receive - the lease engine's receive: recovery, dead letters, new leases
 The lease engine's receive (see leases.lua), included as the rest of a script after its source
 and these locals:
   source      the source's keys              deadlines   the deadlines index

@@ -1,4 +1,4 @@
---[[ include: leases-release
+--[[ include: leases-release - the lease engine's release (nack)
 The lease engine's release (nack; see leases.lua), included as the rest of a script after these
 locals:
   deadlines   the deadlines index            delay       ms, 0..2^31-1

@@ -1,4 +1,4 @@
---[[ include: leases
+--[[ include: leases - the lease engine: the deadlines index, fencing, and what a source provides
 The lease engine: leases, receipts that fence every completion, the delivery limit, dead letters
 and bounded recovery, the same for every source of messages. A source says where new messages
 come from and what completing one does to it: a reliable queue's private consumer group on its own
@@ -29,7 +29,7 @@ calls with the source's keys (a table the source makes):
          its later positions are already completed); `reply` has a 0 per pair
 
 The operations are included as the rest of a script, not called (Redis runs a script's whole body
-on every call, and a function that names many helpers costs about 1 µs per call to create):
+on every call, and a function that names many helpers costs about 1 microsecond per call to create):
   leases-receive.lua   recover due messages, dead-letter exhausted ones, lease new ones
   leases-complete.lua  complete deliveries whose receipts hold their leases (ack)
   leases-release.lua   revoke leases, the messages due after a delay (nack)

@@ -1,4 +1,4 @@
---[[ include: queue-dead-letters
+--[[ include: queue-dead-letters - the lease engine's (a queue's) dead-letter record format
 A dead-letter record of the lease engine (a reliable queue's, leases.lua): the field/value pairs
 payload (the message's bytes), source_id (its entry ID) and delivery_count (the deliveries made,
 in decimal), in that order. The one writer and reader of the format in Lua;

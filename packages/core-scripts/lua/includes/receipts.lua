@@ -1,4 +1,4 @@
---[[ include: receipts
+--[[ include: receipts - the receipt and deadlines-index member format
 The receipt of a leased delivery and the member that holds it in a deadlines index (leases.lua):
   "<entry ID>:<receipt>"          while leased; receipt = "<delivery count>.<token>.<position>",
                                   the token (16 URL-safe characters) made once per receive call

@@ -1,4 +1,4 @@
---[[ include: worker-dead-letters
+--[[ include: worker-dead-letters - a stream worker's dead-letter record format
 A stream worker's dead-letter record: five field/value pairs of metadata, in this order,
   _respire.source_id        the source entry's ID
   _respire.group            the consumer group (at most 256 bytes)

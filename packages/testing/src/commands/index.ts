@@ -1,3 +1,4 @@
+// The fake server's command table, assembled from each command family.
 import { aclCommands } from './acl-commands.js';
 import { hashCommands } from './hashes.js';
 import { keyCommands } from './keys.js';

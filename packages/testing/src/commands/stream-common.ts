@@ -1,3 +1,4 @@
+// What the fake server's stream commands share: entry replies, stream and group lookups, trimming.
 import type { Database } from '../keyspace.js';
 import { CommandError, type Reply } from '../reply.js';
 import { formatId, type ConsumerGroup, type Stream, type StreamEntry, type StreamId } from '../stream-model.js';

@@ -1,3 +1,4 @@
+// Pending-entry commands of the fake server (XACK, XPENDING, XCLAIM, XAUTOCLAIM, XNACK, ...).
 import { CommandError, fail, type Reply } from '../reply.js';
 import { compareIds, formatId, nextId, parseId, type ConsumerGroup, type PendingEntry, type StreamId } from '../stream-model.js';
 import { deleteWithPolicy, entryReply, groupOrFail, noGroup, parsePolicy, streamAt, streamCommand } from './stream-common.js';

@@ -1,3 +1,4 @@
+// The contract between the fake server's engine and its commands, and helpers to declare and parse them.
 import type { Database } from '../keyspace.js';
 import type { Reply } from '../reply.js';
 import type { ServerModel } from '../versions.js';

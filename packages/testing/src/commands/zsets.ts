@@ -1,3 +1,4 @@
+// Sorted-set commands of the fake server.
 import { CommandError, DoubleReply, fail, type Reply } from '../reply.js';
 import { SortedSet, type ZMember } from '../zset-model.js';
 import { command, is, keyRange, parseFloatArg, parseInteger, type CommandContext, type CommandSpec } from './types.js';

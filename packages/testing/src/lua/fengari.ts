@@ -1,3 +1,4 @@
+// Loading fengari (Lua in JavaScript), patched, for the fake server.
 import { createRequire } from 'node:module';
 import { formatG } from '../resp.js';
 import { withPatchedFengari } from './vm-patches.js';

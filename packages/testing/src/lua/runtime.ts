@@ -1,3 +1,4 @@
+// The fake server's Lua runtime: redis.call, redis.pcall and the rest of Redis's script API.
 import type { ClientState, Engine, ScriptRunner } from '../engine.js';
 import { sha1hex } from '../engine.js';
 import { CommandError, ErrorReply, type Reply } from '../reply.js';

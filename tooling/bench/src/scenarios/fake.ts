@@ -1,3 +1,4 @@
+// The fake-server scenario of the bench: queue-receive runs per second.
 import { createClient } from 'redis';
 import { commandTarget, queueKeys, scriptCalls } from '@respire/core-scripts/internal';
 import { FakeRedisServer } from '@respire/testing';
