@@ -16,39 +16,19 @@ import {
   commandTarget,
   describeValue,
   infoField,
-  isEntryId,
-  nextEntryId,
-  parseLeaseMember,
-  previousEntryId,
-  readQueueDeadLetter,
-  readWorkerDeadLetter,
-  toEntryId,
   isWellFormedText,
   keySlot,
   parseEntries as parseRawEntries,
   queueKeys,
   replyCode,
   scriptCalls,
-  toDurationMs,
-  toIntegerInRange,
   toKeyPrefix,
-  toOptions,
   toRespireError,
   type CommandTarget,
   type ScriptArg,
 } from '@respire/core-scripts/internal';
 
 export {
-  isEntryId,
-  nextEntryId,
-  parseLeaseMember,
-  previousEntryId,
-  readQueueDeadLetter,
-  readWorkerDeadLetter,
-  toEntryId,
-  toDurationMs,
-  toIntegerInRange,
-  toOptions,
   RespireError,
   RespirePermissionError,
   RespireTransportError,
@@ -63,6 +43,19 @@ export {
   isWellFormedText,
 };
 export type { CommandTarget, RedisArg, RedisClientLike };
+// The stored formats and the option validator, read and used as every package does.
+export {
+  isEntryId,
+  nextEntryId,
+  parseLeaseMember,
+  previousEntryId,
+  readQueueDeadLetter,
+  readWorkerDeadLetter,
+  toDurationMs,
+  toEntryId,
+  toIntegerInRange,
+  toOptions,
+} from '@respire/core-scripts/internal';
 
 /**
  * The admin scripts of core-scripts (lua/admin-*.lua), as their generated typed wrappers: each

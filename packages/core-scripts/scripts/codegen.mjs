@@ -231,6 +231,22 @@ function tsType(node) {
   throw new CodegenError(`unknown node ${node.kind}`);
 }
 
+/** Helper decoders emitted so far, by their text with the name left out: an identical one is reused, not emitted twice. */
+const helperByText = new Map();
+
+/** Files `text` (a helper named `fn`) into `out[slot]`, or reuses an identical helper; returns the name to call. */
+function fileHelper(out, slot, fn, text) {
+  const key = text.replace(`function ${fn}(`, 'function (');
+  const existing = helperByText.get(key);
+  if (existing !== undefined && slot !== 0) {
+    out[slot] = '';
+    return existing;
+  }
+  helperByText.set(key, fn);
+  out[slot] = text;
+  return fn;
+}
+
 /**
  * Emits decoder functions for a reply node into `out` (one per table, array, code or string union,
  * named `${base}${n}`), and returns the expression that decodes `value` (an identifier).
@@ -240,9 +256,12 @@ function decoderFor(node, value, out, base) {
     case 'scalar':
       return `d.${node.name}(${value}, operation)`;
     case 'strings': {
-      const fn = `${base}${out.length}`;
-      out.push(
-        `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n` +
+      const slot = out.push('') - 1;
+      const fn = fileHelper(
+        out,
+        slot,
+        `${base}${slot}`,
+        `function ${base}${slot}(value: unknown, operation: string): ${tsType(node)} {\n` +
           `  const text = d.string(value, operation);\n` +
           `  if (${node.values.map((v) => `text === ${JSON.stringify(v)}`).join(' || ')}) return text;\n` +
           `  return d.unexpected(operation, 'one of ${node.values.join(', ')}', value);\n}\n`,
@@ -250,10 +269,13 @@ function decoderFor(node, value, out, base) {
       return `${fn}(${value}, operation)`;
     }
     case 'codes': {
-      const fn = `${base}${out.length}`;
+      const slot = out.push('') - 1;
       const cases = node.codes.map((c) => `    case ${c.code}:\n      return ${JSON.stringify(c.name)};\n`).join('');
-      out.push(
-        `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n` +
+      const fn = fileHelper(
+        out,
+        slot,
+        `${base}${slot}`,
+        `function ${base}${slot}(value: unknown, operation: string): ${tsType(node)} {\n` +
           `  switch (d.int(value, operation)) {\n${cases}` +
           `    default:\n      return d.unexpected(operation, 'one of the codes ${node.codes.map((c) => c.code).join(', ')}', value);\n  }\n}\n`,
       );
@@ -263,13 +285,17 @@ function decoderFor(node, value, out, base) {
       const slot = out.push('') - 1; // the name is taken before nested decoders take theirs
       const fn = `${base}${slot}`;
       const element = decoderFor(node.of, 'element', out, base);
-      out[slot] =
+      const name = fileHelper(
+        out,
+        slot,
+        fn,
         `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n` +
-        `  const list = d.array(value, operation);\n` +
-        `  const out: ${tsType(node)} = [];\n` +
-        `  for (const element of list) out.push(${element});\n` +
-        `  return out;\n}\n`;
-      return `${fn}(${value}, operation)`;
+          `  const list = d.array(value, operation);\n` +
+          `  const out: ${tsType(node)} = [];\n` +
+          `  for (const element of list) out.push(${element});\n` +
+          `  return out;\n}\n`,
+      );
+      return `${name}(${value}, operation)`;
     }
     case 'table': {
       const slot = out.push('') - 1;
@@ -299,18 +325,22 @@ function decoderFor(node, value, out, base) {
       } else {
         body = `  d.table(value, ${size}, operation);\n  return { ${props.join(', ')} };\n`;
       }
-      out[slot] = `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n${body}}\n`;
-      return `${fn}(${value}, operation)`;
+      const name = fileHelper(out, slot, fn, `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n${body}}\n`);
+      return `${name}(${value}, operation)`;
     }
     case 'tagged': {
       const slot = out.push('') - 1;
       const fn = `${base}${slot}`;
       const cases = node.variants.map((v) => `    case ${v.tag.code}:\n      return ${decoderFor(v, 'value', out, base)};\n`).join('');
-      out[slot] =
+      const name = fileHelper(
+        out,
+        slot,
+        fn,
         `function ${fn}(value: unknown, operation: string): ${tsType(node)} {\n` +
-        `  switch (d.int(d.array(value, operation)[0], operation)) {\n${cases}` +
-        `    default:\n      return d.unexpected(operation, 'a table opening with one of the codes ${node.variants.map((v) => v.tag.code).join(', ')}', value);\n  }\n}\n`;
-      return `${fn}(${value}, operation)`;
+          `  switch (d.int(d.array(value, operation)[0], operation)) {\n${cases}` +
+          `    default:\n      return d.unexpected(operation, 'a table opening with one of the codes ${node.variants.map((v) => v.tag.code).join(', ')}', value);\n  }\n}\n`,
+      );
+      return `${name}(${value}, operation)`;
     }
   }
   throw new CodegenError(`unknown node ${node.kind}`);
@@ -360,9 +390,19 @@ let replies = banner + "import * as d from '../script-replies.js';\n\n";
 replies += '/** Every `RESPIRE_*` error code a script declares in its header (`Errors`); `classify.ts` maps each to its error class. */\n';
 replies += `export const SCRIPT_ERROR_CODES = [${codes.map((c) => JSON.stringify(c)).join(', ')}] as const;\n\n`;
 replies += '/** A `RESPIRE_*` error code a script declares. */\nexport type ScriptErrorCode = (typeof SCRIPT_ERROR_CODES)[number];\n';
+/** The reply type already generated for each `Reply` text: a script with the same reply reuses it. */
+const generatedFor = new Map();
 for (const s of scripts) {
   const type = `${pascal(s.name)}Reply`;
   const base = `${camel(s.name)}Reply`;
+  const same = generatedFor.get(oneLine(s.header.replyText));
+  if (same !== undefined) {
+    replies += `\n/** The reply of \`${s.name}\`: the same as \`${same.name}\`'s. */\nexport type ${type} = ${same.type};\n\n`;
+    replies += `/** Decodes a reply of \`${s.name}\` (as {@link decode${same.type}}). */\n`;
+    replies += `export function decode${type}(value: unknown, operation = ${JSON.stringify(s.name)}): ${type} {\n  return decode${same.type}(value, operation);\n}\n`;
+    continue;
+  }
+  generatedFor.set(oneLine(s.header.replyText), { name: s.name, type });
   const helpers = [];
   const expression = decoderFor(s.header.reply, 'reply', helpers, base);
   const doc =
@@ -379,7 +419,7 @@ for (const s of scripts) {
       /^function \w+\(value: unknown, operation: string\): [^\n]*\{\n/,
       `${doc}export function decode${type}(value: unknown, operation = ${JSON.stringify(s.name)}): ${type} {\n`,
     );
-    replies += [root, ...helpers.slice(1)].join('\n');
+    replies += [root, ...helpers.slice(1)].filter((text) => text !== '').join('\n');
   }
 }
 

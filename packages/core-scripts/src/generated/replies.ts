@@ -80,9 +80,9 @@ export function decodeAdminReleasePendingReply(value: unknown, operation = "admi
     case 1:
       return adminReleasePendingReply1(value, operation);
     case 0:
-      return adminReleasePendingReply2(value, operation);
+      return adminAckPendingReply3(value, operation);
     case -1:
-      return adminReleasePendingReply3(value, operation);
+      return adminAckPendingReply4(value, operation);
     case 2:
       return adminReleasePendingReply4(value, operation);
     default:
@@ -93,16 +93,6 @@ export function decodeAdminReleasePendingReply(value: unknown, operation = "admi
 function adminReleasePendingReply1(value: unknown, operation: string): { readonly status: "released"; readonly consumer: string; readonly deliveryCount: number } {
   const t = d.table(value, 3, operation);
   return { status: "released", consumer: d.string(t[1], operation), deliveryCount: d.int(t[2], operation) };
-}
-
-function adminReleasePendingReply2(value: unknown, operation: string): { readonly status: "notPending" } {
-  d.table(value, 3, operation);
-  return { status: "notPending" };
-}
-
-function adminReleasePendingReply3(value: unknown, operation: string): { readonly status: "changed"; readonly consumer: string; readonly deliveryCount: number } {
-  const t = d.table(value, 3, operation);
-  return { status: "changed", consumer: d.string(t[1], operation), deliveryCount: d.int(t[2], operation) };
 }
 
 function adminReleasePendingReply4(value: unknown, operation: string): { readonly status: "deleted"; readonly consumer: string; readonly deliveryCount: number } {
@@ -119,21 +109,7 @@ export type AdminRemoveIdleConsumersReply = { readonly removed: string[]; readon
  */
 export function decodeAdminRemoveIdleConsumersReply(value: unknown, operation = "admin-remove-idle-consumers"): AdminRemoveIdleConsumersReply {
   const t = d.table(value, 2, operation);
-  return { removed: adminRemoveIdleConsumersReply1(t[0], operation), kept: adminRemoveIdleConsumersReply2(t[1], operation) };
-}
-
-function adminRemoveIdleConsumersReply1(value: unknown, operation: string): string[] {
-  const list = d.array(value, operation);
-  const out: string[] = [];
-  for (const element of list) out.push(d.string(element, operation));
-  return out;
-}
-
-function adminRemoveIdleConsumersReply2(value: unknown, operation: string): string[] {
-  const list = d.array(value, operation);
-  const out: string[] = [];
-  for (const element of list) out.push(d.string(element, operation));
-  return out;
+  return { removed: adminAckPendingReply2(t[0], operation), kept: adminAckPendingReply2(t[1], operation) };
 }
 
 /** The reply of `admin-retry-queue-dead-letters`: `[{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
@@ -178,46 +154,12 @@ function adminRetryQueueDeadLettersReply4(value: unknown, operation: string): { 
   return { status: "foreign", reason: d.string(t[1], operation) };
 }
 
-/** The reply of `admin-retry-worker-dead-letters`: `[{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
-export type AdminRetryWorkerDeadLettersReply = ({ readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[];
+/** The reply of `admin-retry-worker-dead-letters`: the same as `admin-retry-queue-dead-letters`'s. */
+export type AdminRetryWorkerDeadLettersReply = AdminRetryQueueDeadLettersReply;
 
-/**
- * Decodes a reply of `admin-retry-worker-dead-letters`; `operation` names the call in errors.
- * @throws {@link RespireServerError} for a reply of another shape.
- */
+/** Decodes a reply of `admin-retry-worker-dead-letters` (as {@link decodeAdminRetryQueueDeadLettersReply}). */
 export function decodeAdminRetryWorkerDeadLettersReply(value: unknown, operation = "admin-retry-worker-dead-letters"): AdminRetryWorkerDeadLettersReply {
-  const list = d.array(value, operation);
-  const out: ({ readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[] = [];
-  for (const element of list) out.push(adminRetryWorkerDeadLettersReply1(element, operation));
-  return out;
-}
-
-function adminRetryWorkerDeadLettersReply1(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string } {
-  switch (d.int(d.array(value, operation)[0], operation)) {
-    case 1:
-      return adminRetryWorkerDeadLettersReply2(value, operation);
-    case 0:
-      return adminRetryWorkerDeadLettersReply3(value, operation);
-    case -1:
-      return adminRetryWorkerDeadLettersReply4(value, operation);
-    default:
-      return d.unexpected(operation, 'a table opening with one of the codes 1, 0, -1', value);
-  }
-}
-
-function adminRetryWorkerDeadLettersReply2(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } {
-  const t = d.table(value, 2, operation);
-  return { status: "retried", entryId: d.string(t[1], operation) };
-}
-
-function adminRetryWorkerDeadLettersReply3(value: unknown, operation: string): { readonly status: "missing" } {
-  d.table(value, 2, operation);
-  return { status: "missing" };
-}
-
-function adminRetryWorkerDeadLettersReply4(value: unknown, operation: string): { readonly status: "foreign"; readonly reason: string } {
-  const t = d.table(value, 2, operation);
-  return { status: "foreign", reason: d.string(t[1], operation) };
+  return decodeAdminRetryQueueDeadLettersReply(value, operation);
 }
 
 /** The reply of `queue-ack`: `[flag]`, as its header's `Reply` line declares it. */
@@ -234,18 +176,12 @@ export function decodeQueueAckReply(value: unknown, operation = "queue-ack"): Qu
   return out;
 }
 
-/** The reply of `queue-nack`: `[flag]`, as its header's `Reply` line declares it. */
-export type QueueNackReply = boolean[];
+/** The reply of `queue-nack`: the same as `queue-ack`'s. */
+export type QueueNackReply = QueueAckReply;
 
-/**
- * Decodes a reply of `queue-nack`; `operation` names the call in errors.
- * @throws {@link RespireServerError} for a reply of another shape.
- */
+/** Decodes a reply of `queue-nack` (as {@link decodeQueueAckReply}). */
 export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): QueueNackReply {
-  const list = d.array(value, operation);
-  const out: boolean[] = [];
-  for (const element of list) out.push(d.flag(element, operation));
-  return out;
+  return decodeQueueAckReply(value, operation);
 }
 
 /** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }`, as its header's `Reply` line declares it. */
@@ -366,24 +302,5 @@ export type WorkerReplayReply = { readonly last: string; readonly entries: { rea
  */
 export function decodeWorkerReplayReply(value: unknown, operation = "worker-replay"): WorkerReplayReply {
   const t = d.table(value, 3, operation);
-  return { last: d.string(t[0], operation), entries: workerReplayReply1(t[1], operation), removed: d.int(t[2], operation) };
-}
-
-function workerReplayReply1(value: unknown, operation: string): { readonly id: string; readonly fields: Buffer[]; readonly deliveryCount: number }[] {
-  const list = d.array(value, operation);
-  const out: { readonly id: string; readonly fields: Buffer[]; readonly deliveryCount: number }[] = [];
-  for (const element of list) out.push(workerReplayReply2(element, operation));
-  return out;
-}
-
-function workerReplayReply2(value: unknown, operation: string): { readonly id: string; readonly fields: Buffer[]; readonly deliveryCount: number } {
-  const t = d.table(value, 3, operation);
-  return { id: d.string(t[0], operation), fields: workerReplayReply3(t[1], operation), deliveryCount: d.int(t[2], operation) };
-}
-
-function workerReplayReply3(value: unknown, operation: string): Buffer[] {
-  const list = d.array(value, operation);
-  const out: Buffer[] = [];
-  for (const element of list) out.push(d.bytes(element, operation));
-  return out;
+  return { last: d.string(t[0], operation), entries: workerRecoverReply1(t[1], operation), removed: d.int(t[2], operation) };
 }
