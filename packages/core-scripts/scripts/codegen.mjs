@@ -439,7 +439,8 @@ for (const s of scripts) {
   calls += `export async function ${camel(s.name)}(target: CommandTarget, args: ${pascal(s.name)}Args, options?: ScriptCallOptions): Promise<replies.${type}> {\n`;
   const keyList = keys.map((k) => `args.${k.name}`).join(', ');
   const argList = argv.map((a) => (a.rest ? `...args.${a.name}` : `args.${a.name}`)).join(', ');
-  const runOptions = hasBytes(s.header.reply) ? '{ ...options, binary: true }' : 'options';
+  // A literal, not a spread of `options`: this runs on every call of the hot path.
+  const runOptions = hasBytes(s.header.reply) ? '{ operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true }' : 'options';
   calls += `  const reply = await runScript(target, scripts.${camel(s.name)}, [${keyList}], [${argList}], ${runOptions});\n`;
   calls += `  return replies.decode${type}(reply, options?.operation);\n}\n`;
 }

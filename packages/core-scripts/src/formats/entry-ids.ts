@@ -4,6 +4,8 @@ import { describeValue } from '../describe.js';
 import { RespireValidationError } from '../errors.js';
 
 const ENTRY_ID = /^(\d+)-(\d+)$/;
+/** An entry ID as Redis writes it, each part at most 20 digits: the usual case, checked without allocating. */
+const WRITTEN = /^(?:0|[1-9]\d{0,19})-(?:0|[1-9]\d{0,19})$/;
 /** The greatest part of an entry ID, 2^64-1, as Redis writes it. */
 const MAX_PART = '18446744073709551615';
 const MAX_PART_BIGINT = 2n ** 64n - 1n;
@@ -30,7 +32,10 @@ export function entryIdParts(value: unknown): readonly [ms: string, seq: string]
 
 /** True when `value` is an entry ID (see {@link entryIdParts}). */
 export function isEntryId(value: unknown): value is string {
-  return entryIdParts(value) !== undefined;
+  if (typeof value !== 'string') return false;
+  if (!WRITTEN.test(value)) return entryIdParts(value) !== undefined; // leading zeros, or not one
+  const dash = value.indexOf('-');
+  return (dash < 20 || value.slice(0, dash) <= MAX_PART) && (value.length - dash - 1 < 20 || value.slice(dash + 1) <= MAX_PART);
 }
 
 /**

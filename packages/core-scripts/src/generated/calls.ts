@@ -168,7 +168,7 @@ export interface QueueReceiveArgs {
 
 /** Runs `queue-receive` (recover due entries, dead-letter exhausted ones, then lease new entries) through {@link runScript} and decodes its reply. */
 export async function queueReceive(target: CommandTarget, args: QueueReceiveArgs, options?: ScriptCallOptions): Promise<replies.QueueReceiveReply> {
-  const reply = await runScript(target, scripts.queueReceive, [args.stream, args.deadlines, args.deadLetter], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.group], { ...options, binary: true });
+  const reply = await runScript(target, scripts.queueReceive, [args.stream, args.deadlines, args.deadLetter], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.group], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeQueueReceiveReply(reply, options?.operation);
 }
 
@@ -256,7 +256,7 @@ export interface WorkerRecoverArgs {
 
 /** Runs `worker-recover` (one recovery page of idle pending entries for one reader) through {@link runScript} and decodes its reply. */
 export async function workerRecover(target: CommandTarget, args: WorkerRecoverArgs, options?: ScriptCallOptions): Promise<replies.WorkerRecoverReply> {
-  const reply = await runScript(target, scripts.workerRecover, [args.stream], [args.group, args.consumer, args.minimumIdleTimeMs, args.cursor, args.count], { ...options, binary: true });
+  const reply = await runScript(target, scripts.workerRecover, [args.stream], [args.group, args.consumer, args.minimumIdleTimeMs, args.cursor, args.count], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeWorkerRecoverReply(reply, options?.operation);
 }
 
@@ -276,6 +276,6 @@ export interface WorkerReplayArgs {
 
 /** Runs `worker-replay` (one page of a stable consumer's own pending entries, replayed at startup) through {@link runScript} and decodes its reply. */
 export async function workerReplay(target: CommandTarget, args: WorkerReplayArgs, options?: ScriptCallOptions): Promise<replies.WorkerReplayReply> {
-  const reply = await runScript(target, scripts.workerReplay, [args.stream], [args.group, args.consumer, args.after, args.count], { ...options, binary: true });
+  const reply = await runScript(target, scripts.workerReplay, [args.stream], [args.group, args.consumer, args.after, args.count], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeWorkerReplayReply(reply, options?.operation);
 }

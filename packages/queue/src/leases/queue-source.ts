@@ -14,7 +14,8 @@ export const QUEUE_GROUP = 'respire';
 export function queueSource(keys: QueueKeys): LeaseSource {
   const { stream, deadlines, deadLetter } = keys;
   return {
-    lease: (target, request, operation) => scriptCalls.queueReceive(target, { stream, deadlines, deadLetter, ...request, group: QUEUE_GROUP }, { operation }),
+    lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
+      scriptCalls.queueReceive(target, { stream, deadlines, deadLetter, visibilityTimeoutMs, max, deliveryLimit, token, group: QUEUE_GROUP }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.queueAck(target, { stream, deadlines, group: QUEUE_GROUP, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
   };

@@ -8,6 +8,7 @@ import {
   WORKER_DEAD_LETTER_META,
   compareEntryIds,
   entryIdParts,
+  isEntryId,
   isReceipt,
   leaseMember,
   newReceiptToken,
@@ -101,6 +102,7 @@ return out`,
       expect(fromLua).toEqual(fromTs);
       expect(fromTs.slice(0, 9)).toEqual(['0-0', '1-1', '1700000000000-0', '1-1', '1-0', '18446744073709551615-18446744073709551615', false, false, false]);
       expect(fromTs.slice(9).every((v) => v === false)).toBe(true);
+      expect(ids.map((id) => isEntryId(id))).toEqual(fromTs.map((v) => v !== false));
     });
 
     it('are ordered the same way, exactly past 2^53', async () => {
