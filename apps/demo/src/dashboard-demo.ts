@@ -1,3 +1,4 @@
+// `pnpm demo --dashboard`: the demo's data shown in the dashboard on a local port.
 /**
  * `pnpm demo --dashboard`: the queue and worker demo, then the dashboard on a local port with
  * their data in it (dead letters to retry, leased messages, pending entries of a stalled

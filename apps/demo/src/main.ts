@@ -1,3 +1,4 @@
+// The demo's entry point (`pnpm demo`): the queue and worker demos against real Redis, or the fake server.
 /**
  * Respire's main job: an order-notification run of the reliable queue against real Redis.
  * Uses REDIS_URL when set, else a private redis-server on a free port; exits non-zero when an

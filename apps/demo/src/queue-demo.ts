@@ -1,3 +1,4 @@
+// The queue half of the demo: order notifications through a ReliableQueue, with its invariants checked.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ReliableQueue, jsonCodec, type ReceivedMessage } from '@respire/queue';
 import type { RedisClientLike } from '@respire/core-scripts';

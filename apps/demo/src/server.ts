@@ -1,3 +1,4 @@
+// Where the demo's Redis comes from: REDIS_URL, a private redis-server, or the fake server.
 import { serverBinary, startRedisServer } from '@respire/harness/servers';
 
 /** Where the demo's Redis comes from. */

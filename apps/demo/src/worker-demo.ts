@@ -1,3 +1,4 @@
+// The worker half of the demo: orders through a StreamWorker, poison ones dead-lettered, invariants checked.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamWorker, StreamWorkerResult, type StreamEntry } from '@respire/worker';
 import type { RedisClientLike } from '@respire/core-scripts';
@@ -105,7 +106,7 @@ export async function runWorkerDemo(client: RedisClientLike, tag: string, option
   }
   summary.elapsedMs = Date.now() - started;
 
-  // Invariants: every order acked or dead-lettered exactly once, with the seed's record fields.
+  // Invariants: every order acked or dead-lettered exactly once, with the record fields the worker README documents.
   const records = (await send(['XRANGE', deadLetterStream, '-', '+'])) as [string, string[]][];
   const deadIds = new Set<string>();
   for (const [, fields] of records) {

@@ -53,7 +53,7 @@ import { nearest } from './not-found.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
-import { Redis, RespireValidationError } from './redis.js';
+import { Redis, RespireValidationError, toDurationMs } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
@@ -145,7 +145,7 @@ export class RespireAdmin implements AdminApi {
    */
   constructor(client: unknown, options: RespireAdminOptions = {}) {
     const o = toOptions('options', options, KNOWN_OPTIONS);
-    const timeout = o.commandTimeoutMs === undefined ? undefined : toCount('commandTimeoutMs', o.commandTimeoutMs, 0, 0, 2_147_483_647);
+    const timeout = o.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', o.commandTimeoutMs, true);
     const redis = new Redis(client, timeout);
     const resources = new Resources(redis, toList('queues', o.queues), toList('streams', o.streams), o.discoverQueues);
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');

@@ -2,7 +2,7 @@
 import type { Actor, BulkOptions, BulkProgress, BulkResult, DeleteResult, Resource, ResourceId, RetryResult } from './api.js';
 import type { AdminContext } from './context.js';
 import { workerRecord } from './records.js';
-import { RespireValidationError, parseEntries, retriedEntries, text, type RetriedEntry } from './redis.js';
+import { RespireValidationError, parseEntries, retriedEntries, type AdminScriptReply, type RetriedEntry } from './redis.js';
 import { deadLetterKey } from './resources.js';
 import { toCount, toEntryId, toOptions } from './validate.js';
 
@@ -59,9 +59,9 @@ export async function retry(ctx: AdminContext, r: Resource, ids: readonly string
     else append.push({ index, id: rid, fields: record.fields });
   }
   if (append.length > 0) {
-    const reply = (await ctx.redis.script('append', { stream: r.stream, producer: `respire-admin:${dead}`, entries: retriedEntries(append) }, op)) as unknown[];
+    const reply = await ctx.redis.script('append', { stream: r.stream, producer: `respire-admin:${dead}`, entries: retriedEntries(append) }, op);
     await ctx.redis.send(dead, ['XDEL', dead, ...append.map((a) => a.id)], op);
-    append.forEach((a, k) => (out[a.index] = { status: 1, value: text((reply[k] as unknown[])[0]) }));
+    append.forEach((a, k) => (out[a.index] = { status: 1, value: reply[k]!.entryId }));
   }
   return out;
 }
@@ -158,6 +158,8 @@ async function bulk(
   });
 }
 
-function parseStatuses(reply: unknown): RetryStatus[] {
-  return (reply as unknown[][]).map((r) => ({ status: Number(r[0]), value: text(r[1]) }));
+function parseStatuses(reply: AdminScriptReply<'retryQueue' | 'retryWorker'>): RetryStatus[] {
+  return reply.map((r) =>
+    r.status === 'retried' ? { status: 1, value: r.entryId } : r.status === 'missing' ? { status: 0, value: '' } : { status: -1, value: r.reason },
+  );
 }

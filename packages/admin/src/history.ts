@@ -82,7 +82,7 @@ async function sample(ctx: AdminContext, r: Resource, settings: Required<History
   if (!keys) return undefined;
   const common = { minIntervalMs, retentionMs: settings.retentionMs, maxGroups: settings.maxGroups };
   const op = 'RespireAdmin recordHistory';
-  let reply: unknown;
+  let reply: { readonly status: 'recorded' | 'skipped' };
   if (r.kind === 'queue') {
     reply = await ctx.redis.script(
       'historyQueue',
@@ -108,7 +108,7 @@ async function sample(ctx: AdminContext, r: Resource, settings: Required<History
       op,
     );
   }
-  return Number((reply as unknown[])[0]) === 1;
+  return reply.status === 'recorded';
 }
 
 /** Entries added and length of a stream ('' and '0' when it does not exist). */

@@ -127,12 +127,12 @@ export class Jobs {
       ...(limit ? { limit } : {}),
     };
     await this.#ctx.auditor.run(who, 'job-start', r.id, target, async () => {
-      const reply = (await this.#ctx.redis.script(
+      const reply = await this.#ctx.redis.script(
         'jobCreate',
         { job: keys.job, index: keys.index, jobId, owner: this.#owner, retentionMs: this.#s.retentionMs, fields: Object.entries(fields).flat() },
         op,
-      )) as unknown[];
-      if (Number(reply[0]) !== 1) throw new RespireValidationError('jobId', `job ${jobId} exists already`);
+      );
+      if (reply.status !== 'created') throw new RespireValidationError('jobId', `job ${jobId} exists already`);
       return { value: undefined, result: 'ok' };
     });
     return this.#run(who, r, jobId, onProgress);
@@ -164,14 +164,13 @@ export class Jobs {
     const before = await this.get(j);
     const resource = before?.resource ?? jobKeys(this.#s.keyPrefix, j).job;
     const status = await this.#ctx.auditor.run(who, 'job-cancel', resource, { jobId: j }, async () => {
-      const reply = (await this.#ctx.redis.script(
+      const reply = await this.#ctx.redis.script(
         'jobCancel',
         { job: jobKeys(this.#s.keyPrefix, j).job, actor: who.name, leaseMs: this.#s.leaseMs, retentionMs: this.#s.retentionMs },
         'RespireAdmin cancelJob',
-      )) as unknown[];
-      const code = Number(reply[0]);
-      const value = code === 1 ? ('asked' as const) : code === 2 ? ('cancelled' as const) : ('not-running' as const);
-      return { value, result: code === 0 ? 'missing' : 'ok', ...(code === 0 ? { detail: `the job is ${text(reply[1]) || 'unknown'}` } : {}) };
+      );
+      if (reply.status === 'notRunning') return { value: 'not-running' as const, result: 'missing', detail: `the job is ${reply.state || 'unknown'}` };
+      return { value: reply.status, result: 'ok' };
     });
     // A runner of this process stops before its next page, rather than after its next report.
     const local = this.#running.get(j);
@@ -225,7 +224,7 @@ export class Jobs {
     step: 'claim' | 'progress' | 'finish',
     fields: Record<string, string>,
   ): Promise<{ mine: boolean; cancel: boolean; state: string }> {
-    const reply = (await this.#ctx.redis.script(
+    const reply = await this.#ctx.redis.script(
       'jobStep',
       {
         job: jobKeys(this.#s.keyPrefix, jobId).job,
@@ -236,8 +235,8 @@ export class Jobs {
         fields: Object.entries(fields).flat(),
       },
       `RespireAdmin job ${step}`,
-    )) as unknown[];
-    return { mine: Number(reply[0]) === 1, cancel: text(reply[1]) === '1', state: text(reply[1]) };
+    );
+    return reply.status === 'done' ? { mine: true, cancel: reply.cancel === '1', state: reply.cancel } : { mine: false, cancel: false, state: reply.state };
   }
 
   /** Runs a claimed job in the background. */

@@ -3,7 +3,7 @@ import type { Actor, IdleConsumerResult, PendingActionResult, PendingExpectation
 import type { AdminContext } from './context.js';
 import { groupNotFound, groupsOf } from './groups.js';
 import { RELEASE_IDLE_MS } from './pages.js';
-import { RespireValidationError, text } from './redis.js';
+import { RespireValidationError, toDurationMs } from './redis.js';
 import { toConsumer, toCount, toEntryId, toName } from './validate.js';
 
 /**
@@ -35,30 +35,28 @@ export async function pendingAction(
       action === 'release'
         ? await ctx.redis.script('releasePending', { ...fence, idleMs: RELEASE_IDLE_MS }, 'RespireAdmin releasePending')
         : await ctx.redis.script('ackPending', { ...fence, deleteEntry }, 'RespireAdmin ackPending');
-    const [status, owner, current, keptFor] = reply as unknown[];
-    const code = Number(status);
-    const kept = Array.isArray(keptFor) ? keptFor.map(text).sort() : [];
-    if (code === 1 && kept.length > 0) {
+    const kept = reply.status === 'acknowledged' ? [...reply.keptFor].sort() : [];
+    if (kept.length > 0) {
       return {
         value: { status: 'acknowledged', entryKeptFor: kept },
         result: 'ok',
         detail: `entry kept: still needed by group(s) ${kept.map((g) => `'${g}'`).join(', ')}`,
       };
     }
-    if (code === 1 && action === 'ack' && deleteEntry) {
+    if (reply.status === 'acknowledged' && action === 'ack' && deleteEntry) {
       return { value: { status: 'acknowledged', entryDeleted: true }, result: 'ok', detail: 'entry deleted from the stream' };
     }
-    if (code === 1) return { value: { status: action === 'release' ? 'released' : 'acknowledged' }, result: 'ok' };
-    if (code === -1) {
-      const value = { status: 'changed', deliveryCount: Number(current), consumer: text(owner) } as const;
+    if (reply.status === 'acknowledged' || reply.status === 'released') return { value: { status: reply.status }, result: 'ok' };
+    if (reply.status === 'changed') {
+      const value = { status: 'changed', deliveryCount: reply.deliveryCount, consumer: reply.consumer } as const;
       return { value, result: 'changed', detail: `now pending to '${value.consumer}' at delivery count ${value.deliveryCount}` };
     }
     // Not pending: in a group that exists, or the group (or stream) is not there at all.
-    if (code === 0) {
+    if (reply.status === 'notPending') {
       const groups = await groupsOf(ctx, s.stream, `RespireAdmin ${action}`);
       if (!groups?.some((x) => x.name === g)) throw groupNotFound(s, g, groups);
     }
-    return { value: { status: 'missing' }, result: 'missing', ...(code === 2 ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
+    return { value: { status: 'missing' }, result: 'missing', ...(reply.status === 'deleted' ? { detail: 'its body was deleted: dropped from the PEL' } : {}) };
   });
 }
 
@@ -66,17 +64,12 @@ export async function pendingAction(
 export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
   const who = ctx.auditor.operator(actor, 'remove-idle-consumers', id, { group });
   const g = toName('group', group);
-  const idle = toCount('minIdleMs', minIdleMs, 0, 1, 2_147_483_647);
+  const idle = toDurationMs('minIdleMs', minIdleMs);
   const target: Record<string, string | number | readonly string[]> = { group: g, minIdleMs: idle };
   return ctx.auditor.run(who, 'remove-idle-consumers', id, target, async () => {
     const s = await ctx.resources.stream(id);
-    const reply = (await ctx.redis.script(
-      'removeIdleConsumers',
-      { stream: s.stream, group: g, minIdleMs: idle },
-      'RespireAdmin removeIdleConsumers',
-      true,
-    )) as unknown[][];
-    const value = { removed: (reply[0] ?? []).map(text), keptWithPending: (reply[1] ?? []).map(text) };
+    const reply = await ctx.redis.script('removeIdleConsumers', { stream: s.stream, group: g, minIdleMs: idle }, 'RespireAdmin removeIdleConsumers');
+    const value = { removed: reply.removed, keptWithPending: reply.kept };
     if (value.removed.length === 0 && value.keptWithPending.length === 0) {
       const groups = await groupsOf(ctx, s.stream, 'RespireAdmin removeIdleConsumers');
       if (!groups?.some((x) => x.name === g)) throw groupNotFound(s, g, groups);

@@ -132,15 +132,13 @@ export async function queueMessageAction(
     const q = await ctx.resources.queue(id);
     const keys = { stream: q.keys.stream, deadlines: q.keys.deadlines, id: e, deliveryCount: count, untilMs: String(untilMs) };
     const op = `RespireAdmin ${action}`;
-    const reply = (
+    const reply =
       action === 'release-message'
         ? await ctx.redis.script('releaseQueueMessage', keys, op)
-        : await ctx.redis.script('deleteQueueMessage', { ...keys, group: QUEUE_GROUP }, op)
-    ) as unknown[];
-    const code = Number(reply[0]);
-    const now = Number(reply[1]);
-    if (code === 1) return { value: { status: action === 'release-message' ? 'released' : 'deleted' }, result: 'ok' };
-    if (code === 0) return { value: { status: 'missing' }, result: 'missing' };
+        : await ctx.redis.script('deleteQueueMessage', { ...keys, group: QUEUE_GROUP }, op);
+    if (reply.status === 'released' || reply.status === 'deleted') return { value: { status: reply.status }, result: 'ok' };
+    if (reply.status === 'notInFlight') return { value: { status: 'missing' }, result: 'missing' };
+    const now = reply.deliveryCount;
     const value = { status: 'changed', deliveryCount: now > 0 ? now : null } as const;
     return {
       value,

@@ -44,6 +44,19 @@ export {
   isWellFormedText,
 };
 export type { CommandTarget, RedisArg, RedisClientLike };
+// The stored formats and the option validator, read and used as every package does.
+export {
+  isEntryId,
+  nextEntryId,
+  parseLeaseMember,
+  previousEntryId,
+  readQueueDeadLetter,
+  readWorkerDeadLetter,
+  toDurationMs,
+  toEntryId,
+  toIntegerInRange,
+  toOptions,
+} from '@respire/core-scripts/internal';
 
 /**
  * The admin scripts of core-scripts (lua/admin-*.lua), as their generated typed wrappers: each
@@ -70,6 +83,8 @@ const adminScripts = {
 export type AdminScript = keyof typeof adminScripts;
 /** The named KEYS and ARGV of an admin script (its header's names). */
 export type AdminScriptArgs<S extends AdminScript> = Parameters<(typeof adminScripts)[S]>[1];
+/** The decoded reply of an admin script (its header's `Reply` type). */
+export type AdminScriptReply<S extends AdminScript> = Awaited<ReturnType<(typeof adminScripts)[S]>>;
 
 /** One record for `admin-append-retried`: its ID (the idempotency ID) and the fields to append. */
 export interface RetriedEntry {
@@ -116,10 +131,10 @@ export class Redis {
    * Runs an admin script through its typed wrapper (EVALSHA, EVAL on NOSCRIPT) on the node serving
    * its first key.
    */
-  script<S extends AdminScript>(name: S, args: AdminScriptArgs<S>, operation: string, binary = false): Promise<unknown> {
+  script<S extends AdminScript>(name: S, args: AdminScriptArgs<S>, operation: string): Promise<AdminScriptReply<S>> {
     // One wrapper per name; TypeScript cannot relate `name` to `args` through the union itself.
-    const call = adminScripts[name] as (target: CommandTarget, args: AdminScriptArgs<S>, options: { operation: string; binary: boolean }) => Promise<unknown>;
-    return call(this.target, args, { operation, binary });
+    const call = adminScripts[name] as (target: CommandTarget, args: AdminScriptArgs<S>, options: { operation: string }) => Promise<AdminScriptReply<S>>;
+    return call(this.target, args, { operation });
   }
 
   /**

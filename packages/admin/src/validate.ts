@@ -1,42 +1,9 @@
 // Argument checks of the admin API: entry IDs, counts, names, options and actors, before any I/O.
 import type { Actor } from './api.js';
-import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText } from './redis.js';
+import { RespirePermissionError, RespireValidationError, describeValue, isWellFormedText, toIntegerInRange } from './redis.js';
 
-/** A stream entry ID: `<ms>-<seq>`, both unsigned 64-bit (leading zeros allowed, as Redis reads them). */
-const ENTRY_ID = /^(\d{1,40})-(\d{1,40})$/;
-const MAX_PART = 2n ** 64n - 1n;
-
-/** The greatest entry ID. */
-export const MAX_ENTRY_ID = `${MAX_PART}-${MAX_PART}`;
-
-/**
- * @returns the entry ID in the form Redis prints it (no leading zeros), so that an ID names one
- *   record in audit records and cursors.
- * @throws {@link RespireValidationError} unless `value` is an entry ID `<ms>-<seq>` within 64 bits each.
- */
-export function toEntryId(argument: string, value: unknown): string {
-  const match = typeof value === 'string' ? ENTRY_ID.exec(value) : null;
-  const ms = match ? BigInt(match[1]!) : -1n;
-  const seq = match ? BigInt(match[2]!) : -1n;
-  if (ms < 0n || seq < 0n || ms > MAX_PART || seq > MAX_PART) {
-    throw new RespireValidationError(argument, `must be a stream entry ID such as 1700000000000-0 (two whole numbers below 2^64), got ${show(value)}`);
-  }
-  return `${ms}-${seq}`;
-}
-
-/** The entry ID right after `id` (a canonical ID), or undefined after the greatest. */
-export function nextEntryId(id: string): string | undefined {
-  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
-  if (seq < MAX_PART) return `${ms}-${seq + 1n}`;
-  return ms < MAX_PART ? `${ms + 1n}-0` : undefined;
-}
-
-/** The entry ID right before `id` (a canonical ID), or undefined before `0-0`. */
-export function previousEntryId(id: string): string | undefined {
-  const [ms, seq] = id.split('-').map(BigInt) as [bigint, bigint];
-  if (seq > 0n) return `${ms}-${seq - 1n}`;
-  return ms > 0n ? `${ms - 1n}-${MAX_PART}` : undefined;
-}
+// Entry IDs and option objects: core-scripts' one reader and validator (re-exported through redis.ts).
+export { nextEntryId, previousEntryId, toEntryId, toOptions } from './redis.js';
 
 /** -1, 0 or 1 as entry ID `a` (canonical) is below, equal to or above `b` (canonical). */
 export function compareEntryIds(a: string, b: string): number {
@@ -48,11 +15,7 @@ export function compareEntryIds(a: string, b: string): number {
 
 /** @throws {@link RespireValidationError} unless `value` is a whole number in `min..max` (or undefined → `fallback`). */
 export function toCount(argument: string, value: unknown, fallback: number, min = 1, max = 1000): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RespireValidationError(argument, `must be a whole number from ${min} to ${max}, got ${show(value)}`);
-  }
-  return value;
+  return value === undefined ? fallback : toIntegerInRange(argument, value, min, max);
 }
 
 /** @throws {@link RespireValidationError} unless `value` is a nonempty, well-formed string of at most `max` characters. */
@@ -84,18 +47,6 @@ export function toConsumer(argument: string, value: unknown): string {
 export function toList<T>(argument: string, value: readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new RespireValidationError(argument, 'must be an array');
-  return value;
-}
-
-/** @throws {@link RespireValidationError} for an options argument that is not a plain object or has unknown keys. */
-export function toOptions<T extends object>(argument: string, value: T | undefined, known: readonly string[]): Partial<T> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RespireValidationError(argument, 'must be an object');
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new RespireValidationError(argument, `unknown option '${key}'; known options: ${known.join(', ')}`);
-  }
   return value;
 }
 

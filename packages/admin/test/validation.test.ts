@@ -145,6 +145,14 @@ describe('validation before any I/O', () => {
     expect(sent).toEqual([]);
   });
 
+  it('reads durations as the other packages do: fractions round up, at most 2^31-1 ms', () => {
+    expect(() => new RespireAdmin(client, { commandTimeoutMs: 2.5 })).not.toThrow();
+    expect(() => new RespireAdmin(client, { commandTimeoutMs: 0 })).not.toThrow();
+    for (const bad of [-1, 2 ** 31, Number.NaN, '5']) {
+      expect(() => new RespireAdmin(client, { commandTimeoutMs: bad as number })).toThrow(expect.objectContaining({ argument: 'commandTimeoutMs' }));
+    }
+  });
+
   it('checks its configuration at construction', () => {
     expect(() => new RespireAdmin({})).toThrow(/node-redis/);
     expect(() => new RespireAdmin(client, { queues: [{ name: 'a{b}' }] })).toThrow(/braces|'\{'/);

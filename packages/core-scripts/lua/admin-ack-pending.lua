@@ -4,7 +4,7 @@ at the expected delivery count (the values the operator saw); otherwise nothing 
 current values are returned. With ARGV[5] = '1' its body is deleted too (XDEL), but only when no
 other group of the stream still needs it: an entry still pending in another group, or not yet
 delivered to it (its ID above that group's last-delivered-id), keeps its body, and those groups are
-named (seed 002: deleting a body must leave other groups unaffected). Every read comes before the
+named (deleting a body must leave other groups unaffected). Every read comes before the
 first write and permissions are checked before it, so a refusal changes nothing.
 
 KEYS[1]  stream: source stream                 (stream)
@@ -14,29 +14,17 @@ ARGV[3]  consumer: expected consumer         (owner shown to the operator)
 ARGV[4]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
 ARGV[5]  deleteEntry: delete the entry too    ('1' or '0')
 
-Reply    { 1, consumer, count, { groups that still need the body } } acknowledged (the list is
-         empty when the body was deleted or no deletion was asked); { 0, '', 0 } not pending (also a
-         missing group or stream); { -1, consumer, count } changed: the current owner and count,
-         nothing done
+Reply    { 1 acknowledged, consumer: string, deliveryCount: int, keptFor: [string] }
+         | { 0 notPending, '', 0 } | { -1 changed, consumer: string, deliveryCount: int }
+         acknowledged, with the groups that still need the body (empty when the body was deleted
+         or no deletion was asked); not pending (also a missing group or stream); changed: the
+         current owner and count, nothing done
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XACK; XDEL when deleting)
 Server   Redis 7+.
 ]]
 --@include server
 --@include fencing
-
--- True when stream ID a is greater than b (both as Redis prints them, compared as 64-bit numbers).
-local function id_after(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  local function compare(x, y)
-    if #x ~= #y then return #x > #y and 1 or -1 end
-    if x == y then return 0 end
-    return x > y and 1 or -1
-  end
-  local c = compare(am, bm)
-  if c ~= 0 then return c > 0 end
-  return compare(as, bs) > 0
-end
+--@include entry-ids
 
 -- The other groups that have not yet read and acknowledged the entry.
 local function still_needed_by(stream, group, id)
@@ -46,7 +34,7 @@ local function still_needed_by(stream, group, id)
     for f = 1, #g, 2 do info[g[f]] = g[f + 1] end
     local name = info['name']
     if name ~= group then
-      if id_after(id, info['last-delivered-id']) or #redis.call('XPENDING', stream, name, id, id, 1) > 0 then
+      if respire_entry_id_compare(id, info['last-delivered-id']) == 1 or #redis.call('XPENDING', stream, name, id, id, 1) > 0 then
         needed[#needed + 1] = name
       end
     end

@@ -1,7 +1,7 @@
 --[[ admin-append-retried: append retried dead-letter records to a source stream in another slot.
-Used when a worker's dead-letter stream is in another Cluster slot than its source (an operator's
-configuration, not seed 002's), so one script cannot both append and delete: the caller appends
-here first and deletes the records afterwards. A retry repeated after a failure between the two
+Used when a dead-letter stream is in another Cluster slot than its source (an operator's
+configuration: a worker's own dead-letter stream always shares its source's slot), so one script
+cannot both append and delete: the caller appends here first and deletes the records afterwards. A retry repeated after a failure between the two
 appends again; on Redis 8.6+ (not Valkey) each append is an idempotent XADD ... IDMP keyed by the
 record ID, so a repeat within the server's window (stream-idmp-duration, stream-idmp-maxsize)
 returns the first entry's ID and appends nothing. Elsewhere it may append a duplicate (never lose
@@ -13,7 +13,7 @@ ARGV[1]  producer: IDMP producer ID          (the dead-letter stream's key)
 ARGV[2..] entries: per entry an idempotency ID, n, then n field/value pairs
                                                (idempotency ID: the record ID; n: 1..1024)
 
-Reply    one { entry ID, 1 when IDMP was used else 0 } per entry, in order
+Reply    [{ entryId: string, idempotent: flag }]   per entry, in order; idempotent = 1 when IDMP was used
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the source), RESPIRE_UNSUPPORTED (Redis < 7)
 Server   Redis 7+; IDMP on Redis 8.6+.
 ]]

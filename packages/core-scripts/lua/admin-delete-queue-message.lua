@@ -11,8 +11,9 @@ ARGV[2]  id: entry ID                       (as Redis prints it)
 ARGV[3]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
 ARGV[4]  untilMs: expected deadline or due time   (ms, the member's score shown to the operator)
 
-Reply    { 1, count } deleted; { 0, 0 } not in flight (acknowledged, dead-lettered or its body is
-         gone); { -1, count } changed (as admin-release-queue-message), nothing done
+Reply    { 1 deleted, deliveryCount: int } | { 0 notInFlight, 0 } | { -1 changed, deliveryCount: int }
+         deleted (the count it had); not in flight (acknowledged, dead-lettered or its body is
+         gone); changed (as admin-release-queue-message), nothing done
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (ZREM; XACKDEL, or XACK and XDEL)
 Server   Redis 8.2+ (not Valkey) with XACKDEL permitted: XACKDEL; otherwise XACK + XDEL.
 ]]

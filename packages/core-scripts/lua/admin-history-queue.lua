@@ -14,7 +14,8 @@ ARGV[1]  minIntervalMs: skip when the last sample is younger   (ms, 0..2^31-1)
 ARGV[2]  retentionMs: keep samples this long   (ms, 1..2^53)
 ARGV[3]  maxGroups: groups sampled at most     (1..1000)
 
-Reply    { 1, sample ID } recorded; { 0, last sample ID } skipped: the last sample is younger than ARGV[1]
+Reply    { 1 recorded, sampleId: string } | { 0 skipped, lastSampleId: string }
+         recorded, or skipped: the last sample is younger than ARGV[1]
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the history stream)
 Server   Redis 7+ (XINFO entries-added, entries-read and lag).
 ]]

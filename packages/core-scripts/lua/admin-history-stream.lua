@@ -18,7 +18,8 @@ ARGV[4]  hasDeadLetter: whether KEYS[2] is the dead-letter stream   ('1' or '0')
 ARGV[5]  deadLetterAdded: its entries added, read by the caller   (when ARGV[4] is '0'; '' unknown)
 ARGV[6]  deadLetterLength: its length, read by the caller   (when ARGV[4] is '0'; '' unknown)
 
-Reply    { 1, sample ID } recorded; { 0, last sample ID } skipped: the last sample is younger than ARGV[1]
+Reply    { 1 recorded, sampleId: string } | { 0 skipped, lastSampleId: string }
+         recorded, or skipped: the last sample is younger than ARGV[1]
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the history stream)
 Server   Redis 7+ (XINFO entries-added, entries-read and lag).
 ]]

@@ -8,8 +8,9 @@ ARGV[1]  actor: who asks                        (the operator's name)
 ARGV[2]  leaseMs: an owner silent this long has died   (ms)
 ARGV[3]  retentionMs: keep a finished job this long    (ms)
 
-Reply    { 1 } asked: the runner stops after its current page; { 2 } cancelled now (no live
-         runner); { 0, state } not running (done, cancelled, failed, or no such job: '')
+Reply    { 1 asked } | { 2 cancelled } | { 0 notRunning, state: string }
+         asked: the runner stops after its current page; cancelled now (no live
+         runner); not running (done, cancelled, failed, or no such job: '')
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (HSET, PEXPIRE)
 Server   Redis 7+.
 ]]

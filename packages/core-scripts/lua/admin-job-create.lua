@@ -10,7 +10,8 @@ ARGV[2]  owner: the runner that owns it        (a random token of the process)
 ARGV[3]  retentionMs: keep it this long        (ms)
 ARGV[4..] fields: field, value, ...            (the job's description and counters)
 
-Reply    { 1, creation time } created (ms, server clock); { 0, 0 } the ID is taken, nothing done
+Reply    { 1 created, createdAtMs: int } | { 0 taken, 0 }
+         created (ms, server clock); taken: the ID is in use, nothing done
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (HSET, ZADD, PEXPIRE)
 Server   Redis 7+.
 ]]

@@ -11,8 +11,9 @@ ARGV[3]  leaseMs: an owner silent this long has died   (ms)
 ARGV[4]  retentionMs: keep a finished job this long    (ms)
 ARGV[5..] fields: field, value, ...            (counters, cursor, state, error)
 
-Reply    { 1, cancel } done (cancel: '1' when someone asked to cancel, else ''); { 0, state, owner }
-         not done: the job is not running, or another runner owns it
+Reply    { 1 done, cancel: string } | { 0 notDone, state: string, owner: string }
+         done (cancel: '1' when someone asked to cancel, else ''); not done: the job is
+         not running, or another runner owns it
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (HSET, PEXPIRE)
 Server   Redis 7+.
 ]]

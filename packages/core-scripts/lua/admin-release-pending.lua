@@ -1,6 +1,6 @@
 --[[ admin-release-pending: an operator's fenced release of one pending entry for redelivery.
-Seed 002 "Pending messages and reliability": idle pending entries are recovered by the workers;
-external tools must not reset delivery counts. The entry is released only while XPENDING still
+Idle pending entries are recovered by the workers, and external tools must not reset delivery
+counts (worker README, "Faults, shutdown and failover"). The entry is released only while XPENDING still
 shows it pending to the expected consumer at the expected delivery count (the values the operator
 saw); otherwise nothing changes and the current values are returned. Releasing claims it to the
 same consumer with XCLAIM ... IDLE <ARGV[5]> JUSTID: JUSTID leaves the delivery count unchanged,
@@ -15,9 +15,10 @@ ARGV[3]  consumer: expected consumer         (owner shown to the operator)
 ARGV[4]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
 ARGV[5]  idleMs: idle time to set             (ms, 1..2^31-1)
 
-Reply    { 1, consumer, count } released; { 0, '', 0 } not pending (also a missing group or stream);
-         { -1, consumer, count } changed: the current owner and count, nothing done;
-         { 2, consumer, count } its body was deleted: XCLAIM dropped it from the PEL
+Reply    { 1 released, consumer: string, deliveryCount: int } | { 0 notPending, '', 0 }
+         | { -1 changed, consumer: string, deliveryCount: int } | { 2 deleted, consumer: string, deliveryCount: int }
+         released; not pending (also a missing group or stream); changed: the current owner and
+         count, nothing done; its body was deleted: XCLAIM dropped it from the PEL
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XCLAIM)
 Server   Redis 7+.
 ]]

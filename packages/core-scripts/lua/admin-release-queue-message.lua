@@ -11,8 +11,9 @@ ARGV[1]  id: entry ID                       (as Redis prints it)
 ARGV[2]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
 ARGV[3]  untilMs: expected deadline or due time   (ms, the member's score shown to the operator)
 
-Reply    { 1, count } released: due now; { 0, 0 } not in flight (acknowledged, dead-lettered or its
-         body is gone); { -1, count } changed: delivered again, NACKed, released or completed by
+Reply    { 1 released, deliveryCount: int } | { 0 notInFlight, 0 } | { -1 changed, deliveryCount: int }
+         released: due now; not in flight (acknowledged, dead-lettered or its
+         body is gone); changed: delivered again, NACKed, released or completed by
          receipt meanwhile (count: the delivery count the member now records, 0 when not found at
          that deadline), nothing done
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (ZREM, ZADD on the deadlines)

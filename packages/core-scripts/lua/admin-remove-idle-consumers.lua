@@ -1,6 +1,6 @@
 --[[ admin-remove-idle-consumers: delete a group's idle consumers that hold no pending entries.
-Seed 002 "Consumer names": random names accumulate consumer metadata across restarts; remove
-unused consumers only after their pending entries are recovered. XGROUP DELCONSUMER drops a
+Random consumer names accumulate consumer metadata across restarts; an unused consumer may be
+removed only once its pending entries are recovered (worker README, "Options": consumerName). XGROUP DELCONSUMER drops a
 consumer's pending entries, so a consumer is deleted only when XINFO CONSUMERS shows it with 0
 pending entries and idle (since its last attempted interaction) for at least ARGV[2]; both are read
 and acted on in this one script, so an entry delivered between the check and the delete cannot be
@@ -10,8 +10,9 @@ KEYS[1]  stream: source stream                 (stream)
 ARGV[1]  group: consumer group
 ARGV[2]  minIdleMs: minimum idle time         (ms, 1..2^31-1)
 
-Reply    { { removed consumer names }, { idle consumers kept because they hold pending entries } }
-         (both empty for a missing stream or group)
+Reply    { removed: [string], kept: [string] }
+         the consumers removed, and the idle consumers kept because they hold pending entries (both
+         empty for a missing stream or group)
 Errors   RESPIRE_UNSUPPORTED (Redis < 7), RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XGROUP DELCONSUMER)
 Server   Redis 7+.
 ]]

@@ -1,7 +1,7 @@
 --[[ admin-retry-queue-dead-letters: send queue dead letters to their queue again.
-Seed 000 "Delivery limit and dead letters": a dead-letter entry holds the binary payload, the
-original source_id and the final delivery_count (fields payload, source_id, delivery_count, in that
-order). For each record ID, in order: a missing record (or an ID repeated in this call) is
+A queue's dead-letter record holds the binary payload, the original source_id and the final
+delivery_count (fields payload, source_id, delivery_count, in that order: includes/
+queue-dead-letters.lua; queue README, "The contract"). For each record ID, in order: a missing record (or an ID repeated in this call) is
 "missing"; a record of another shape is "foreign" and left alone; otherwise its payload is appended
 to the queue's ready stream as a fresh message (XADD * payload <bytes>, as a send without a
 deduplication ID: its delivery count starts again) and the record is deleted (XDEL). Every record
@@ -12,8 +12,9 @@ KEYS[1]  deadLetterStream: dead-letter stream  (stream)
 KEYS[2]  stream: ready stream of the queue     (stream; same hash tag {respire-queue:<name>})
 ARGV[1..] recordIds: record IDs               (1..1000 stream IDs)
 
-Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
-         { 0, '' } missing; { -1, reason } foreign (not a queue dead-letter record)
+Reply    [{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]
+         per record ID, in order: retried, with the new entry ID; missing; foreign (not a queue dead-letter record), with the
+         reason
 Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGTYPE (either key),
          RESPIRE_NOPERM (XRANGE or XDEL on the dead-letter stream, XADD on the ready stream)
 Server   Redis 7+.
@@ -21,20 +22,13 @@ Server   Redis 7+.
 --@include server
 --@include types
 --@include records
+--@include queue-dead-letters
 
 respire_require_acl()
 local dead, stream = KEYS[1], KEYS[2]
 
-local function foreign_reason(fields)
-  if #fields ~= 6 or fields[1] ~= 'payload' or fields[3] ~= 'source_id' or fields[5] ~= 'delivery_count' then
-    return 'fields are not payload, source_id, delivery_count'
-  end
-  if not string.match(fields[6], '^%d+$') then return 'delivery_count is not a whole number' end
-  return nil
-end
-
 -- Plan: read and classify every record before writing anything.
-local reply, plan = respire_plan_records(dead, ARGV, foreign_reason)
+local reply, plan = respire_plan_records(dead, ARGV, respire_queue_dead_letter_problem)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
@@ -43,7 +37,7 @@ respire_allow(stream, 'XADD', stream, '*', 'payload', 'x')
 respire_allow(dead, 'XDEL', dead, '0-1')
 
 for _, p in ipairs(plan) do
-  local added = redis.call('XADD', stream, '*', 'payload', p[3][2])
+  local added = redis.call('XADD', stream, '*', 'payload', respire_queue_dead_letter_payload(p[3]))
   redis.call('XDEL', dead, p[2])
   reply[p[1]] = { 1, added }
 end

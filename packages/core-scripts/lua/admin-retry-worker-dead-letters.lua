@@ -1,5 +1,6 @@
 --[[ admin-retry-worker-dead-letters: put worker dead-letter records back on their source stream.
-Seed 002 "Delivery limits and dead-letter inspection": a record's first five field/value pairs are
+A worker's dead-letter record (includes/worker-dead-letters.lua; worker README, "Delivery limits
+and dead letters"): its first five field/value pairs are
 _respire.source_id, _respire.group, _respire.attempt, _respire.reason and _respire.exception_type,
 then the original fields unchanged and in order. For each record ID, in order: a missing record (or
 an ID repeated in this call) is "missing"; a record without the five pairs in place, without
@@ -12,8 +13,9 @@ KEYS[1]  deadLetterStream: dead-letter stream  (stream)
 KEYS[2]  stream: source stream                 (stream; same Cluster slot, different key)
 ARGV[1..] recordIds: record IDs               (1..1000 stream IDs)
 
-Reply    one { status, value } per record ID, in order: { 1, new entry ID } retried;
-         { 0, '' } missing; { -1, reason } foreign (not a worker dead-letter record)
+Reply    [{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]
+         per record ID, in order: retried, with the new entry ID; missing; foreign (not a worker dead-letter record), with the
+         reason
 Errors   RESPIRE_UNSUPPORTED (no redis.acl_check_cmd: Redis < 7), RESPIRE_WRONGTYPE (either key),
          RESPIRE_NOPERM (XRANGE or XDEL on the dead-letter stream, XADD on the source)
 Server   Redis 7+.
@@ -21,23 +23,13 @@ Server   Redis 7+.
 --@include server
 --@include types
 --@include records
+--@include worker-dead-letters
 
 respire_require_acl()
 local dead, source = KEYS[1], KEYS[2]
-local META = { '_respire.source_id', '_respire.group', '_respire.attempt', '_respire.reason', '_respire.exception_type' }
-
-local function foreign_reason(fields)
-  for i = 1, #META do
-    if fields[2 * i - 1] ~= META[i] then return 'pair ' .. i .. ' is not ' .. META[i] end
-  end
-  if not string.match(fields[6], '^%d+$') then return '_respire.attempt is not a whole number' end
-  if #fields < 12 then return 'no original fields after the five _respire.* pairs' end
-  if #fields > 2 * (1024 + 5) then return 'more than 1,024 original field/value pairs' end
-  return nil
-end
 
 -- Plan: read and classify every record before writing anything.
-local reply, plan = respire_plan_records(dead, ARGV, foreign_reason)
+local reply, plan = respire_plan_records(dead, ARGV, respire_worker_dead_letter_problem)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
@@ -46,10 +38,7 @@ respire_allow(source, 'XADD', source, '*', 'field', 'value')
 respire_allow(dead, 'XDEL', dead, '0-1')
 
 for _, p in ipairs(plan) do
-  local fields = p[3]
-  local original = {}
-  for f = 11, #fields do original[#original + 1] = fields[f] end
-  local added = redis.call('XADD', source, '*', unpack(original))
+  local added = redis.call('XADD', source, '*', unpack(respire_worker_dead_letter_original(p[3])))
   redis.call('XDEL', dead, p[2])
   reply[p[1]] = { 1, added }
 end

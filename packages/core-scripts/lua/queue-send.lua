@@ -1,14 +1,16 @@
 --[[ queue-send: append a message once per deduplication ID within its window.
-Seed 000 "Deduplication and storage". (A send without a deduplication ID is a plain XADD.)
+The queue's send with a deduplication ID (README "The contract": send). A send without one is a
+plain XADD.
 
 KEYS[1]  stream: ready stream                  (stream)
 KEYS[2]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry)
 ARGV[1]  payload: message payload              (bytes)
 ARGV[2]  windowMs: deduplication window         (ms, 1..2^31-1)
 
-Reply    { entryId, duplicate }   duplicate = 1 when the ID was seen within the window: entryId
-                                  is then the original entry's ID, nothing is appended and the
-                                  window is not extended; 0 when the payload was appended.
+Reply    { entryId: string, duplicate: flag }
+         duplicate = 1 when the ID was seen within the window: entryId is then the original
+         entry's ID, nothing is appended and the window is not extended; 0 when the payload was
+         appended.
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, SET on the key), RESPIRE_UNSUPPORTED
 ]]
 --@include acl

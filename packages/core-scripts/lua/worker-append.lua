@@ -1,6 +1,6 @@
 --[[ worker-append: append one typed entry, with a stable idempotency identity on Redis 8.6+.
-Seed 002 "Producer retries": idempotent stream appends attach stable identities to retry-enabled
-typed XADD calls on Redis 8.6+ (XADD ... IDMP producer-id idempotency-id). A repeat within the
+The worker's StreamProducer (worker README, "Producer retries"): an append carries a stable
+identity on Redis 8.6+ (XADD ... IDMP producer-id idempotency-id). A repeat within the
 server's window (stream-idmp-duration, stream-idmp-maxsize) returns the original entry's ID and
 appends nothing; the payload is not compared. Elsewhere the entry is appended plainly. A retry
 (ARGV[3] = '1') on a server without IDMP is refused, because the first attempt may have committed
@@ -12,7 +12,7 @@ ARGV[2]  idempotencyId: idempotency ID         (stable per logical append, reuse
 ARGV[3]  retry: retry flag                     ('1' for a retry of an uncertain append, else '0')
 ARGV[4..] fields: field, value, field, value, ...   (at least one pair)
 
-Reply    { entry ID, 1 when IDMP was used else 0 }
+Reply    { entryId: string, idempotent: flag }   idempotent = 1 when IDMP was used, else 0
 Errors   RESPIRE_UNSUPPORTED (a retry without IDMP), RESPIRE_WRONGTYPE, NOPERM
 Server   Redis 6.2+; IDMP on Redis 8.6+ (not Valkey 9.1).
 ]]

@@ -1,7 +1,6 @@
 --[[ worker-complete: fenced completion of a batch of deliveries to one consumer.
-Seed 002 "Pending messages and reliability": a stale handler cannot acknowledge, release or
-dead-letter a delivery that was recovered by another owner or attempt, even under the same consumer
-name. Each delivery is completed only while XPENDING shows it pending to this consumer at its
+A stale handler cannot acknowledge, release or dead-letter a delivery that was recovered by another
+owner or attempt, even under the same consumer name (worker README, "Results"). Each delivery is completed only while XPENDING shows it pending to this consumer at its
 delivery count; otherwise it is stale and nothing is done for it. The whole batch is fenced by one
 XPENDING over its ID range filtered to the consumer (paged until every ID is seen or the range is
 exhausted; the range may also hold other entries this consumer owns). Then, all in this call:
@@ -30,11 +29,12 @@ ARGV[7..] completions: per delivery: entry ID, delivery count (from Redis, >= 1)
                        reason (explicit | nack | processing-failed | delivery-limit) and exception
                        type (<= 256 bytes; empty unless a processing failure)
 
-Reply    one integer per delivery, in order: 1 acknowledged; 0 left pending for idle recovery;
-         2 released with XNACK FAIL; 3 dead-lettered (record appended, source acknowledged);
-         4 dead letter whose source body was deleted: acknowledged without a record; -1 stale (not
-         pending to this consumer at this delivery count, the group is gone, or the ID repeats an
-         earlier delivery of the batch)
+Reply    [1 acknowledged | 0 pending | 2 released | 3 deadLettered | 4 deleted | -1 stale]
+         one per delivery, in order: 1 acknowledged; 0 left pending for idle recovery; 2 released
+         with XNACK FAIL; 3 dead-lettered (record appended, source acknowledged); 4 a dead letter
+         whose source body was deleted: acknowledged without a record; -1 stale (not pending to
+         this consumer at this delivery count, the group is gone, or the ID repeats an earlier
+         delivery of the batch)
 Errors   RESPIRE_NOPERM (XACK, XACKDEL, XNACK, XRANGE, XADD), RESPIRE_WRONGTYPE (source or
          destination), RESPIRE_UNSUPPORTED (a dead letter on Redis < 7: no redis.acl_check_cmd),
          RESPIRE_TOO_MANY_FIELDS (a dead letter with more than 1,024 field/value pairs)
@@ -44,6 +44,7 @@ Server   Redis 6.2+ (exclusive XPENDING ranges); XACKDEL ACKED on 8.2+; XNACK on
 --@include server
 --@include types
 --@include fencing
+--@include worker-dead-letters
 
 local stream, dead = KEYS[1], KEYS[2]
 local group, consumer, deleteAcked, minIdle = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4])
@@ -106,12 +107,10 @@ if letters[1] then
   respire_expect_type(dead, 'stream')
   respire_allow(stream, 'XRANGE', stream, probe, probe)
   respire_allow(stream, 'XACK', stream, group, probe)
-  respire_allow(dead, 'XADD', dead, '*', '_respire.source_id', probe)
+  respire_worker_dead_letter_allow(dead, probe)
   for j, k in ipairs(letters) do
     local body = redis.call('XRANGE', stream, ids[k], ids[k])[1]
-    if body and #body[2] > 2048 then
-      error({ err = 'RESPIRE_TOO_MANY_FIELDS entry ' .. ids[k] .. ' has more than 1024 field/value pairs' })
-    end
+    if body then respire_worker_dead_letter_check(ids[k], body[2]) end
     bodies[j] = body or false
     sources[j] = ids[k]
   end
@@ -132,13 +131,7 @@ if letters[1] then
   for j, k in ipairs(letters) do
     local body, at = bodies[j], details[k]
     if body then
-      redis.call('XADD', dead, '*',
-        '_respire.source_id', ids[k],
-        '_respire.group', group,
-        '_respire.attempt', counts[k],
-        '_respire.reason', ARGV[at],
-        '_respire.exception_type', ARGV[at + 1],
-        unpack(body[2]))
+      respire_worker_dead_letter_add(dead, ids[k], group, counts[k], ARGV[at], ARGV[at + 1], body[2])
       reply[k] = 3
     end
   end

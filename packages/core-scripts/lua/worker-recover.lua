@@ -1,6 +1,6 @@
 --[[ worker-recover: one recovery page of idle pending entries for one reader.
-Seed 002 "Pending messages and reliability": each reader runs at most one page per recovery poll
-interval, of up to batch-size entries; each claim increments the Redis delivery count.
+Each reader runs at most one page per recovery poll interval, of up to batch-size entries; each
+claim increments the Redis delivery count (worker README, "Options": recoveryPollIntervalMs).
 Decided on every call on the serving node (never cached):
   * Redis 8.4+ with XRANGE, XACK and XREADGROUP permitted: first removes up to COUNT idle pending IDs
     whose bodies were deleted (XPENDING IDLE + XRANGE + XACK), then XREADGROUP ... CLAIM min-idle
@@ -18,9 +18,10 @@ ARGV[3]  minimumIdleTimeMs: minimum idle time   (ms, 1..2^31-1)
 ARGV[4]  cursor: XAUTOCLAIM cursor             ('0-0' to start a scan)
 ARGV[5]  count: page size                      (entries, >= 1)
 
-Reply    { next cursor, { { id, fields, delivery count }, ... }, deleted IDs removed, method }
-         next cursor is '0-0' when the scan wrapped (always with CLAIM); method is 'xautoclaim'
-         or 'claim'
+Reply    { cursor: string, entries: [{ id: string, fields: [bytes], deliveryCount: int }],
+           removed: int, method: 'xautoclaim' | 'claim' }
+         the next cursor ('0-0' when the scan wrapped, always with CLAIM), the claimed entries, the
+         number of pending IDs whose bodies were deleted that were removed, and the method used
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+ (XAUTOCLAIM); XREADGROUP CLAIM on Redis 8.4+.
 ]]

@@ -1,6 +1,6 @@
 --[[ worker-replay: one page of a stable consumer's own pending entries, replayed at startup.
-Seed 002 "Consumer names": a stable name replays its own pending entries once at startup, before new
-entries; counts come from Redis and include startup replay. The page is re-claimed to the same
+A stable consumer name replays its own pending entries once at startup, before new entries
+(worker README, "Options": consumerName); counts come from Redis and include startup replay. The page is re-claimed to the same
 consumer with XCLAIM (min idle 0), which increments each delivery count, so a handler still running
 in an earlier process under the same name is fenced out. Entries whose bodies were deleted are
 dropped from the PEL (XCLAIM does so on Redis 7+; XACK here otherwise) and never returned.
@@ -11,7 +11,9 @@ ARGV[2]  consumer: consumer name
 ARGV[3]  after: start after this entry ID      ('-' for the first page; exclusive otherwise)
 ARGV[4]  count: page size                      (entries, >= 1)
 
-Reply    { last pending ID examined ('' when there were none), { { id, fields, delivery count }, ... }, deleted IDs removed }
+Reply    { last: string, entries: [{ id: string, fields: [bytes], deliveryCount: int }], removed: int }
+         the last pending ID examined ('' when there were none), the entries re-claimed, and the
+         number of pending IDs whose bodies were deleted that were removed
 Errors   NOGROUP (group or stream missing), NOPERM
 Server   Redis 6.2+.
 ]]

@@ -1,3 +1,4 @@
+// What a failure means: which reply it carries, whether it is transient or a lost connection, and its Respire error.
 import { describeError, exceptionType, isError, safeGet } from './describe.js';
 import {
   RespireKeyTypeError,
@@ -8,7 +9,9 @@ import {
   RespireUnsupportedServerError,
   isRespireError,
   type RespireError,
+  type RespireErrorOptions,
 } from './errors.js';
+import type { ScriptErrorCode } from './generated/replies.js';
 
 /**
  * What a failure means, decided in one place: which server reply it carries, whether that reply
@@ -158,28 +161,34 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   return new RespireTransportError(`${operation}: the outcome is unknown (${describeError(error)})`, { cause: error });
 }
 
+/**
+ * The error class of each `RESPIRE_*` code the scripts declare (their headers' `Errors` lines): a
+ * code added to a header without a class here fails the build.
+ */
+const SCRIPT_ERRORS: Readonly<Record<ScriptErrorCode, new (message: string, options: RespireErrorOptions) => RespireError>> = {
+  RESPIRE_WRONGTYPE: RespireKeyTypeError,
+  RESPIRE_NOPERM: RespirePermissionError,
+  RESPIRE_UNSUPPORTED: RespireUnsupportedServerError,
+  RESPIRE_TOO_MANY_FIELDS: RespireTooManyFieldsError,
+};
+
+const isScriptErrorCode = (code: string): code is ScriptErrorCode => Object.hasOwn(SCRIPT_ERRORS, code);
+
 function fromReply(error: Error, operation: string): RespireError {
   const message = messageOf(error);
   // A script command refused by ACL: "ERR The user executing the script can't run this command
   // or subcommand" (7.0), "ERR ACL failure in script: ..." (7.2+), or NOPERM.
   const aclRefusal = /can't run this command|ACL failure in script|No permissions to/i.test(message);
   // Our scripts' codes may come wrapped (Redis 6.2: "ERR Error running script ...: RESPIRE_X ...").
-  const ours = /RESPIRE_([A-Z_]+?) (.*?)(?: script: .*)?$/s.exec(message);
-  const code = aclRefusal ? 'NOPERM' : (ours?.[1] ?? /^(?:ERR )?([A-Z]+)/.exec(message)?.[1]);
-  const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
+  const ours = /(RESPIRE_[A-Z_]+?) (.*?)(?: script: .*)?$/s.exec(message);
+  // A plain server reply with the same meaning as one of ours: WRONGTYPE, NOPERM.
+  const plain = /^(?:ERR )?([A-Z]+)/.exec(message)?.[1];
+  const code = aclRefusal ? 'RESPIRE_NOPERM' : (ours?.[1] ?? (plain === 'WRONGTYPE' || plain === 'NOPERM' ? `RESPIRE_${plain}` : undefined));
   const options = { cause: error };
-  switch (code) {
-    case 'WRONGTYPE':
-      return new RespireKeyTypeError(`${operation}: ${text}`, options);
-    case 'NOPERM':
-      return new RespirePermissionError(`${operation}: ${text}`, options);
-    case 'UNSUPPORTED':
-      return new RespireUnsupportedServerError(`${operation}: ${text}`, options);
-    case 'TOO_MANY_FIELDS':
-      return new RespireTooManyFieldsError(`${operation}: ${text}`, options);
-    default: {
-      const transient = TRANSIENT_REPLY_CODES.has(/^([A-Z]+)/.exec(message)?.[1] ?? '');
-      return new RespireServerError(`${operation}: ${message}`, { ...options, retryable: transient });
-    }
+  if (code !== undefined && isScriptErrorCode(code)) {
+    const text = ours?.[2] ?? message.replace(/ script: .*$/s, '');
+    return new SCRIPT_ERRORS[code](`${operation}: ${text}`, options);
   }
+  const transient = TRANSIENT_REPLY_CODES.has(/^([A-Z]+)/.exec(message)?.[1] ?? '');
+  return new RespireServerError(`${operation}: ${message}`, { ...options, retryable: transient });
 }

@@ -1,3 +1,4 @@
+// Describing user values (thrown errors, codec results, options) in words, without ever throwing.
 /**
  * Describing values that came from user code (a handler's throw, a codec's result, an option) in
  * words, without ever throwing. Such a value may be a revoked Proxy, a Proxy whose every trap
@@ -7,7 +8,7 @@
  * failure into a fault. Every read here is guarded.
  */
 
-/** Longest exception type kept, in characters (as the seed's `_respire.exception_type`, at most 256 bytes of ASCII). */
+/** Longest exception type kept, in characters (as a worker dead letter's `_respire.exception_type`, at most 256 bytes of ASCII). */
 export const MAX_EXCEPTION_TYPE_CHARS = 256;
 /** Longest {@link describeThrown} text, in characters; a longer one is cut and ends with `…`. */
 export const MAX_DESCRIPTION_CHARS = 500;
@@ -39,8 +40,8 @@ export function isError(value: unknown): value is Error {
 const asText = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? cap(value) : undefined);
 
 /**
- * The type name of a thrown or returned value, never its message (seed 002: exceptions are
- * logged and dead-lettered with their type only): the class name of an object (`TypeError`,
+ * The type name of a thrown or returned value, never its message (exceptions are logged
+ * and dead-lettered with their type only: worker README, "Results"): the class name of an object (`TypeError`,
  * `HttpError`), an Error's `name` when its class has none, `Object` for an object that tells
  * nothing, `null`, or the `typeof` of a primitive (`string`, `symbol`, `bigint`, ...). At most 256
  * characters. Never throws.
@@ -88,8 +89,8 @@ export function describeValue(value: unknown): string {
 /**
  * An error for a message: `Type: message` (just the message for a plain `Error`), or the type of
  * a value that is not an Error. For errors from node-redis and the network, whose messages carry
- * the server's reply or the OS error; never use it for what user code threw (seed 002 logs types
- * only). At most about 512 characters. Never throws.
+ * the server's reply or the OS error; never use it for what user code threw (logs carry
+ * types only). At most about 512 characters. Never throws.
  */
 export function describeError(error: unknown): string {
   const type = exceptionType(error);
@@ -103,7 +104,7 @@ export function describeError(error: unknown): string {
  * message (`TypeError: Unexpected token`), the type alone without a message, a thrown string
  * quoted (`"bad input"`), a primitive with its type (`number 42`). At most
  * {@link MAX_DESCRIPTION_CHARS} characters. Never throws. Logs, dead letters and telemetry take
- * {@link exceptionType} only (seed 002).
+ * {@link exceptionType} only.
  */
 export function describeThrown(thrown: unknown): string {
   switch (typeof thrown) {

@@ -1,3 +1,4 @@
+// Respire's typed errors: one class per code, and isRespireError.
 import { isError, safeGet } from './describe.js';
 
 /**
@@ -105,8 +106,8 @@ export class RespireUnsupportedServerError extends RespireError {
 }
 
 /**
- * A stream entry has more field/value pairs than the operation allows (seed 002 "1,024-field
- * limit": with a dead-letter stream, at most 1,024); found at run time, nothing changed and the
+ * A stream entry has more field/value pairs than the operation allows (a worker with a
+ * dead-letter stream takes at most 1,024); found at run time, nothing changed and the
  * entry stays pending. Code `TOO_MANY_FIELDS` (script code `RESPIRE_TOO_MANY_FIELDS`).
  */
 export class RespireTooManyFieldsError extends RespireError {
@@ -156,8 +157,8 @@ export class RespireCodecError extends RespireError {
 
 /**
  * A per-delivery scope failed: the scope factory threw or resolved no handler, or its dispose
- * threw; `cause` is what it threw. A worker fault (seed 002 "Faults": DI activation and scope
- * disposal). Code `SCOPE_FAILED`.
+ * threw; `cause` is what it threw. A worker fault (worker README, "Faults, shutdown and
+ * failover"). Code `SCOPE_FAILED`.
  */
 export class RespireScopeError extends RespireError {
   override name = 'RespireScopeError';

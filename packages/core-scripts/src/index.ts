@@ -18,9 +18,9 @@ export {
   isRespireError,
 } from './errors.js';
 export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
-export { MAX_DURATION_MS } from './durations.js';
-export { MAX_BULK_BYTES } from './transport.js';
-export type { RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './transport.js';
+export { MAX_DURATION_MS } from './options.js';
+export { MAX_BULK_BYTES } from './bulk-limit.js';
+export type { RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './client.js';
 export type {
   DeadLetterReason,
   DeliveryOutcome,

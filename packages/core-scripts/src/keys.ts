@@ -1,3 +1,4 @@
+// Key namespaces: a queue's keys under its hash tag, key prefixes, and the same-slot check.
 import { RespireCrossSlotError, RespireValidationError } from './errors.js';
 import { keySlot } from './slots.js';
 
@@ -29,7 +30,7 @@ export function assertSameSlot(keys: Readonly<Record<string, string>>): void {
 }
 
 /**
- * Validates a key prefix (the client key-prefixed view of the seed; node-redis has none of its own).
+ * Validates a key prefix (a key-prefixed view of the client; node-redis has none of its own).
  * @throws {@link RespireValidationError} when it is not a string.
  */
 export function toKeyPrefix(value: unknown): string {
@@ -69,7 +70,7 @@ export interface QueueKeys {
 
 /**
  * Resolves and checks the keys of the queue `name` under `keyPrefix`.
- * Seed 000: names are nonblank and contain no braces; keys share the hash tag
+ * Names are nonblank and contain no braces; keys share the hash tag
  * `{respire-queue:<name>}`; resolved keys are distinct and in one slot.
  * @throws {@link RespireValidationError} for a blank name or one with `{` or `}`.
  * @throws {@link RespireCrossSlotError} when the prefix splits the keys across slots.

@@ -1,3 +1,4 @@
+// Readers of raw command replies under RESP2 and RESP3: strings, stream entries, XINFO fields.
 /**
  * Readers of raw replies, for every RESP version and client mapping Respire meets: RESP2 arrays,
  * RESP3 maps (as flat arrays in binary mode, else objects or Maps), strings or Buffers.
@@ -39,15 +40,6 @@ export function parseEntries(list: unknown): RawEntry[] {
 function asBuffers(list: unknown[]): Buffer[] {
   for (const value of list) if (!Buffer.isBuffer(value)) return list.map((f) => (Buffer.isBuffer(f) ? f : Buffer.from(replyString(f))));
   return list as Buffer[];
-}
-
-/**
- * Parses an XREADGROUP reply of one stream: `null`, RESP2 `[[stream, entries]]`, or RESP3 with
- * maps as flat arrays `[stream, entries]`.
- */
-export function parseReadReply(reply: unknown): RawEntry[] {
-  if (!Array.isArray(reply) || reply.length === 0) return [];
-  return parseEntries(Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : reply[1]);
 }
 
 /** Reads one field of an XINFO reply element (RESP2 flat array, RESP3 object or Map). */

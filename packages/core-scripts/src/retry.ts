@@ -1,3 +1,4 @@
+// Bounded retries of commands a transient reply proves did not run, on the monotonic clock.
 import { isTransient } from './classify.js';
 import { describeError, safeGet } from './describe.js';
 import { RespireServerError, RespireTransportError, isRespireError } from './errors.js';
@@ -112,15 +113,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
-
-/** Waits until `promise` settles, or `ms` at most (its timer is then cleared). Never rejects. */
-export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  const waited = new AbortController();
-  await Promise.race([promise.then(noop, noop), sleep(ms, waited.signal)]);
-  waited.abort();
-}
-
-function noop(): void {}
 
 /** The failure that ended the retries, saying so: same kind (server reply or transport), `cause` the last failure. */
 function gaveUp(error: unknown, elapsedMs: number): Error {

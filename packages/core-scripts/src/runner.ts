@@ -1,14 +1,20 @@
+// The one place scripts run: EVALSHA, then EVAL on NOSCRIPT, on the node serving the first key.
 import { replyCode } from './classify.js';
 import { RespireValidationError } from './errors.js';
-import type { CommandTarget, RedisArg, SendOptions } from './transport.js';
+import type { RedisArg } from './client.js';
+import type { CommandTarget, SendOptions } from './transport.js';
 import type { ScriptDefinition } from './script.js';
 
 /** A script argument: numbers are sent in decimal, booleans as `'1'` / `'0'` (the headers' flags). */
 export type ScriptArg = RedisArg | number | boolean;
 
-export interface RunScriptOptions {
-  /** Return bulk strings as Buffers (payload bytes); else as strings. */
+export interface RunScriptOptions extends ScriptCallOptions {
+  /** Return bulk strings as Buffers (payload bytes); else as strings. The wrappers set it from the script's `binaryReply`. */
   binary?: boolean;
+}
+
+/** Options of a generated script wrapper (`scriptCalls.<name>`); its reply decides binary mode. */
+export interface ScriptCallOptions {
   /** Names the operation in error messages, e.g. `ReliableQueue.receive`. @defaultValue the script name */
   operation?: string;
   /**

@@ -1,9 +1,13 @@
+// The shape of one generated script definition (src/generated/scripts.ts).
+
 /** One Lua operation from `lua/<name>.lua`, flattened at build time. */
 export interface ScriptDefinition {
   /** File name without `.lua`, e.g. `queue-receive`. */
   readonly name: string;
   /** How many of the arguments are keys (the header's KEYS[i] count). */
   readonly numberOfKeys: number;
+  /** True when the reply holds bytes (its header's `Reply` type has `bytes`): its wrapper reads it in binary mode. */
+  readonly binaryReply?: boolean;
   /** SHA1 of {@link source}, as EVALSHA expects. */
   readonly sha1: string;
   /** The flattened source, includes inlined. */

@@ -1,3 +1,4 @@
+// Redis Cluster key slots, computed as the server does.
 /** Redis Cluster key slots, computed locally as the server does (CRC16/XMODEM of the hash tag, mod 16384). */
 
 const TABLE = (() => {

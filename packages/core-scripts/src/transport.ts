@@ -1,28 +1,11 @@
+// The one way Respire sends a command: routed by key in a Cluster, timed, every failure a RespireError.
+import { MAX_BULK_BYTES, oversizedArgument } from './bulk-limit.js';
 import { isErrorReply, toRespireError } from './classify.js';
+import { checkClient, type ClusterClientLike, type RedisArg, type RedisClientLike, type StandaloneClientLike } from './client.js';
+import { replyWithin } from './deadline.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
 import { RespireKeyTypeError, RespireTransportError, RespireValidationError } from './errors.js';
 import { keySlot } from './slots.js';
-
-/** A command argument as node-redis takes it. */
-export type RedisArg = string | Buffer;
-
-/** A node-redis v5/v6 standalone client (`createClient`), as Respire uses it. */
-export interface StandaloneClientLike {
-  readonly isOpen: boolean;
-  sendCommand(args: readonly RedisArg[], options?: object): Promise<unknown>;
-  duplicate?(...args: never[]): unknown;
-}
-
-/** A node-redis v5/v6 Cluster client (`createCluster`), as Respire uses it. */
-export interface ClusterClientLike {
-  readonly isOpen: boolean;
-  sendCommand(firstKey: RedisArg | undefined, isReadonly: boolean | undefined, args: readonly RedisArg[], options?: object): Promise<unknown>;
-  readonly masters: readonly unknown[];
-  duplicate?(...args: never[]): unknown;
-}
-
-/** The caller's node-redis client, standalone or Cluster. Respire never closes it. */
-export type RedisClientLike = StandaloneClientLike | ClusterClientLike;
 
 /** How Respire's own commands are sent. */
 export interface CommandTargetOptions {
@@ -62,14 +45,6 @@ export interface SendOptions {
    */
   readonly node?: boolean;
 }
-
-/**
- * The longest argument Respire sends: 512 MiB (536,870,912 bytes), Redis's default
- * `proto-max-bulk-len`. A server refuses a longer bulk string and drops the connection, which
- * would look like a transport failure whose outcome is unknown and which no retry can fix, so
- * Respire refuses it before any I/O. Respire keeps this limit even where a server raised its own.
- */
-export const MAX_BULK_BYTES = 512 * 1024 * 1024;
 
 /**
  * The one way Respire talks to Redis: commands go to the node that serves a key (the client
@@ -166,113 +141,6 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
       }
     },
   };
-}
-
-/**
- * The length in bytes of the first argument longer than `limit`, or undefined. Strings are
- * measured in UTF-8 only when they could be that long (3 bytes per UTF-16 unit at most).
- */
-export function oversizedArgument(args: readonly RedisArg[], limit = MAX_BULK_BYTES): number | undefined {
-  for (const arg of args) {
-    if (typeof arg === 'string') {
-      if (arg.length * 3 > limit) {
-        const bytes = Buffer.byteLength(arg, 'utf8');
-        if (bytes > limit) return bytes;
-      }
-    } else if (arg.length > limit) {
-      return arg.length;
-    }
-  }
-  return undefined;
-}
-
-const CLIENT_HINT = "pass a connected node-redis v5 or v6 client: `const client = await createClient({ url }).connect()` (or createCluster(...)) from 'redis'";
-
-/**
- * Checks once, when a queue, worker, producer or admin API is created, that `client` is a node-redis
- * v5/v6 client, and otherwise says what was passed and what to pass instead.
- * @throws {@link RespireValidationError} naming `argument`.
- */
-function checkClient(client: unknown, argument: string): void {
-  const refuse = (what: string) => {
-    throw new RespireValidationError(argument, what);
-  };
-  let isUrl = false;
-  try {
-    isUrl = client instanceof URL;
-  } catch {
-    // A Proxy whose getPrototypeOf throws: not a URL.
-  }
-  if (typeof client === 'string' || isUrl) {
-    // Never echo it: a URL may carry a password.
-    refuse(`got a URL ${typeof client === 'string' ? 'string' : 'object'}, not a client; ${CLIENT_HINT}`);
-  }
-  if ((typeof client !== 'object' && typeof client !== 'function') || client === null) {
-    refuse(`got ${client === null ? 'null' : typeof client}; ${CLIENT_HINT}`);
-  }
-  const candidate = client as object;
-  if (typeof safeGet(candidate, 'then') === 'function') {
-    refuse(`got a Promise: is an \`await\` missing? \`createClient().connect()\` returns a promise of the connected client; ${CLIENT_HINT}`);
-  }
-  const sendCommand = safeGet(candidate, 'sendCommand');
-  if (typeof sendCommand === 'function' && typeof safeGet(candidate, 'isOpen') === 'boolean') {
-    // node-redis v4 has the same sendCommand and isOpen but public executeScript / executeFunction and
-    // no withTypeMapping (v5 made the former private and added the latter); its replies differ in shape.
-    if (typeof safeGet(candidate, 'executeScript') === 'function' && typeof safeGet(candidate, 'withTypeMapping') !== 'function') {
-      refuse("is a node-redis v4 client; Respire needs node-redis v5 or v6 (v4's replies have other shapes): upgrade `redis` to ^5 or ^6");
-    }
-    return;
-  }
-  if (typeof sendCommand === 'function' && typeof safeGet(candidate, 'status') === 'string') {
-    refuse(`looks like an ioredis client, which Respire does not support (it needs node-redis); ${CLIENT_HINT}`);
-  }
-  if (['url', 'socket', 'rootNodes'].some((name) => safeGet(candidate, name) !== undefined)) {
-    refuse(`got client options, not a client; ${CLIENT_HINT.replace('{ url }', 'options')}`);
-  }
-  refuse(`${exceptionType(candidate)} is not a node-redis client (it has no sendCommand and isOpen); ${CLIENT_HINT}`);
-}
-
-/** Extra time after a command's timeout before it counts as written and unanswered (ms). */
-const WRITTEN_MARGIN_MS = 50;
-
-/** The cause of a deadline that expired after the command was written (see `isConnectionFailure`). */
-class ReplyDeadlineError extends Error {
-  override name = 'ReplyDeadlineError';
-}
-
-/**
- * node-redis rejects a command still waiting to be written when its timeout expires (a
- * `TimeoutError`: not sent) and drops the timeout once the command is written. A written command
- * that gets no reply is rejected here, a little after that timeout, with an unknown outcome (a
- * `RespireTransportError` that `isConnectionFailure` recognises). A command sent with `timeoutMs: 0`
- * (no timer at all, e.g. a blocking read) can keep its own deadline with this.
- * @param stillHeld - asked each time the deadline expires: true when the server is known to still
- *   hold the command (paused, or behind a long script), and the wait goes on for another
- *   `timeoutMs`; false (or a rejection) ends it as above.
- */
-export function replyWithin<R>(reply: Promise<R>, timeoutMs: number, operation: string, stillHeld?: () => Promise<boolean>): Promise<R> {
-  let timer: NodeJS.Timeout | undefined;
-  let settled = false;
-  const deadline = new Promise<never>((_, reject) => {
-    const expire = () => {
-      if (settled) return;
-      const message = `${operation}: no reply within ${timeoutMs} ms after the command was written; the outcome is unknown`;
-      reject(new RespireTransportError(message, { cause: new ReplyDeadlineError(`no reply within ${timeoutMs} ms`) }));
-    };
-    const arm = () => {
-      timer = setTimeout(expired, Math.min(timeoutMs + WRITTEN_MARGIN_MS, 2_147_483_647)); // a longer timer would fire at once
-    };
-    const expired = () => {
-      if (stillHeld === undefined) return expire();
-      stillHeld().then((held) => (settled ? undefined : held ? arm() : expire()), expire);
-    };
-    arm();
-  });
-  reply.catch(() => {}); // settles after the deadline won: nobody waits for it any more
-  return Promise.race([reply, deadline]).finally(() => {
-    settled = true;
-    clearTimeout(timer);
-  });
 }
 
 function commandOptions(binary: boolean, timeoutMs: number | undefined): object | undefined {

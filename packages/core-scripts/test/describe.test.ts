@@ -1,5 +1,7 @@
+// Describing user values never throws, and is bounded.
 import { describe, expect, it } from 'vitest';
-import { MAX_DESCRIPTION_CHARS, MAX_EXCEPTION_TYPE_CHARS, describeThrown, exceptionType } from '@respire/core-scripts/internal';
+import { describeThrown, exceptionType } from '@respire/core-scripts/internal';
+import { MAX_DESCRIPTION_CHARS, MAX_EXCEPTION_TYPE_CHARS } from '../src/describe.js';
 
 class PaymentDeclinedError extends Error {}
 

@@ -1,3 +1,4 @@
+// The error helpers and the validator on values built to break naive code.
 import { describe, expect, it } from 'vitest';
 import { errorSummary, hostileValues } from '@respire/harness';
 import { isRespireError } from '@respire/core-scripts';

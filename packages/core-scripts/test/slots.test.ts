@@ -1,8 +1,10 @@
+// Cluster slots computed locally, and a queue's key namespace.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError } from '@respire/core-scripts';
-import { assertSameSlot, crc16, hashTagOf, keySlot, queueKeys } from '@respire/core-scripts/internal';
+import { assertSameSlot, keySlot, queueKeys } from '@respire/core-scripts/internal';
+import { crc16, hashTagOf } from '../src/slots.js';
 
 describe('Cluster slots computed locally', () => {
   let client: ReturnType<typeof createClient>;

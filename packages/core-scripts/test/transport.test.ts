@@ -1,3 +1,4 @@
+// The transport: client detection, the bulk limit, deadlines, routing and failure classes.
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5, createCluster as createClusterV5 } from 'redis5';
@@ -5,7 +6,7 @@ import { createClient as createClientV4, createCluster as createClusterV4 } from
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isRespireError, type RespireValidationError } from '@respire/core-scripts';
 import { commandTarget, isConnectionFailure, isNotSent, replyWithin } from '@respire/core-scripts/internal';
-import { MAX_BULK_BYTES, oversizedArgument } from '../src/transport.js';
+import { MAX_BULK_BYTES, oversizedArgument } from '../src/bulk-limit.js';
 import type {} from '@respire/harness/global-setup'; // the ProvidedContext keys inject() reads
 
 /** What commandTarget threw for `client`, as a validation error. */
@@ -283,10 +284,12 @@ describe('timeoutMs 0 and replyWithin: a blocking command with its own deadline'
     process.on('unhandledRejection', onRejection);
     try {
       // The probe answers "not held" only after the reply (BLPOP 0.3 s) came.
-      const slowProbe = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 400));
+      let answered: Promise<boolean> | undefined;
+      const slowProbe = () => (answered = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 400)));
       expect(await replyWithin(target.send(key, ['BLPOP', key, '0.3'], { timeoutMs: 0 }), 100, 'Test.read', slowProbe)).toBeNull();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(rejections).toEqual([]);
+      expect(await answered).toBe(false); // the late answer came ...
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(rejections).toEqual([]); // ... and rejected nothing
     } finally {
       process.off('unhandledRejection', onRejection);
     }

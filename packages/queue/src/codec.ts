@@ -1,8 +1,9 @@
+// Codecs: how a queue's payloads become bytes and back.
 import { RespireValidationError } from '@respire/core-scripts';
 
 /**
- * Turns payloads into bytes and back. Must be thread-safe in the seed's sense: pure, no shared
- * mutable state. Every instance sharing a queue must use a matching codec.
+ * Turns payloads into bytes and back. Must be pure: no shared mutable state, safe to call from
+ * concurrent receives. Every instance sharing a queue must use a matching codec.
  */
 export interface Codec<T> {
   /** Payload → bytes stored in the ready stream. A string is stored as its UTF-8 bytes. */

@@ -1,13 +1,15 @@
+// The public entry of @respire/queue.
 export {
   ReliableQueue,
   DEFAULT_RECEIVE_MAX,
   DEFAULT_DELIVERY_LIMIT,
   DEFAULT_DEDUPLICATION_WINDOW_MS,
-  MAX_BATCH,
   MAX_DEDUPLICATION_ID_BYTES,
   MAX_PAYLOAD_BYTES,
 } from './queue.js';
-export type { ReliableQueueOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage, MessageReceipt } from './queue.js';
+export type { ReliableQueueOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
+export { MAX_BATCH } from './leases/leases.js';
+export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';
 export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd } from './instrumentation.js';

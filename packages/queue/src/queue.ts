@@ -1,34 +1,29 @@
-import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+// ReliableQueue: send (with deduplication), and receive, ACK and NACK on the lease engine (./leases).
+import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
-  assertKnownOptions,
   commandTarget,
   describeThrown,
   exceptionType,
-  isReceipt,
   isWellFormedText,
-  newReceiptToken,
   queueKeys,
-  receiptOf,
-  safeGet,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
+  toOptions,
   type CommandTarget,
   type QueueKeys,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
+import { queueSource } from './leases/queue-source.js';
 
-/** The queue's private consumer group and consumer (seed 000: "a private consumer group tracks initial delivery"). */
-const GROUP = 'respire';
-/** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (seed 000). */
+/** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
-/** Largest `max` of a receive and largest batch of {@link ReliableQueue.ackMany} / {@link ReliableQueue.nackMany}. */
-export const MAX_BATCH = 1000;
-/** Default delivery limit (seed 000: "default five"). */
+/** Default delivery limit: five deliveries (README "The contract"). */
 export const DEFAULT_DELIVERY_LIMIT = 5;
-/** Default deduplication window: one day, in ms (seed 000). */
+/** Default deduplication window: one day, in ms (README "The contract"). */
 export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 /** Longest deduplication ID, in UTF-8 bytes. */
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
@@ -38,7 +33,6 @@ export const MAX_DEDUPLICATION_ID_BYTES = 1024;
  */
 export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
 
-const ENTRY_ID = /^\d+-\d+$/;
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
 const QUEUE_OPTIONS = [
   'codec',
@@ -59,7 +53,7 @@ export interface ReliableQueueOptions<T> {
    */
   deliveryLimit?: number;
   /**
-   * Prepended to every key (the seed's client key-prefixed view). The queue's keys still share
+   * Prepended to every key (a key-prefixed view of the client). The queue's keys still share
    * one hash tag; the resolved keys are checked to be in one Cluster slot.
    * @defaultValue '' (none)
    */
@@ -118,9 +112,6 @@ export interface ReceivedMessage<T> {
   readonly receipt: string;
 }
 
-/** What ack and nack need: the ID and receipt of one delivery. */
-export type MessageReceipt = Pick<ReceivedMessage<unknown>, 'id' | 'receipt'>;
-
 /** What happened to a send. */
 export interface SendResult {
   /** The stream entry ID; for a duplicate, the original message's. */
@@ -130,7 +121,7 @@ export interface SendResult {
 }
 
 /**
- * A reliable message queue on one Redis stream (seed 000, "Reliable message queues"): send,
+ * A reliable message queue on one Redis stream (README "The contract"): send,
  * receive a leased batch, then ACK or NACK each delivery with its receipt.
  *
  * Delivery is at least once. Deadlines come from the server clock. Every state change is one
@@ -171,6 +162,7 @@ export class ReliableQueue<T> {
 
   readonly #keys: QueueKeys;
   readonly #target: CommandTarget;
+  readonly #leases: Leases;
   readonly #codec: Codec<T>;
   readonly #instrumentation: QueueInstrumentation | undefined;
 
@@ -186,12 +178,13 @@ export class ReliableQueue<T> {
     if (typeof options !== 'object' || options === null) {
       throw new RespireValidationError('options', 'must be an object with at least a codec');
     }
-    assertKnownOptions('options', options, QUEUE_OPTIONS);
+    toOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
+    this.#leases = new Leases(this.#target, queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
     this.streamKey = this.#keys.stream;
@@ -199,7 +192,7 @@ export class ReliableQueue<T> {
   }
 
   /**
-   * Appends a message and returns its stream entry ID (seed 000, "Deduplication and storage").
+   * Appends a message and returns its stream entry ID (README "The contract": send).
    * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
    * window returns the original ID and appends nothing.
    *
@@ -221,7 +214,7 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions<SendOptions>(options, ['deduplicationId', 'deduplicationWindowMs']);
+    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
     const bytes = this.#encode(payload);
@@ -237,19 +230,19 @@ export class ReliableQueue<T> {
           });
           return { id: String(id), duplicate: false };
         }
-        const reply = (await scriptCalls.queueSend(
+        const reply = await scriptCalls.queueSend(
           this.#target,
           { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
           { operation },
-        )) as [string, number];
-        return { id: String(reply[0]), duplicate: Number(reply[1]) === 1 };
+        );
+        return { id: reply.entryId, duplicate: reply.duplicate };
       },
       (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
   }
 
   /**
-   * Leases up to `max` messages for `visibilityTimeoutMs` (seed 000, "Delivery and receipts").
+   * Leases up to `max` messages for `visibilityTimeoutMs` (README "The contract": receive).
    * Nonblocking: returns at once, possibly with an empty batch (also when it only moved exhausted
    * messages to the dead-letter stream — keep polling).
    *
@@ -273,29 +266,15 @@ export class ReliableQueue<T> {
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', toOptions<ReceiveOptions>(options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     let deadLettered = 0;
     return instrumented(
       this.#instrumentation,
       { operation: 'receive', queue: this.name, messageCount: max },
       async () => {
-        const token = newReceiptToken();
-        const reply = (await scriptCalls.queueReceive(
-          this.#target,
-          {
-            stream: this.#keys.stream,
-            deadlines: this.#keys.deadlines,
-            deadLetter: this.#keys.deadLetter,
-            visibilityTimeoutMs: timeoutMs,
-            max,
-            deliveryLimit: this.deliveryLimit,
-            token,
-            group: GROUP,
-          },
-          { binary: true, operation: 'ReliableQueue.receive' },
-        )) as unknown[];
-        deadLettered = Number(reply[0]);
-        return this.#decodeBatch(reply, token);
+        const batch = await this.#leases.lease({ visibilityTimeoutMs: timeoutMs, max, deliveryLimit: this.deliveryLimit }, 'ReliableQueue.receive');
+        deadLettered = batch.deadLettered;
+        return this.#decodeBatch(batch.leases);
       },
       (messages) => ({ completed: messages.length, deadLettered }),
       // A decode failure still leaves the moves made: report them.
@@ -316,14 +295,12 @@ export class ReliableQueue<T> {
   }
 
   /**
-   * Acknowledges up to 1,000 deliveries in one round trip and one atomic script (beyond the seed).
+   * Acknowledges up to 1,000 deliveries in one round trip and one atomic script (beyond the contract: CONFORMANCE.md).
    * Uses XACKDEL on Redis 8.2+, XACK + XDEL elsewhere.
    * @returns one boolean per message, in order, as {@link ack}.
    */
   async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
-    return this.#settle('ack', messages, (receipts, options) =>
-      scriptCalls.queueAck(this.#target, { stream: this.#keys.stream, deadlines: this.#keys.deadlines, group: GROUP, receipts }, options),
-    );
+    return this.#settle('ack', messages, (pairs, operation) => this.#leases.complete(pairs, operation));
   }
 
   /**
@@ -341,26 +318,21 @@ export class ReliableQueue<T> {
   /** Rejects up to 1,000 deliveries in one round trip and one atomic script; as {@link nack}. */
   async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
     const delay = toDurationMs('delayMs', delayMs, true);
-    return this.#settle('nack', messages, (receipts, options) =>
-      scriptCalls.queueNack(this.#target, { deadlines: this.#keys.deadlines, delayMs: delay, receipts }, options),
-    );
+    return this.#settle('nack', messages, (pairs, operation) => this.#leases.release(pairs, delay, operation));
   }
 
-  /** Runs the ack or nack script for validated receipts: one round trip, one boolean per message. */
+  /** Completes or releases validated receipts: one round trip, one boolean per message. */
   async #settle(
     operation: 'ack' | 'nack',
     messages: readonly MessageReceipt[],
-    run: (receipts: readonly string[], options: { operation: string }) => Promise<unknown>,
+    run: (pairs: readonly string[], operation: string) => Promise<boolean[]>,
   ): Promise<boolean[]> {
-    const pairs = receiptArgs(messages);
+    const pairs = receiptPairs(messages);
     if (pairs.length === 0) return [];
     return instrumented(
       this.#instrumentation,
       { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
-      async () => {
-        const reply = (await run(pairs, { operation: `ReliableQueue.${operation}` })) as number[];
-        return reply.map((flag) => Number(flag) === 1);
-      },
+      () => run(pairs, `ReliableQueue.${operation}`),
       (results) => ({ completed: results.filter(Boolean).length }),
     );
   }
@@ -394,37 +366,23 @@ export class ReliableQueue<T> {
     return bytes;
   }
 
-  #decodeBatch(reply: readonly unknown[], token: string): ReceivedMessage<T>[] {
+  #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (let i = 1; i + 2 < reply.length; i += 3) {
-      const id = String(reply[i]);
-      const bytes = reply[i + 1];
-      const deliveryCount = Number(reply[i + 2]);
-      if (!Buffer.isBuffer(bytes)) {
-        throw new RespireServerError(`ReliableQueue.receive: unexpected reply shape for entry ${id}`);
-      }
+    for (const { id, payload: bytes, deliveryCount, receipt } of leases) {
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
       } catch (error) {
         throw new RespireCodecError(
           `ReliableQueue.receive: the codec could not decode entry ${id} (${describeThrown(error)}); the whole batch of ` +
-            `${(reply.length - 1) / 3} stays leased and is received again after the visibility timeout`,
+            `${leases.length} stays leased and is received again after the visibility timeout`,
           { cause: error },
         );
       }
-      // As the script stored it: the call's token and the message's position in the batch.
-      messages.push({ id, payload, deliveryCount, receipt: receiptOf(deliveryCount, token, messages.length + 1) });
+      messages.push({ id, payload, deliveryCount, receipt });
     }
     return messages;
   }
-}
-
-function toOptions<O extends object>(options: unknown, known: readonly (keyof O & string)[]): Partial<O> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null) throw new RespireValidationError('options', 'must be an object when given');
-  assertKnownOptions('options', options, known);
-  return options as Partial<O>;
 }
 
 function checkDeduplicationId(id: unknown): void {
@@ -437,32 +395,4 @@ function checkDeduplicationId(id: unknown): void {
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
     throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
   }
-}
-
-/** Validates deliveries handed to ack/nack and flattens them to `id, receipt, ...`. */
-function receiptArgs(messages: readonly MessageReceipt[]): string[] {
-  let list: readonly unknown[];
-  try {
-    // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
-    if (!Array.isArray(messages)) throw new TypeError('not an array');
-    list = Array.from(messages);
-  } catch {
-    throw new RespireValidationError('messages', 'must be an array of received messages');
-  }
-  if (list.length > MAX_BATCH) {
-    throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
-  }
-  const args: string[] = [];
-  for (const [index, message] of list.entries()) {
-    const id = safeGet(message, 'id');
-    const receipt = safeGet(message, 'receipt');
-    if (typeof id !== 'string' || !ENTRY_ID.test(id) || !isReceipt(receipt)) {
-      throw new RespireValidationError(
-        messages.length === 1 ? 'message' : `messages[${index}]`,
-        'must be a message returned by receive (with its id and receipt)',
-      );
-    }
-    args.push(id, receipt);
-  }
-  return args;
 }

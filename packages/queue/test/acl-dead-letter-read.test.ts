@@ -1,3 +1,4 @@
+// A user who may read but not write the dead-letter stream: what works and what is refused.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';

@@ -1,3 +1,4 @@
+// The queue on the fake server: a virtual clock, injected faults and server versions.
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueKeys, scripts } from '@respire/core-scripts/internal';

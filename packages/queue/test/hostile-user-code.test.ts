@@ -1,3 +1,4 @@
+// Codecs and hooks that throw or return anything: the queue contains each.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { errorSummary, hostileValues, spawnTypeScriptChild, type HostileValue } from '@respire/harness';
 import { queueKeys } from '@respire/core-scripts/internal';
@@ -189,7 +190,9 @@ describe('kind 4: asynchronous instrumentation that rejects', () => {
         const [message] = await queue.receive(30000);
         results[name] = { received: message?.payload, acked: await queue.ack(message) };
       }
-      await new Promise((r) => setTimeout(r, 200));
+      // An unhandled rejection is reported once the microtasks of the turn that made it have run.
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
       client.destroy();
       console.log('RESULT ' + JSON.stringify({ unhandled, results }));
       `,

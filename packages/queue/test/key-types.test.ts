@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// A queue key of another type: the same typed error from every operation, nothing changed.
+import { expect, it } from 'vitest';
 import { queueKeys } from '@respire/core-scripts/internal';
-import { ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
-import { snapshot, targets, uniqueName, type Connection } from './support.js';
+import { isRespireError } from '@respire/queue';
+import { describeOnTargets, queueFixture, snapshot, targets, uniqueName } from './support.js';
 
 /**
  * Every operation that meets a key of another type throws the same typed error with the same
@@ -9,20 +10,16 @@ import { snapshot, targets, uniqueName, type Connection } from './support.js';
  * changes nothing — whether the operation is a plain command (send without a deduplication ID) or
  * a script.
  */
-describe.each(targets)('a queue key of another type on $name', (target) => {
-  let conn: Connection;
-  beforeAll(async () => void (conn = await target.connect()));
-  afterAll(async () => conn.close());
+describeOnTargets('a queue key of another type', targets, (_target, connection) => {
+  const queueOf = queueFixture(connection);
 
   function setup(deliveryLimit = 5) {
     const name = uniqueName();
-    const keys = queueKeys(name, '');
-    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit });
-    return { keys, queue };
+    return { keys: queueKeys(name, ''), queue: queueOf({ deliveryLimit }, name) };
   }
 
   async function expectKeyTypeError(run: () => Promise<unknown>, keys: ReturnType<typeof queueKeys>, message: string) {
-    const before = await snapshot(conn, keys);
+    const before = await snapshot(connection(), keys);
     const error = await run().then(
       () => null,
       (e: unknown) => e,
@@ -30,19 +27,19 @@ describe.each(targets)('a queue key of another type on $name', (target) => {
     expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
     expect((error as Error).name).toBe('RespireKeyTypeError');
     expect((error as Error).message).toBe(message);
-    expect(await snapshot(conn, keys)).toBe(before);
+    expect(await snapshot(connection(), keys)).toBe(before);
   }
 
   it('the stream: send (plain XADD and deduplicated), receive, ack and nack', async () => {
     const { keys, queue } = setup();
     await queue.send('x');
     const [message] = await queue.receive(30_000);
-    await conn.raw(keys.stream, ['DEL', keys.stream]);
-    await conn.raw(keys.stream, ['SET', keys.stream, 'occupied']);
+    await connection().raw(keys.stream, ['DEL', keys.stream]);
+    await connection().raw(keys.stream, ['SET', keys.stream, 'occupied']);
     const expected = (operation: string) => `ReliableQueue.${operation}: ${keys.stream} holds a string, expected a stream`;
     await expectKeyTypeError(() => queue.send('y'), keys, expected('send'));
     await expectKeyTypeError(() => queue.send('y', { deduplicationId: 'd' }), keys, expected('send'));
-    expect(await conn.raw(keys.stream, ['EXISTS', `${keys.deduplicationPrefix}d`])).toBe(0);
+    expect(await connection().raw(keys.stream, ['EXISTS', `${keys.deduplicationPrefix}d`])).toBe(0);
     await expectKeyTypeError(() => queue.receive(30_000), keys, expected('receive'));
     await expectKeyTypeError(() => queue.ack(message!), keys, expected('ack'));
     // NACK touches only the deadlines, so the stream's type does not matter to it.
@@ -53,8 +50,8 @@ describe.each(targets)('a queue key of another type on $name', (target) => {
     const { keys, queue } = setup();
     await queue.send('x');
     const [message] = await queue.receive(30_000);
-    await conn.raw(keys.deadlines, ['DEL', keys.deadlines]);
-    await conn.raw(keys.deadlines, ['HSET', keys.deadlines, 'f', 'v']);
+    await connection().raw(keys.deadlines, ['DEL', keys.deadlines]);
+    await connection().raw(keys.deadlines, ['HSET', keys.deadlines, 'f', 'v']);
     const expected = (operation: string) => `ReliableQueue.${operation}: ${keys.deadlines} holds a hash, expected a zset`;
     await expectKeyTypeError(() => queue.receive(30_000), keys, expected('receive'));
     await expectKeyTypeError(() => queue.ack(message!), keys, expected('ack'));
@@ -67,16 +64,16 @@ describe.each(targets)('a queue key of another type on $name', (target) => {
     await queue.send('x');
     const [message] = await queue.receive(30_000);
     await queue.nack(message!);
-    await conn.raw(keys.deadLetter, ['SET', keys.deadLetter, 'occupied']);
+    await connection().raw(keys.deadLetter, ['SET', keys.deadLetter, 'occupied']);
     await expectKeyTypeError(() => queue.receive(30_000), keys, `ReliableQueue.receive: ${keys.deadLetter} holds a string, expected a stream`);
   });
 
   it('the deduplication key: a deduplicated send', async () => {
     const { keys, queue } = setup();
     const dedup = `${keys.deduplicationPrefix}d`;
-    await conn.raw(dedup, ['HSET', dedup, 'f', 'v']);
+    await connection().raw(dedup, ['HSET', dedup, 'f', 'v']);
     await expectKeyTypeError(() => queue.send('y', { deduplicationId: 'd' }), keys, `ReliableQueue.send: ${dedup} holds a hash, expected a string`);
-    expect(await conn.raw(keys.stream, ['EXISTS', keys.stream])).toBe(0);
-    await conn.raw(dedup, ['DEL', dedup]);
+    expect(await connection().raw(keys.stream, ['EXISTS', keys.stream])).toBe(0);
+    await connection().raw(dedup, ['DEL', dedup]);
   });
 });

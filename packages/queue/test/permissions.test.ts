@@ -1,3 +1,4 @@
+// ACL refusals change nothing: each call checks the writes it will make before the first.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser, redisAtLeast } from '@respire/harness';
 import { queueKeys } from '@respire/core-scripts/internal';

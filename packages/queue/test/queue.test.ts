@@ -1,19 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The queue's contract (README "The contract", CONFORMANCE.md) on every target.
+import { expect, it } from 'vitest';
 import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, bytesCodec, isRespireError, jsonCodec, utf8Codec, type ReceivedMessage } from '@respire/queue';
-import { sleep, targets, uniqueName, type Connection } from './support.js';
+import {
+  describeOnTargets,
+  eventually,
+  nextServerMillisecond,
+  queueFixture,
+  serverTimeMs,
+  targets,
+  uniqueName,
+  untilAllDue,
+  type Connection,
+} from './support.js';
 
-describe.each(targets)('ReliableQueue on $name', (target) => {
-  let conn: Connection;
-  beforeAll(async () => {
-    conn = await target.connect();
-  });
-  afterAll(async () => {
-    await conn.close();
-  });
-
-  const queueOf = <T = string>(options: Partial<ConstructorParameters<typeof ReliableQueue<T>>[2]> = {}, name = uniqueName()) =>
-    new ReliableQueue<T>(conn.client, name, { codec: utf8Codec as never, ...options });
+describeOnTargets('ReliableQueue', targets, (target, connection) => {
+  const queueOf = queueFixture(connection);
 
   it('sends, receives and acks a message; ack removes the message and its delivery metadata', async () => {
     const queue = queueOf();
@@ -25,8 +27,8 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     expect(typeof message!.receipt).toBe('string');
     expect(await queue.ack(message!)).toBe(true);
     const keys = queueKeys(queue.name, '');
-    expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
-    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
+    expect(await connection().raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
+    expect(await connection().raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
     expect(await queue.receive(30_000)).toEqual([]);
   });
 
@@ -52,7 +54,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const id = await queue.send('x');
     const [first] = await queue.receive(100);
     expect(await queue.receive(30_000)).toEqual([]);
-    await sleep(150);
+    await untilAllDue(connection(), queue);
     const [second] = await queue.receive(30_000);
     expect(second).toMatchObject({ id, payload: 'x', deliveryCount: 2 });
     expect(second!.receipt).not.toBe(first!.receipt);
@@ -65,7 +67,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const queue = queueOf();
     await queue.send('x');
     const [message] = await queue.receive(50);
-    await sleep(80);
+    await untilAllDue(connection(), queue);
     expect(await queue.ack(message!)).toBe(false);
     expect(await queue.nack(message!)).toBe(false);
     const [again] = await queue.receive(30_000);
@@ -98,7 +100,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const [message] = await queue.receive(60_000);
     expect(await queue.nack(message!, 150)).toBe(true);
     expect(await queue.receive(30_000)).toEqual([]);
-    await sleep(200);
+    await untilAllDue(connection(), queue);
     const [again] = await queue.receive(30_000);
     expect(again).toMatchObject({ id: message!.id, deliveryCount: 2 });
   });
@@ -107,7 +109,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const name = uniqueName();
     const other = await target.connect();
     try {
-      const a = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+      const a = new ReliableQueue(connection().client, name, { codec: utf8Codec });
       const b = new ReliableQueue(other.client, name, { codec: utf8Codec });
       await a.send('one');
       await a.send('two');
@@ -133,17 +135,17 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     }
     expect(counts).toEqual([1, 2, 3]);
     expect(await queue.receive(30_000)).toEqual([]);
-    const dead = (await conn.raw(queue.deadLetterStreamKey, ['XRANGE', queue.deadLetterStreamKey, '-', '+'])) as [string, string[]][];
+    const dead = (await connection().raw(queue.deadLetterStreamKey, ['XRANGE', queue.deadLetterStreamKey, '-', '+'])) as [string, string[]][];
     expect(dead).toHaveLength(1);
-    const fields = await readDeadLetterFields(conn, queue.deadLetterStreamKey);
+    const fields = await readDeadLetterFields(connection(), queue.deadLetterStreamKey);
     expect(fields).toEqual([
       ['payload', payload],
       ['source_id', Buffer.from(id)],
       ['delivery_count', Buffer.from('3')],
     ]);
     const keys = queueKeys(queue.name, '');
-    expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
-    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
+    expect(await connection().raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
+    expect(await connection().raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
     expect(await queue.receive(30_000)).toEqual([]);
   });
 
@@ -153,10 +155,10 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const [first] = await queue.receive(50);
     expect(first!.deliveryCount).toBe(1);
     const freshId = await queue.send('fresh');
-    await sleep(80);
+    await untilAllDue(connection(), queue);
     const batch = await queue.receive(30_000, { max: 1 });
     expect(batch.map((m) => m.id)).toEqual([freshId]);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
   });
 
   it('recovers due entries first, oldest deadline first, and examines at most max of them per call', async () => {
@@ -167,7 +169,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     // Due times in reverse order of IDs: m3 first.
     for (const message of [...leased].reverse()) {
       expect(await queue.nack(message, 0)).toBe(true);
-      await sleep(5);
+      await nextServerMillisecond(connection(), queue.streamKey);
     }
     const newer = await queue.send('new');
     const batch = await queue.receive(30_000, { max: 2 });
@@ -182,9 +184,9 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const leased = await queue.receive(30_000, { max: 3 });
     expect(await queue.nackMany(leased, 0)).toEqual([true, true, true]);
     expect(await queue.receive(30_000, { max: 2 })).toEqual([]);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(2);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(2);
     expect(await queue.receive(30_000, { max: 2 })).toEqual([]);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(3);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(3);
   });
 
   it('keeps payloads with all 256 byte values intact, in and out of the dead-letter stream', async () => {
@@ -195,7 +197,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     expect(Buffer.compare(message!.payload as unknown as Buffer, payload)).toBe(0);
     await queue.nack(message!, 0);
     await queue.receive(30_000);
-    const [[, value]] = (await readDeadLetterFields(conn, queue.deadLetterStreamKey)) as [[string, Buffer]];
+    const [[, value]] = (await readDeadLetterFields(connection(), queue.deadLetterStreamKey)) as [[string, Buffer]];
     expect(Buffer.compare(value, payload)).toBe(0);
   });
 
@@ -215,7 +217,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     const [doomed] = await queue.receive(30_000);
     await queue.nack(doomed!, 0);
     await queue.receive(30_000);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
     expect(await queue.send('doomed again', { deduplicationId: 'order-43' })).toBe(dl);
     expect(await queue.receive(30_000)).toEqual([]);
   });
@@ -230,10 +232,13 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
 
   it('does not extend the deduplication window on duplicates; expiry removes only the deduplication key', async () => {
     const queue = queueOf();
+    const key = queueKeys(queue.name, '').deduplicationPrefix + 'w';
+    const remainingMs = async () => Number(await connection().raw(key, ['PTTL', key]));
     const first = await queue.send('a', { deduplicationId: 'w', deduplicationWindowMs: 300 });
-    await sleep(150);
+    await eventually(async () => (await remainingMs()) <= 250);
     expect(await queue.send('b', { deduplicationId: 'w', deduplicationWindowMs: 300 })).toBe(first);
-    await sleep(200);
+    expect(await remainingMs()).toBeLessThanOrEqual(250); // not extended to a new 300 ms
+    await eventually(async () => Number(await connection().raw(key, ['EXISTS', key])) === 0);
     const second = await queue.send('c', { deduplicationId: 'w', deduplicationWindowMs: 300 });
     expect(second).not.toBe(first);
     const batch = await queue.receive(30_000);
@@ -245,10 +250,10 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
 
   it('leaves the whole batch leased when the codec cannot decode, and it counts toward the limit', async () => {
     const name = uniqueName();
-    const writer = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const writer = new ReliableQueue(connection().client, name, { codec: utf8Codec });
     await writer.send('{"ok":true}');
     await writer.send('not json');
-    const reader = new ReliableQueue(conn.client, name, { codec: jsonCodec<{ ok: boolean }>() });
+    const reader = new ReliableQueue(connection().client, name, { codec: jsonCodec<{ ok: boolean }>() });
     const error = await reader.receive(100).then(
       () => null,
       (e: unknown) => e,
@@ -261,7 +266,7 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
       /^ReliableQueue\.receive: the codec could not decode entry \d+-\d+ \(SyntaxError: .*json.*\); the whole batch of 2 stays leased/i,
     );
     expect(await writer.receive(30_000)).toEqual([]);
-    await sleep(150);
+    await untilAllDue(connection(), writer);
     const again = await writer.receive(30_000);
     expect(again.map((m) => m.deliveryCount)).toEqual([2, 2]);
   });
@@ -280,20 +285,20 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
   it('runs the next call without error after SCRIPT FLUSH', async () => {
     const queue = queueOf();
     await queue.send('x', { deduplicationId: 'flush' });
-    await flushScripts(conn, target.name);
+    await flushScripts(connection(), target.name);
     const [message] = await queue.receive(30_000);
-    await flushScripts(conn, target.name);
+    await flushScripts(connection(), target.name);
     expect(await queue.ack(message!)).toBe(true);
-    await flushScripts(conn, target.name);
+    await flushScripts(connection(), target.name);
     expect(await queue.send('y', { deduplicationId: 'flush2' })).toMatch(/^\d+-\d+$/);
   });
 
   it('never shares a key between two queues or two prefixes', async () => {
     const name = uniqueName();
-    const plain = new ReliableQueue(conn.client, name, { codec: utf8Codec });
-    const prefixed = new ReliableQueue(conn.client, name, { codec: utf8Codec, keyPrefix: 'tenant-a:' });
-    const otherPrefix = new ReliableQueue(conn.client, name, { codec: utf8Codec, keyPrefix: 'tenant-b:' });
-    const other = new ReliableQueue(conn.client, `${name}-2`, { codec: utf8Codec });
+    const plain = new ReliableQueue(connection().client, name, { codec: utf8Codec });
+    const prefixed = new ReliableQueue(connection().client, name, { codec: utf8Codec, keyPrefix: 'tenant-a:' });
+    const otherPrefix = new ReliableQueue(connection().client, name, { codec: utf8Codec, keyPrefix: 'tenant-b:' });
+    const other = new ReliableQueue(connection().client, `${name}-2`, { codec: utf8Codec });
     await plain.send('plain', { deduplicationId: 'd' });
     await prefixed.send('prefixed', { deduplicationId: 'd' });
     await otherPrefix.send('other prefix', { deduplicationId: 'd' });
@@ -310,7 +315,9 @@ describe.each(targets)('ReliableQueue on $name', (target) => {
     await queue.send('long');
     const [short] = await queue.receive(50, { max: 1 });
     const [long] = await queue.receive(60_000, { max: 1 });
-    await sleep(100);
+    const { deadlines } = queueKeys(queue.name, '');
+    const shortDeadline = Number(await connection().raw(deadlines, ['ZSCORE', deadlines, `${short!.id}:${short!.receipt}`]));
+    await eventually(async () => (await serverTimeMs(connection(), deadlines)) >= shortDeadline);
     const [again] = await queue.receive(30_000);
     expect(again!.id).toBe(short!.id);
     expect(await queue.ack(long!)).toBe(true);

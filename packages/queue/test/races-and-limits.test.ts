@@ -1,5 +1,6 @@
+// ReliableQueue under races and at its limits, on every target; tests named "DEFECT:" pin fixed contract violations.
 /**
- * ReliableQueue (seed 000) under races and at its limits: receipts racing each other and
+ * ReliableQueue under races and at its limits: receipts racing each other and
  * redeliveries, ill-formed and extreme inputs, deadlines past 2^31 ms, the largest batches, and
  * refusals that must change nothing. Tests named "DEFECT:" pin contract violations found and fixed.
  */
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';
 import { keySlot, queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, isRespireError, jsonCodec, utf8Codec, type QueueOperationEnd, type QueueOperationStart, type ReceivedMessage } from '@respire/queue';
-import { sleep, snapshot, standalone, targets, uniqueName, type Connection } from './support.js';
+import { describeOnTargets, queueFixture, snapshot, standalone, targets, uniqueName, untilAllDue, type Connection } from './support.js';
 
 const errorOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -15,17 +16,8 @@ const errorOf = (promise: Promise<unknown>) =>
     (e: unknown) => e,
   );
 
-describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
-  let conn: Connection;
-  beforeAll(async () => {
-    conn = await target.connect();
-  });
-  afterAll(async () => {
-    await conn.close();
-  });
-
-  const queueOf = <T = string>(options: Partial<ConstructorParameters<typeof ReliableQueue<T>>[2]> = {}, name = uniqueName()) =>
-    new ReliableQueue<T>(conn.client, name, { codec: utf8Codec as never, ...options });
+describeOnTargets('ReliableQueue races and limits', targets, (_target, connection) => {
+  const queueOf = queueFixture(connection);
 
   // ---------------------------------------------------------------- confirmed defects
 
@@ -61,14 +53,14 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     await writer.nack(leased!, 0); // exhausted: the next receive moves it
     await writer.send('not json');
     const ends: QueueOperationEnd[] = [];
-    const reader = new ReliableQueue(conn.client, name, {
+    const reader = new ReliableQueue(connection().client, name, {
       codec: jsonCodec<{ ok: boolean }>(),
       deliveryLimit: 1,
       instrumentation: { startOperation: () => ({ end: (result) => void ends.push(result) }) },
     });
     const error = await errorOf(reader.receive(30_000));
     expect(isRespireError(error, 'CODEC_FAILED')).toBe(true);
-    expect(await conn.raw(reader.deadLetterStreamKey, ['XLEN', reader.deadLetterStreamKey])).toBe(1);
+    expect(await connection().raw(reader.deadLetterStreamKey, ['XLEN', reader.deadLetterStreamKey])).toBe(1);
     // The move is permanent, so QueueOperationEnd.deadLettered ("Exhausted messages this receive moved") must say 1.
     expect(ends).toHaveLength(1);
     expect(ends[0]!.deadLettered).toBe(1);
@@ -93,7 +85,7 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     expect(seen).toHaveLength(200);
     expect(new Set(seen)).toEqual(ids);
     const keys = queueKeys(queue.name, '');
-    expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
+    expect(await connection().raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
   });
 
   it('ack racing with nack on the same receipt: exactly one wins', async () => {
@@ -113,7 +105,7 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     await queue.send('x');
     let stale = (await queue.receive(1))[0]!;
     for (let round = 0; round < 20; round++) {
-      await sleep(3);
+      await untilAllDue(connection(), queue);
       const [fresh, staleAck] = await Promise.all([queue.receive(1), queue.ack(stale)]);
       expect(staleAck).toBe(false);
       expect(fresh).toHaveLength(1);
@@ -159,7 +151,7 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     expect(m).toMatchObject({ id, payload: '', deliveryCount: 1 });
     await queue.nack(m!, 0);
     expect(await queue.receive(30_000)).toEqual([]);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1);
   });
 
   it('stores deadlines past 2^31 ms exactly for the longest visibility and NACK delay', async () => {
@@ -167,27 +159,27 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     const keys = queueKeys(queue.name, '');
     await queue.send('x');
     const serverNow = async () => {
-      const [s, us] = (await conn.raw(keys.stream, ['TIME'])) as [string, string];
+      const [s, us] = (await connection().raw(keys.stream, ['TIME'])) as [string, string];
       return Number(s) * 1000 + Number(us) / 1000;
     };
     const before = await serverNow();
     const [m] = await queue.receive(2_147_483_647);
     const after = await serverNow();
-    const score = Number(await conn.raw(keys.deadlines, ['ZSCORE', keys.deadlines, `${m!.id}:${m!.receipt}`]));
+    const score = Number(await connection().raw(keys.deadlines, ['ZSCORE', keys.deadlines, `${m!.id}:${m!.receipt}`]));
     expect(Number.isInteger(score)).toBe(true);
     expect(score).toBeGreaterThanOrEqual(before + 2_147_483_647);
     expect(score).toBeLessThanOrEqual(Math.ceil(after) + 2_147_483_647);
     expect(await queue.nack(m!, 2_147_483_647)).toBe(true);
-    const nackScore = Number(await conn.raw(keys.deadlines, ['ZSCORE', keys.deadlines, `${m!.id}:1`]));
+    const nackScore = Number(await connection().raw(keys.deadlines, ['ZSCORE', keys.deadlines, `${m!.id}:1`]));
     expect(nackScore).toBeGreaterThanOrEqual(score);
-    expect(await conn.raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1'])).toEqual([`${m!.id}:1`]);
+    expect(await connection().raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1'])).toEqual([`${m!.id}:1`]);
     expect(await queue.receive(30_000)).toEqual([]);
   });
 
   it('moves 1000 exhausted messages in one receive (max 1000) without a Lua unpack limit', async () => {
     const queue = queueOf({ deliveryLimit: 1 });
     const ends: QueueOperationEnd[] = [];
-    const watched = new ReliableQueue(conn.client, queue.name, {
+    const watched = new ReliableQueue(connection().client, queue.name, {
       codec: utf8Codec,
       deliveryLimit: 1,
       instrumentation: { startOperation: () => ({ end: (r) => void ends.push(r) }) },
@@ -198,10 +190,10 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     expect(await queue.nackMany(leased, 0)).toEqual(leased.map(() => true));
     expect(await watched.receive(30_000, { max: 1000 })).toEqual([]);
     expect(ends.at(-1)!.deadLettered).toBe(1000);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1000);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['XLEN', queue.deadLetterStreamKey])).toBe(1000);
     const keys = queueKeys(queue.name, '');
-    expect(await conn.raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
-    expect(await conn.raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
+    expect(await connection().raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
+    expect(await connection().raw(keys.deadlines, ['EXISTS', keys.deadlines])).toBe(0);
   });
 
   it('drops a leased message whose body was deleted externally, without a dead letter or a batch slot', async () => {
@@ -209,13 +201,13 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     const keys = queueKeys(queue.name, '');
     const gone = await queue.send('gone');
     const [m] = await queue.receive(30_000);
-    await conn.raw(keys.stream, ['XDEL', keys.stream, gone]);
+    await connection().raw(keys.stream, ['XDEL', keys.stream, gone]);
     await queue.nack(m!, 0);
     const fresh = await queue.send('fresh');
     expect((await queue.receive(30_000, { max: 1 })).map((x) => x.id)).toEqual([fresh]);
-    const members = (await conn.raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1'])) as string[];
+    const members = (await connection().raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1'])) as string[];
     expect(members.map((member) => member.split(':')[0])).toEqual([fresh]);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['EXISTS', queue.deadLetterStreamKey])).toBe(0);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['EXISTS', queue.deadLetterStreamKey])).toBe(0);
   });
 
   it('NACK never dead-letters and records the delivery count; the dead letter carries the final count', async () => {
@@ -226,9 +218,9 @@ describe.each(targets)('ReliableQueue races and limits on $name', (target) => {
     const [two] = await queue.receive(30_000);
     expect(two!.deliveryCount).toBe(2);
     expect(await queue.nack(two!, 0)).toBe(true);
-    expect(await conn.raw(queue.deadLetterStreamKey, ['EXISTS', queue.deadLetterStreamKey])).toBe(0);
+    expect(await connection().raw(queue.deadLetterStreamKey, ['EXISTS', queue.deadLetterStreamKey])).toBe(0);
     expect(await queue.receive(30_000)).toEqual([]);
-    const entries = (await conn.raw(queue.deadLetterStreamKey, ['XRANGE', queue.deadLetterStreamKey, '-', '+'])) as [string, string[]][];
+    const entries = (await connection().raw(queue.deadLetterStreamKey, ['XRANGE', queue.deadLetterStreamKey, '-', '+'])) as [string, string[]][];
     expect(entries).toHaveLength(1);
     expect(entries[0]![1]).toEqual(['payload', 'x', 'source_id', id, 'delivery_count', '2']);
   });
@@ -294,16 +286,21 @@ describe('refusals and validation', () => {
     expect(sent).toEqual([]);
   });
 
-  it('an entry ID past 2^64 in a forged message is harmless: false, nothing changed', async () => {
+  it('a forged message whose ID is no entry ID (past 2^64) is refused before any I/O; one that is an entry ID returns false; nothing changed', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
     const queue = new ReliableQueue(admin.client, name, { codec: utf8Codec });
     await queue.send('x');
     await queue.receive(30_000);
     const before = await snapshot(admin, keys);
-    const forged = { id: '99999999999999999999999-0', receipt: `1.${'A'.repeat(16)}.1` };
-    expect(await queue.ack(forged)).toBe(false);
-    expect(await queue.nack(forged)).toBe(false);
+    const receipt = `1.${'A'.repeat(16)}.1`;
+    for (const id of ['99999999999999999999999-0', '18446744073709551616-0', '0-18446744073709551616']) {
+      expect(isRespireError(await errorOf(queue.ack({ id, receipt })), 'INVALID_ARGUMENT')).toBe(true);
+      expect(isRespireError(await errorOf(queue.nack({ id, receipt })), 'INVALID_ARGUMENT')).toBe(true);
+    }
+    const greatest = { id: '18446744073709551615-18446744073709551615', receipt };
+    expect(await queue.ack(greatest)).toBe(false);
+    expect(await queue.nack(greatest)).toBe(false);
     expect(await snapshot(admin, keys)).toBe(before);
   });
 });
@@ -320,7 +317,7 @@ describe('lease deadlines on a single connection', () => {
   afterAll(async () => {
     await conn.close();
   });
-  const queueOf = (options: { deliveryLimit?: number } = {}) => new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec, ...options });
+  const queueOf = queueFixture(() => conn);
 
   it('a lease is never shorter than requested: the deadline rounds up from the server clock in microseconds', async () => {
     // TIME is pipelined just before the receive, so it reads the clock a few microseconds earlier.
@@ -334,7 +331,7 @@ describe('lease deadlines on a single connection', () => {
       const before = Number(time[0]) * 1000 + Number(time[1]) / 1000;
       const score = Number(await conn.raw(keys.deadlines, ['ZSCORE', keys.deadlines, `${batch[0]!.id}:${batch[0]!.receipt}`]));
       expect(score).toBeGreaterThanOrEqual(before + 1);
-      await sleep(2);
+      await untilAllDue(conn, queue);
       for (const m of await queue.receive(30_000, { max: 1000 })) await queue.ack(m);
     }
   });

@@ -1,3 +1,4 @@
+// The server-dependent paths (XACKDEL or XACK + XDEL), checked with INFO commandstats.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCalls, redisAtLeast, startRedisServer, type RedisServerHandle } from '@respire/harness';

@@ -1,3 +1,4 @@
+// Calls that were never sent, and calls whose outcome is unknown, are told apart.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';

@@ -1,3 +1,4 @@
+// Bad input fails before any I/O with a typed error.
 import { describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { MAX_PAYLOAD_BYTES, ReliableQueue, bytesCodec, isRespireError, jsonCodec, utf8Codec, type Codec } from '@respire/queue';
@@ -94,13 +95,17 @@ describe('bad input fails before any I/O with a typed error', () => {
     await expectRejectsValidation(() => queue.send('x', { deduplicationId: id as string }), 'deduplicationId', sent);
   });
 
-  it.each([[null], [{}], [{ id: '1-0' }], [{ id: 'abc', receipt: message.receipt }], [{ id: '1-0', receipt: 'forged' }]])(
-    'rejects the message %j for ack and nack',
-    async (bad) => {
-      await expectRejectsValidation(() => queue.ack(bad as never), 'message', sent);
-      await expectRejectsValidation(() => queue.nack(bad as never), 'message', sent);
-    },
-  );
+  it.each([
+    [null],
+    [{}],
+    [{ id: '1-0' }],
+    [{ id: 'abc', receipt: message.receipt }],
+    [{ id: '1-0', receipt: 'forged' }],
+    [{ id: '18446744073709551616-0', receipt: message.receipt }],
+  ])('rejects the message %j for ack and nack', async (bad) => {
+    await expectRejectsValidation(() => queue.ack(bad as never), 'message', sent);
+    await expectRejectsValidation(() => queue.nack(bad as never), 'message', sent);
+  });
 
   it('rejects more than 1000 receipts in one call and names the bad one in a batch', async () => {
     await expectRejectsValidation(() => queue.ackMany(Array.from({ length: 1001 }, () => message)), 'messages', sent);

@@ -1,3 +1,4 @@
+// The Lua side of the fake server alone: how fast fengari runs queue-receive with canned replies.
 /**
  * The Lua side alone: queue-receive in the fake's LuaRuntime with an engine stub that answers
  * every redis.call with a canned reply (no data structures, no sockets). Its rate is the ceiling

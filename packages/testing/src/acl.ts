@@ -1,7 +1,15 @@
-import type { CommandSpec } from './commands/types.js';
+// The fake server's ACL users: command, category and key-pattern rules, checked as Redis checks them.
 import { globMatch } from './keyspace.js';
 import { CommandError } from './reply.js';
 import type { ServerModel } from './versions.js';
+
+/** What an ACL check reads of a command (the engine's CommandSpec has it all). */
+interface AclCommand {
+  readonly name: string;
+  readonly flags: readonly string[];
+  readonly categories: readonly string[];
+  keys(args: readonly string[]): number[];
+}
 
 /** An ACL user given in the server options. */
 export interface FakeUserOptions {
@@ -89,7 +97,7 @@ export class AclUser {
   }
 
   /** Whether this user may run the command (ignoring keys). */
-  mayRun(spec: CommandSpec, parent: CommandSpec | undefined): boolean {
+  mayRun(spec: AclCommand, parent: AclCommand | undefined): boolean {
     let allowed = false;
     for (const rule of this.commandRules) {
       if (
@@ -151,7 +159,7 @@ export class Acl {
   }
 
   /** Why `user` may not run `args`, or undefined when allowed. */
-  denial(user: AclUser, spec: CommandSpec, args: readonly string[], model: ServerModel, parent?: CommandSpec): string | undefined {
+  denial(user: AclUser, spec: AclCommand, args: readonly string[], model: ServerModel, parent?: AclCommand): string | undefined {
     const parentSpec = parent ?? (spec.name.includes('|') ? this.parentOf?.(spec) : undefined);
     if (!user.mayRun(spec, parentSpec)) {
       if (!model.redis7) return `NOPERM this user has no permissions to run the '${spec.name}' command or its subcommand`;
@@ -173,5 +181,5 @@ export class Acl {
   }
 
   /** Set by the server: finds the container command of a subcommand. @internal */
-  parentOf: ((spec: CommandSpec) => CommandSpec | undefined) | undefined;
+  parentOf: ((spec: AclCommand) => AclCommand | undefined) | undefined;
 }

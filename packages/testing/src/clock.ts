@@ -1,3 +1,4 @@
+// The fake server's clock: the wall clock, or a virtual one tests move by hand.
 /** Options of the server clock. */
 export interface ClockOptions {
   /**

@@ -1,3 +1,4 @@
+// The fake server's log of commands received and called from scripts, for assertions.
 /** One command the fake server received or a script called. */
 export interface LoggedCommand {
   /** Increasing number, from 1. */

@@ -1,3 +1,4 @@
+// One client connection of the fake server: RESP in, replies out, faults applied.
 import type { Socket } from 'node:net';
 import type { ClientState, Engine } from './engine.js';
 import type { FaultInjector } from './faults.js';

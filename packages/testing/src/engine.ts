@@ -1,8 +1,8 @@
+// The fake server's command engine (dispatch, MULTI/EXEC, WATCH, blocked clients) and its contract with the commands.
 import { createHash } from 'node:crypto';
 import type { Acl, AclUser } from './acl.js';
 import type { FakeClock } from './clock.js';
 import type { CommandLog } from './command-log.js';
-import { isBlock, type BlockRequest, type CommandContext, type CommandSpec } from './commands/types.js';
 import { Database } from './keyspace.js';
 import { CommandError, ErrorReply, NULL_ARRAY, OK, QUEUED, type Reply } from './reply.js';
 import type { RespVersion } from './resp.js';
@@ -31,8 +31,62 @@ export interface ClientState {
   close(): void;
 }
 
+/** Command flags that change how the engine treats a command. */
+export type CommandFlag = 'write' | 'readonly' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
+
+/** Everything a handler may use while executing one command. */
+export interface CommandContext {
+  readonly engine: Engine;
+  readonly client: ClientState;
+  readonly db: Database;
+  /** The command and its arguments as received (latin1 strings); `args[0]` is the name as sent. */
+  readonly args: readonly string[];
+  readonly model: ServerModel;
+  /** Called from a Lua script: blocking commands must not block. */
+  readonly inScript: boolean;
+  /** Server time, Unix ms with a fraction. */
+  nowMs(): number;
+}
+
+/** A handler asks to park the client until keys change or the timeout passes. */
+export interface BlockRequest {
+  readonly kind: 'block';
+  /** Keys (in the client's database) whose modification retries the read. */
+  readonly keys: readonly string[];
+  /** Milliseconds of server time to wait; 0 waits forever. */
+  readonly timeoutMs: number;
+  /** Retries the read; undefined means keep waiting. May throw CommandError. */
+  retry(): Reply | undefined;
+  /** The reply on timeout. */
+  timeout(): Reply;
+}
+
+export type HandlerResult = Reply | BlockRequest;
+
+export function isBlock(result: HandlerResult): result is BlockRequest {
+  return typeof result === 'object' && result !== null && !Array.isArray(result) && (result as BlockRequest).kind === 'block';
+}
+
+/** One entry of the command table. */
+export interface CommandSpec {
+  /** Lower-case name, `xgroup|create` for subcommands. */
+  readonly name: string;
+  /** Redis arity: N exact, -N at least N (the name counts). */
+  readonly arity: number;
+  readonly flags: readonly CommandFlag[];
+  /** ACL categories without `@`, e.g. `['write', 'stream', 'fast']`. */
+  readonly categories: readonly string[];
+  /** Positions of key arguments in `args` (the name is position 0). */
+  keys(args: readonly string[]): number[];
+  /** Whether the modelled server has this command. */
+  available?(model: ServerModel): boolean;
+  /** Subcommands by lower-case name (XGROUP, XINFO, CLIENT, SCRIPT, ...). */
+  readonly subcommands?: Readonly<Record<string, CommandSpec>>;
+  handler(ctx: CommandContext): HandlerResult;
+}
+
 /** A client parked in a blocking read. */
-export interface Blocked {
+interface Blocked {
   readonly client: ClientState;
   readonly command: string;
   readonly dbIndex: number;
@@ -42,7 +96,7 @@ export interface Blocked {
 }
 
 /** Where a command runs. */
-export type Origin = 'client' | 'script' | 'multi';
+type Origin = 'client' | 'script' | 'multi';
 
 /** Lua runtime seam (implemented in lua/runtime.ts) so the engine has no fengari dependency. */
 export interface ScriptRunner {

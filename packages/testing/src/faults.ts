@@ -1,3 +1,4 @@
+// Fault injection for the fake server: lost replies, drops, delays, error replies.
 import { sha1hex as sha1hexLocal, type Engine } from './engine.js';
 
 /** What a fault does. */

@@ -1,3 +1,4 @@
+// The public entry of @respire/testing.
 export { FakeRedisServer } from './server.js';
 export type { FakeRedisServerOptions, NamedScript } from './server.js';
 export { FakeClock } from './clock.js';

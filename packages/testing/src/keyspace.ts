@@ -1,11 +1,12 @@
+// The fake server's keyspace: databases, typed values, expiry.
 import { CommandError, WRONGTYPE } from './reply.js';
 import type { Stream } from './stream-model.js';
 import type { SortedSet } from './zset-model.js';
 
 /** The data types the fake stores, named as TYPE reports them. */
-export type ValueType = 'string' | 'hash' | 'zset' | 'stream';
+type ValueType = 'string' | 'hash' | 'zset' | 'stream';
 
-export type StoredValue =
+type StoredValue =
   { type: 'string'; value: string } | { type: 'hash'; value: Map<string, string> } | { type: 'zset'; value: SortedSet } | { type: 'stream'; value: Stream };
 
 interface Slot {
@@ -129,7 +130,7 @@ export function globMatch(pattern: string, text: string): boolean {
 
 const globCache = new Map<string, RegExp>();
 
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   let cached = globCache.get(pattern);
   if (cached) return cached;
   let re = '^';

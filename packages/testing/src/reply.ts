@@ -1,3 +1,4 @@
+// The fake server's reply model, before RESP2 or RESP3 encoding.
 /**
  * The reply model: what command handlers return, before encoding for RESP2 or RESP3.
  *
@@ -57,9 +58,8 @@ export class CommandError extends Error {
 }
 
 export const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
-export const SYNTAX = 'ERR syntax error';
+const SYNTAX = 'ERR syntax error';
 export const NOT_INTEGER = 'ERR value is not an integer or out of range';
-export const NOT_FLOAT = 'ERR value is not a valid float';
 
 /** Throws `ERR syntax error` (or `message`). */
 export function fail(message: string = SYNTAX): never {

@@ -1,3 +1,4 @@
+// RESP2 and RESP3 for the fake server: the request parser and the reply encoder.
 import { DoubleReply, ErrorReply, MapReply, NullArrayReply, SetReply, StatusReply, VerbatimReply, type Reply } from './reply.js';
 
 /** Protocol version of a connection: 2 until `HELLO 3`. */

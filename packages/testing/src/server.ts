@@ -1,3 +1,4 @@
+// FakeRedisServer: an in-memory Redis on a loopback port that runs Respire's real Lua.
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Acl, type FakeUserOptions } from './acl.js';
 import { FakeClock, type ClockOptions } from './clock.js';

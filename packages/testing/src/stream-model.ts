@@ -1,3 +1,4 @@
+// The fake server's streams: entries, IDs, consumer groups and pending entries.
 import { CommandError } from './reply.js';
 
 /** A stream entry ID. Both parts are unsigned 64-bit in Redis; here they are safe JS integers. */
@@ -7,8 +8,8 @@ export interface StreamId {
 }
 
 export const ZERO_ID: StreamId = { ms: 0, seq: 0 };
-export const MAX_ID: StreamId = { ms: Number.MAX_SAFE_INTEGER, seq: Number.MAX_SAFE_INTEGER };
-export const INVALID_ID = 'ERR Invalid stream ID specified as stream command argument';
+const MAX_ID: StreamId = { ms: Number.MAX_SAFE_INTEGER, seq: Number.MAX_SAFE_INTEGER };
+const INVALID_ID = 'ERR Invalid stream ID specified as stream command argument';
 
 export function compareIds(a: StreamId, b: StreamId): number {
   if (a.ms !== b.ms) return a.ms < b.ms ? -1 : 1;
@@ -75,7 +76,7 @@ export interface PendingEntry {
   nacked: boolean;
 }
 
-export interface Consumer {
+interface Consumer {
   readonly name: string;
   seenTimeMs: number;
   /** Last successful read or claim; -1 when never (XINFO CONSUMERS `inactive` -1). */
@@ -114,7 +115,7 @@ export class ConsumerGroup {
 }
 
 /** Stream `~` trimming removes only whole nodes of this many entries. */
-export const NODE_ENTRIES = 100;
+const NODE_ENTRIES = 100;
 
 /** A stream value: entries in ID order, metadata and consumer groups. */
 export class Stream {

@@ -1,3 +1,4 @@
+// The Redis and Valkey versions the fake server models, and what each has.
 import { formatDouble17g, formatDoubleShortest, type DoubleFormatter } from './resp.js';
 
 /** The Redis versions the fake can model. */
@@ -20,7 +21,7 @@ const FULL_VERSIONS: Record<RedisVersion, string> = {
 /** The version Valkey reports (INFO `valkey_version`, Lua `VALKEY_VERSION`). */
 export const VALKEY_VERSION = '9.1.2';
 /** The version Valkey pins in INFO `redis_version` and Lua `REDIS_VERSION`. */
-export const VALKEY_COMPAT_REDIS_VERSION = '7.2.4';
+const VALKEY_COMPAT_REDIS_VERSION = '7.2.4';
 
 /**
  * Everything that differs between modelled servers, as flags the commands consult.

@@ -1,3 +1,4 @@
+// The fake server's sorted sets.
 /** One member of a sorted set. */
 export interface ZMember {
   readonly member: string;

@@ -1,3 +1,4 @@
+// The fake server's ACL users against Respire's scripts.
 import { createAclUser } from '@respire/harness';
 import { commandTarget, runScript, scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// The fake server's virtual clock.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/index.js';
 import { withServer } from './helpers.js';

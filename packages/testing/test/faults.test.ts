@@ -1,3 +1,4 @@
+// Fault injection and the command log of the fake server.
 import { scripts, commandTarget, runScript } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { attempt, withServer } from './helpers.js';

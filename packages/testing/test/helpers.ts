@@ -1,3 +1,4 @@
+// Helpers of the fake server's tests: a server per test, clients of both node-redis versions.
 import { createClient } from 'redis';
 import type { createClient as createClientV5 } from 'redis5';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../src/index.js';

@@ -1,3 +1,4 @@
+// The patched fengari VM behaves as Redis's Lua does.
 import { describe, expect, it } from 'vitest';
 import { fengariPatched } from '../src/lua/fengari.js';
 import { withPatchedFengari } from '../src/lua/vm-patches.js';

@@ -1,3 +1,4 @@
+// Lua scripts on the fake server: the script API, conversions and errors.
 import { RESP_TYPES } from 'redis';
 import { scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';

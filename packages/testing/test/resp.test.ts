@@ -1,3 +1,4 @@
+// The fake server's RESP parser and reply encoder.
 import { describe, expect, it } from 'vitest';
 import { DoubleReply, ErrorReply, MapReply, NULL_ARRAY, SetReply, StatusReply, VerbatimReply } from '../src/reply.js';
 import { ProtocolError, ReplyEncoder, RespParser, formatDouble17g, formatDoubleShortest } from '../src/resp.js';

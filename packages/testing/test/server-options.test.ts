@@ -1,3 +1,4 @@
+// FakeRedisServer.start options.
 import { describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '../src/index.js';
 

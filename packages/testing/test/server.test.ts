@@ -1,3 +1,4 @@
+// The fake server end to end over node-redis.
 import { createConnection } from 'node:net';
 import { createClient as createClientV5 } from 'redis5';
 import { describe, expect, it } from 'vitest';
@@ -78,7 +79,8 @@ describe('FakeRedisServer', () => {
       expect(await a.multi().set('k', '1').incr('k').get('k').exec()).toEqual(['OK', 2, '2']);
       await a.watch('k');
       await b.set('k', 'changed');
-      await expect(a.multi().set('k', 'mine').exec()).rejects.toThrow();
+      // EXEC answers nil for a transaction a watched key aborted; node-redis rejects with WatchError.
+      await expect(a.multi().set('k', 'mine').exec()).rejects.toThrow('One (or more) of the watched keys has been changed');
       expect(await a.get('k')).toBe('changed');
       await a.sendCommand(['MULTI']);
       expect(await attempt(a, ['NOSUCH'])).toMatchObject({ error: expect.stringMatching(/^ERR unknown command/) });

@@ -1,3 +1,4 @@
+// Helpers of the conformance tests: raw clients, the real server, ID normalization.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';

@@ -1,3 +1,4 @@
+// The fake server's version models.
 import { commandTarget, runScript, scripts } from '@respire/core-scripts/internal';
 import { describe, expect, it } from 'vitest';
 import { REDIS_VERSIONS, type FakeRedisServerOptions } from '../src/index.js';

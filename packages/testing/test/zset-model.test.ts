@@ -1,3 +1,4 @@
+// The fake server's sorted sets against a simple model.
 import { describe, expect, it } from 'vitest';
 import { SortedSet, compareMembers, type ZMember } from '../src/zset-model.js';
 

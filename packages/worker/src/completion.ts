@@ -1,6 +1,14 @@
 // Fenced completion: a reader's decided deliveries sent to Redis in batches, each told its own outcome.
 import type { DeadLetterReason } from '@respire/core-scripts';
-import { isConnectionFailure, replyWithin, scriptCalls, type CommandTarget } from '@respire/core-scripts/internal';
+import {
+  compareEntryIds,
+  deadLetterExceptionType,
+  isConnectionFailure,
+  replyWithin,
+  scriptCalls,
+  type CommandTarget,
+  type WorkerCompleteReply,
+} from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
 import type { ResolvedOptions } from './options.js';
 import { retryingAfter } from './retry.js';
@@ -44,9 +52,6 @@ export const FLUSH_WINDOW_MS = 1;
  * the reader for as long as the kernel keeps retransmitting, since no read follows a batch of one.
  */
 export const COMPLETION_DEADLINE_MS = 10_000;
-
-/** The most bytes of an exception type in a dead-letter record (README "Delivery limits and dead letters"). */
-const MAX_EXCEPTION_TYPE_BYTES = 256;
 
 /**
  * What a delivery asks of `worker-complete`: `ack` (XACK, or XACKDEL ACKED with
@@ -92,7 +97,7 @@ export type CompletionOptions = Pick<
 >;
 
 /** Sends one batch: `worker-complete` over `target` (a seam for tests; see {@link sendWorkerComplete}). */
-export type SendBatch = (target: CommandTarget, batch: scriptCalls.WorkerCompleteArgs, options: CompletionOptions) => Promise<unknown>;
+export type SendBatch = (target: CommandTarget, batch: scriptCalls.WorkerCompleteArgs, options: CompletionOptions) => Promise<WorkerCompleteReply>;
 
 /** Runs `worker-complete`; after NOSCRIPT the script is loaded over the caller's client. */
 export const sendWorkerComplete: SendBatch = (target, batch, o) =>
@@ -141,14 +146,14 @@ export class Completions<R extends CompletionRequest> {
   add(request: R): void {
     const id = request.id;
     if (this.#queued.length === 0) this.#first = this.#last = id;
-    else if (compareIds(id, this.#first) < 0) this.#first = id;
-    else if (compareIds(id, this.#last) > 0) this.#last = id;
+    else if (compareEntryIds(id, this.#first) < 0) this.#first = id;
+    else if (compareEntryIds(id, this.#last) > 0) this.#last = id;
     this.#queued.push(request);
     const action = request.action!;
     this.#args.push(id, String(request.deliveryCount), action);
     if (action === 'dead-letter') {
       this.#letters = true;
-      this.#args.push(request.reason!, truncateBytes(request.exceptionType ?? '', MAX_EXCEPTION_TYPE_BYTES));
+      this.#args.push(request.reason!, deadLetterExceptionType(request.exceptionType ?? ''));
     }
     if (this.#queued.length >= this.#options.batchSize) this.flush();
   }
@@ -185,9 +190,8 @@ export class Completions<R extends CompletionRequest> {
     this.#letters = false;
     const listener = this.#listener;
     const send = (target: CommandTarget) => this.#send(target, batch, o);
-    const completed = (reply: unknown) => {
-      const codes = reply as readonly unknown[];
-      for (let i = 0; i < queued.length; i++) listener.completed(queued[i]!, outcomeOf(codes[i]));
+    const completed = (reply: WorkerCompleteReply) => {
+      for (let i = 0; i < queued.length; i++) listener.completed(queued[i]!, outcomeOf(reply[i]));
     };
     // A lost reply leaves every request of the batch uncertain: each one fails, none is repeated.
     const failed = (error: unknown) => {
@@ -212,7 +216,7 @@ export class Completions<R extends CompletionRequest> {
   }
 
   /** The first attempt: on the reader's connection with a deadline that closes it, else over the caller's client. */
-  #sendFirst(send: (target: CommandTarget) => Promise<unknown>): Promise<unknown> {
+  #sendFirst(send: (target: CommandTarget) => Promise<WorkerCompleteReply>): Promise<WorkerCompleteReply> {
     const o = this.#options;
     const connection = this.#connection();
     if (connection === undefined || connection.closed) return send(o.target);
@@ -228,49 +232,22 @@ export class Completions<R extends CompletionRequest> {
 }
 
 /**
- * One request's outcome from its element of `worker-complete`'s reply: 1 acknowledged; 0 left
- * pending and 2 released with XNACK FAIL (both `nack`); 3 dead-lettered; 4 a dead letter whose
- * source body was deleted; anything else (-1) stale.
+ * One request's outcome from its element of `worker-complete`'s reply: acknowledged; left pending
+ * for idle recovery or released with XNACK FAIL (both `nack`); dead-lettered; a dead letter whose
+ * source body was deleted; stale (also for a reply with no element for it).
  */
-export function outcomeOf(code: unknown): CompletionOutcome {
-  switch (Number(code)) {
-    case 1:
+export function outcomeOf(element: WorkerCompleteReply[number] | undefined): CompletionOutcome {
+  switch (element) {
+    case 'acknowledged':
       return 'ack';
-    case 0: // left pending for idle recovery
-    case 2: // released with XNACK FAIL
+    case 'pending':
+    case 'released':
       return 'nack';
-    case 3:
+    case 'deadLettered':
       return 'dead-letter';
-    case 4:
+    case 'deleted':
       return 'deleted';
     default:
       return 'stale';
   }
-}
-
-/**
- * Orders two entry IDs (`<ms>-<seq>`, decimal parts up to 2^64-1 without leading zeros, as Redis
- * writes them) exactly: a longer part is larger; parts of equal length compare by their digits.
- */
-export function compareIds(a: string, b: string): number {
-  const ia = a.indexOf('-');
-  const ib = b.indexOf('-');
-  if (ia !== ib) return ia - ib;
-  // Equal lengths throughout (the usual case): the characters order them.
-  if (a.length === b.length) return a < b ? -1 : a > b ? 1 : 0;
-  const ms = a.slice(0, ia);
-  const other = b.slice(0, ib);
-  if (ms !== other) return ms < other ? -1 : 1;
-  return a.length - b.length; // same milliseconds: the longer sequence number is larger
-}
-
-/** Cuts a UTF-8 string to at most `max` bytes without splitting a character. */
-function truncateBytes(value: string, max: number): string {
-  if (Buffer.byteLength(value) <= max) return value;
-  let out = '';
-  for (const ch of value) {
-    if (Buffer.byteLength(out + ch) > max) break;
-    out += ch;
-  }
-  return out;
 }

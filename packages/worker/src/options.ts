@@ -1,15 +1,18 @@
 // StreamWorker's options: their types, defaults and limits, and their validation before any I/O.
 import { RespireValidationError, type RedisClientLike, type StreamWorkerInstrumentation } from '@respire/core-scripts';
 import {
+  MAX_DEAD_LETTER_FIELD_PAIRS,
+  MAX_DEAD_LETTER_GROUP_BYTES,
   MAX_INT32,
-  assertKnownOptions,
   assertSameSlot,
   commandTarget,
   describeValue,
+  isEntryId,
   safeGet,
   toDurationMs,
   toIntegerInRange,
   toKeyPrefix,
+  toOptions,
   type CommandTarget,
 } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
@@ -237,13 +240,11 @@ export interface ResolvedOptions extends Readonly<Record<OptionName, unknown>> {
   readonly deserialize: ((entry: StreamEntry) => unknown) | undefined;
 }
 
-/** 1,024 field/value pairs: the most a source entry may have when `deadLetterStream` is set. */
-export const MAX_DEAD_LETTER_FIELD_PAIRS = 1024;
+// 1,024 field/value pairs: the most a source entry may have when `deadLetterStream` is set.
+export { MAX_DEAD_LETTER_FIELD_PAIRS };
 const TELEMETRY_NAME = /^[A-Za-z0-9._-]{1,128}$/;
-const STREAM_ID = /^(?:0|\$|\d+(?:-\d+)?)$/;
-const MAX_U64 = 2n ** 64n - 1n;
-/** Both parts of an entry ID are unsigned 64-bit numbers on every server. */
-const fitsIn64Bits = (id: string) => id === '$' || id.split('-').every((part) => BigInt(part) <= MAX_U64);
+/** A group's start: '$', an entry ID, or its milliseconds alone (sequence 0), as XGROUP CREATE reads it. */
+const isGroupStart = (id: string) => id === '$' || isEntryId(/^\d+$/.test(id) ? `${id}-0` : id);
 
 function nonblank(argument: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new RespireValidationError(argument, 'must be a nonblank string');
@@ -273,7 +274,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     createScope?: unknown;
     deserialize?: unknown;
   };
-  assertKnownOptions('options', o, KNOWN_OPTIONS);
+  toOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
   // Each reader blocks on a duplicate of the caller's client, never on the caller's own (README "Faults, shutdown and failover").
   if (typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
@@ -292,7 +293,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     o.recoveryPollIntervalMs === undefined ? DEFAULT_RECOVERY_POLL_INTERVAL_MS : toDurationMs('recoveryPollIntervalMs', o.recoveryPollIntervalMs);
   const createGroup = bool('createGroup', o.createGroup, true);
   const groupStart = o.groupStart === undefined ? DEFAULT_GROUP_START : nonblank('groupStart', o.groupStart);
-  if (!STREAM_ID.test(groupStart) || !fitsIn64Bits(groupStart)) {
+  if (!isGroupStart(groupStart)) {
     throw new RespireValidationError('groupStart', `must be '0', '$' or an entry ID like '1700000000000-0', got '${groupStart}'`);
   }
   const deleteAcknowledgedEntries = bool('deleteAcknowledgedEntries', o.deleteAcknowledgedEntries, false);
@@ -305,7 +306,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   }
   if (deadLetterStream !== undefined) {
     assertSameSlot({ stream, deadLetterStream });
-    if (Buffer.byteLength(group) > 256) {
+    if (Buffer.byteLength(group) > MAX_DEAD_LETTER_GROUP_BYTES) {
       throw new RespireValidationError('group', 'must be at most 256 bytes when deadLetterStream is set (it is written into _respire.group)');
     }
   }

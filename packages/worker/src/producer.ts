@@ -95,12 +95,12 @@ export class StreamProducer<T> {
     let uncertain: unknown;
     for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
       try {
-        const reply = (await scriptCalls.workerAppend(
+        const reply = await scriptCalls.workerAppend(
           this.#target,
           { stream: this.#stream, producerId: this.#producerId, idempotencyId: iid, retry: uncertain !== undefined, fields: pairs },
           { operation: 'StreamProducer.add' },
-        )) as unknown[];
-        return String(reply[0]);
+        );
+        return reply.entryId;
       } catch (error) {
         if (uncertain !== undefined && isRespireError(error, 'UNSUPPORTED_SERVER')) throw uncertain;
         if (!isRespireError(error, 'TRANSPORT_FAILED')) throw error;

@@ -1,21 +1,10 @@
 // One reader: its connection, reads, recovery pages and startup replay, and the settling of each delivery.
 import { setMaxListeners } from 'node:events';
 import { MAX_DURATION_MS, type DeliveryOutcome } from '@respire/core-scripts';
-import {
-  TransientBackoff,
-  isConnectionFailure,
-  isTransient,
-  parseEntries,
-  parseReadReply,
-  replyCode,
-  replyString,
-  replyWithin,
-  scriptCalls,
-  settledWithin,
-  sleep,
-  type RawEntry,
-} from '@respire/core-scripts/internal';
+import { TransientBackoff, isConnectionFailure, isTransient, replyCode, replyWithin, scriptCalls, sleep, type RawEntry } from '@respire/core-scripts/internal';
 import { Completions, type CompletionListener } from './completion.js';
+import { parseReadReply } from './read-reply.js';
+import { settledWithin } from './settled.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
 import { deliver, type Delivery, type FinishedListener } from './delivery.js';
@@ -234,7 +223,7 @@ export class Reader {
     let after = '-';
     while (!this.#ctx.stopping) {
       await this.#previous; // the last page's completions apply before the next page is claimed
-      const reply = (await retryingTransient(
+      const reply = await retryingTransient(
         o.logger,
         'StreamWorker startup replay',
         () =>
@@ -242,16 +231,15 @@ export class Reader {
             scriptCalls.workerReplay(
               o.target,
               { stream: o.stream, group: o.group, consumer: this.consumer, after, count: o.batchSize },
-              { binary: true, operation: 'StreamWorker startup replay' },
+              { operation: 'StreamWorker startup replay' },
             ),
           ),
         this.#ctx.stopSignal,
         { consumer: this.consumer },
-      )) as unknown[];
-      const last = replyString(reply[0]);
-      if (last === '') return;
-      after = last;
-      await this.#handleAll(parseEntries(reply[1]));
+      );
+      if (reply.last === '') return;
+      after = reply.last;
+      await this.#handleAll(reply.entries);
     }
   }
 
@@ -260,7 +248,7 @@ export class Reader {
     const o = this.#ctx.options;
     // A claim must not meet this reader's own completions still in flight: they apply first.
     await this.#previous;
-    const reply = (await retryingTransient(
+    const reply = await retryingTransient(
       o.logger,
       'StreamWorker recovery',
       () =>
@@ -268,17 +256,16 @@ export class Reader {
           scriptCalls.workerRecover(
             o.target,
             { stream: o.stream, group: o.group, consumer: this.consumer, minimumIdleTimeMs: o.minimumIdleTimeMs, cursor: this.#cursor, count: o.batchSize },
-            { binary: true, operation: 'StreamWorker recovery' },
+            { operation: 'StreamWorker recovery' },
           ),
         ),
       this.#ctx.stopSignal,
       { consumer: this.consumer },
-    )) as unknown[];
-    const cursor = replyString(reply[0]);
-    this.#cursor = cursor === '' ? '0-0' : cursor;
-    const removed = Number(reply[2]);
+    );
+    this.#cursor = reply.cursor === '' ? '0-0' : reply.cursor;
+    const removed = reply.removed;
     if (removed > 0) safeLog(o.logger, 'debug', 'removed pending IDs whose bodies were deleted', { consumer: this.consumer, removed });
-    await this.#handleAll(parseEntries(reply[1]));
+    await this.#handleAll(reply.entries);
   }
 
   async #read(block: number): Promise<RawEntry[]> {

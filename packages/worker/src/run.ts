@@ -1,6 +1,7 @@
 // One start..stop of a worker: its readers and connections, its first fault, and the shutdown.
 import { RespireCanceledError, RespireTransportError, isRespireError, type RespireError, type WorkerInfo } from '@respire/core-scripts';
-import { describeError, safeGet, settledWithin, toRespireError } from '@respire/core-scripts/internal';
+import { describeError, safeGet, toRespireError } from '@respire/core-scripts/internal';
+import { settledWithin } from './settled.js';
 import { Connections } from './connections.js';
 import { NewestDeliveries, type RunContext } from './context.js';
 import { ensureGroup, queryGroup } from './group.js';

@@ -1,7 +1,7 @@
 // Unit tests of fenced completion's batching, flush window, reply-to-outcome mapping and failures, with no server and no sleep.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RespireTransportError } from '@respire/core-scripts';
-import type { CommandTarget, scriptCalls } from '@respire/core-scripts/internal';
+import type { CommandTarget, WorkerCompleteReply, scriptCalls } from '@respire/core-scripts/internal';
 import {
   Completions,
   FLUSH_WINDOW_MS,
@@ -51,12 +51,12 @@ function requestIds(batch: scriptCalls.WorkerCompleteArgs): string[] {
 /** A `send` that records each batch and the target it went to, and answers as told. */
 function fakeSend() {
   const sent: { target: CommandTarget; batch: scriptCalls.WorkerCompleteArgs }[] = [];
-  const answers: ((batch: scriptCalls.WorkerCompleteArgs) => Promise<unknown>)[] = [];
+  const answers: ((batch: scriptCalls.WorkerCompleteArgs) => Promise<WorkerCompleteReply>)[] = [];
   const send: SendBatch = (target, batch) => {
     sent.push({ target, batch });
     const answer = answers.shift();
     // By default every request of the batch is acknowledged.
-    return answer ? answer(batch) : Promise.resolve(requestIds(batch).map(() => 1));
+    return answer ? answer(batch) : Promise.resolve(requestIds(batch).map(() => 'acknowledged' as const));
   };
   return { send, sent, answers };
 }
@@ -188,13 +188,12 @@ describe('the flush window (virtual clock)', () => {
 
 describe('outcomes', () => {
   it.each([
-    [1, 'ack'],
-    [0, 'nack'], // left pending for idle recovery
-    [2, 'nack'], // released with XNACK FAIL
-    [3, 'dead-letter'],
-    [4, 'deleted'],
-    [-1, 'stale'],
-    ['1', 'ack'], // a reply element as text
+    ['acknowledged', 'ack'],
+    ['pending', 'nack'], // left pending for idle recovery
+    ['released', 'nack'], // released with XNACK FAIL
+    ['deadLettered', 'dead-letter'],
+    ['deleted', 'deleted'],
+    ['stale', 'stale'],
     [undefined, 'stale'], // no element for it
   ] as const)('reply element %j is outcome %s', (code, outcome) => {
     expect(outcomeOf(code)).toBe(outcome);
@@ -202,7 +201,7 @@ describe('outcomes', () => {
 
   it('each request of a batch is told its own outcome, in order, from its element of the reply', async () => {
     const { c, answers, told } = completions();
-    answers.push(() => Promise.resolve([1, -1, 0, 3, 4, 2]));
+    answers.push(() => Promise.resolve(['acknowledged', 'stale', 'pending', 'deadLettered', 'deleted', 'released']));
     c.add(request('1-1', 'ack'));
     c.add(request('1-2', 'ack'));
     c.add(request('1-3', 'release'));

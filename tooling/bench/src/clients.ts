@@ -1,3 +1,4 @@
+// The bench's clients: node-redis with and without its per-command timeout, and a command counter.
 import { createClient } from 'redis';
 
 /** The two client settings the bench compares: node-redis 6's default (5 s timeout per command) and no per-command timeout. */

@@ -1,3 +1,4 @@
+// `pnpm bench`: Respire against the raw-stream ceiling and BullMQ, in one run.
 /**
  * pnpm bench [--quick] [--messages N]: Respire against the raw-stream ceiling and BullMQ, each
  * scenario on a private redis-server started here; prints a table and writes a JSON report.

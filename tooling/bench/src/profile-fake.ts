@@ -1,3 +1,4 @@
+// A profiling driver for the bench's fake-server scenario.
 /**
  * Profiling driver: the bench's fake-server scenario (scenarios/fake.ts) as a plain script.
  * Usage: `cd tooling/bench && npx tsx --conditions=@respire/source src/profile-fake.ts [runs]`

@@ -1,3 +1,4 @@
+// A profiling driver for one StreamWorker scenario of the bench.
 /**
  * Profiling driver: one StreamWorker scenario of the bench (scenarios/worker.ts) as a plain script.
  * Usage: `cd tooling/bench && npx tsx --conditions=@respire/source src/profile-worker.ts [messages]

@@ -1,3 +1,4 @@
+// How the bench measures a throughput figure: messages/s, Redis and Node CPU, server commands.
 import { delta, sampleServer } from './server-stats.js';
 
 /** One measured figure set. */

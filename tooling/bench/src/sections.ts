@@ -1,3 +1,4 @@
+// The bench's sections beyond the queue: the worker, fencing, telemetry and the fake server.
 import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';

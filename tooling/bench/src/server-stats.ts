@@ -1,3 +1,4 @@
+// What a server says about itself (CPU, commands), read before and after a scenario.
 /** What the server says about itself, read before and after a scenario. */
 export interface ServerSample {
   /** used_cpu_user + used_cpu_sys, µs. */

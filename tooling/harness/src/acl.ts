@@ -1,3 +1,4 @@
+// ACL users for tests, created on the run's private servers.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 

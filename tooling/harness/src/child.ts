@@ -1,3 +1,4 @@
+// Running a TypeScript snippet in a child process, for tests of process-level behaviour.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -1,3 +1,4 @@
+// A private 3-master Redis Cluster for tests.
 import { createClient } from 'redis';
 import { startRedisServer, type RedisServerHandle } from './servers.js';
 

@@ -1,3 +1,4 @@
+// Vitest global setup: the run's private server and Cluster, provided to the tests.
 import type { TestProject } from 'vitest/node';
 import { startRedisCluster } from './cluster.js';
 import { startRedisServer } from './servers.js';

@@ -1,3 +1,4 @@
+// Small test helpers: waiting on a condition, unique names and keys, stopping what a test started.
 import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
 

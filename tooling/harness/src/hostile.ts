@@ -1,3 +1,4 @@
+// Values built to break naive code that describes them, for tests of user-code containment.
 /**
  * Values user code can throw, reject with or return that break naive code describing them:
  * reading `constructor`, `name`, `message` or `stack`, converting to a string, `instanceof`,

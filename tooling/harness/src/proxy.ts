@@ -1,3 +1,4 @@
+// A loopback TCP proxy for connection faults in tests.
 import { connect, createServer, type Socket } from 'node:net';
 
 /** A loopback TCP proxy in front of one server, for connection faults a real network has. */

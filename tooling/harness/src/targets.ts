@@ -1,6 +1,7 @@
+// The targets a contract suite runs on (node-redis 6 and 5, a Cluster, the fake server) and the connections to them.
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { afterAll, inject } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type {} from './global-setup.js'; // the ProvidedContext keys inject() reads
 
 /** A connected client of one kind, closed by `close`. `C` is the client type the suite expects. */
@@ -57,6 +58,29 @@ export function contractTargets<C>(startFake: () => Promise<{ url: string; close
     { name: 'cluster node-redis 6', connect: () => cluster<C>(inject('clusterUrls')) },
     { name: 'fake server node-redis 6', connect: async (url) => standalone<C>(url ?? (await fakeUrl())) },
   ];
+}
+
+/**
+ * Declares `title on <target>` for each target, with one connection per target opened before its
+ * tests and closed after them: `body(target, connection)` declares the tests, `connection()` is the
+ * open connection (read it inside a test or hook, not while declaring). Call it at a test file's top
+ * level, like `describe`.
+ */
+export function describeOnTargets<C>(title: string, targets: readonly Target<C>[], body: (target: Target<C>, connection: () => Connection<C>) => void): void {
+  describe.each(targets)(`${title} on $name`, (target) => {
+    let open: Connection<C> | undefined;
+    beforeAll(async () => {
+      open = await target.connect();
+    });
+    afterAll(async () => {
+      await open?.close();
+      open = undefined;
+    });
+    body(target, () => {
+      if (open === undefined) throw new Error(`no connection to ${target.name}: read connection() inside a test or hook`);
+      return open;
+    });
+  });
 }
 
 /** Calls of one command in INFO commandstats (commands run inside scripts count too). */

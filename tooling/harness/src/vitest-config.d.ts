@@ -1,3 +1,4 @@
+// Types of the shared Vitest configuration.
 import type { ViteUserConfig } from 'vitest/config';
 
 export interface RespireTestConfig {

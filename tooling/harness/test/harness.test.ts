@@ -1,3 +1,4 @@
+// The harness starts and stops private servers and Clusters, and fails loudly without redis-server.
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createAclUser, startRedisCluster, startRedisServer } from '../src/index.js';
@@ -19,7 +20,8 @@ describe('test harness', () => {
     }
     const client = createClient({ url: server.url, socket: { reconnectStrategy: false } });
     client.on('error', () => {});
-    await expect(client.connect()).rejects.toThrow();
+    // Nothing listens on the port any more: the connection is refused.
+    await expect(client.connect()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('fails with an install hint when redis-server is missing, instead of skipping', async () => {

@@ -1,3 +1,4 @@
+// The hostile values are as hostile as they claim.
 import { describe, expect, it } from 'vitest';
 import { errorSummary, hostileValues } from '../src/index.js';
 

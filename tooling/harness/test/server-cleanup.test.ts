@@ -1,3 +1,4 @@
+// A private server does not outlive the process that started it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
---[[ include: acl
+--[[ include: acl - permission checks before a script's first write
 Permission checks made before a script's first write, so that a refusal changes nothing. One probe
 (redis.acl_check_cmd: command and key permissions of the calling user) serves every check.
 

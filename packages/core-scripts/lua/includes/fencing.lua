@@ -1,6 +1,7 @@
---[[ include: fencing
-Seed 002: a stale handler cannot complete a delivery that was recovered by another owner or
-attempt, even under the same consumer name; an operator's pending action is fenced the same way.
+--[[ include: fencing - fencing a worker's completions by XPENDING owner and delivery count
+A stale handler cannot complete a delivery that was recovered by another owner or attempt, even
+under the same consumer name (worker README, "Results"); an operator's pending action is fenced
+the same way.
 
   respire_pending_entry(stream, group, id)
       -> the XPENDING entry { id, consumer, idle ms, delivery count } of `id`, or nil when it is not

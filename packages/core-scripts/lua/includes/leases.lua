@@ -1,51 +1,46 @@
---[[ include: leases
-Delivery metadata of the reliable queue lives in one sorted set, the deadlines: each member is
-"<entry ID>:<state>", scored with its deadline (whole ms, server clock). The state is the
-receipt "<deliveryCount>.<token>.<position>" while leased (the receive call's token plus the
-message's position in its batch, so no two leased messages share a receipt), or just
-"<deliveryCount>" once NACK revoked the receipt (the score is then the due time). An entry has
-one member at a time. A lease is valid while now < deadline (now with microseconds); at the
-deadline itself the entry is due. Deadlines round up, so a lease is never shorter than asked.
+--[[ include: leases - the lease engine: the deadlines index, fencing, and what a source provides
+The lease engine: leases, receipts that fence every completion, the delivery limit, dead letters
+and bounded recovery, the same for every source of messages. A source says where new messages
+come from and what completing one does to it: a reliable queue's private consumer group on its own
+stream (leases-queue.lua), and in time a topic subscription's group on a shared stream or a grouped
+queue's ring of group heads. Everything else is here.
 
-  respire_member(id, state)        the deadlines member of an entry in a state
-  respire_receipt(count, token, position)
-                                   the receipt of a leased delivery (src/receipts.ts reads it)
-  respire_parse_member(member)     -> entry ID, delivery count (0 when unparsable)
-  respire_payload(fields)          the 'payload' field of a stream entry's field list ('' if absent)
-  respire_held_leases(deadlines, first, now)
+The deadlines index (a sorted set) holds one member per delivered message, in the format of
+receipts.lua, scored with the lease's deadline or the revoked message's due time (whole ms, server
+clock). A lease is valid while now < deadline (now with microseconds); at the deadline itself the
+message is due. Deadlines round up, so a lease is never shorter than asked.
+
+A script includes one source (leases-<source>.lua), then an operation (below). The source is chosen
+when the script is built, not looked up at run time: it defines these functions, which the engine
+calls with the source's keys (a table the source makes):
+  respire_source_check(source)            checks the source's key types, before anything else
+  respire_source_body(source, id)         -> the field list of message `id`, or nil when it is gone
+  respire_source_allow_take(source)       checks the permissions that taking new messages needs
+  respire_source_take(source, count)      -> up to `count` new messages { { id, fields }, ... };
+                                             may be the first write
+  respire_source_plan_settle(source)      checks the permissions that settling needs; -> a plan
+  respire_source_settle(source, ids, plan)
+                                          completes messages that leave the engine (acknowledged,
+                                          dead-lettered, or whose body is gone); may be the first write
+
+  respire_leases_held(deadlines, first, now)
       -> ids, valid, members, reply: ARGV[first..] read as entry ID, receipt pairs; `valid` lists
          the positions i whose receipt still holds the lease on ids[i] (a repeated ID counts once:
          its later positions are already completed); `reply` has a 0 per pair
-  respire_plan_ack_delete(stream, group)
-                                   -> true for XACKDEL (Redis 8.2+, permitted), false for XACK + XDEL,
-                                      whose permissions it checks
-  respire_ack_delete(stream, group, ids, native)
-                                   acknowledges and deletes `ids` as planned; may be the first write
+
+The operations are included as the rest of a script, not called (Redis runs a script's whole body
+on every call, and a function that names many helpers costs about 1 microsecond per call to create):
+  leases-receive.lua   recover due messages, dead-letter exhausted ones, lease new ones
+  leases-complete.lua  complete deliveries whose receipts hold their leases (ack)
+  leases-release.lua   revoke leases, the messages due after a delay (nack)
+Each names the locals it reads from the script and returns the script's reply.
 ]]
 --@include server
+--@include acl
 --@include types
+--@include receipts
 
-local function respire_member(id, state)
-  return id .. ':' .. state
-end
-
-local function respire_receipt(count, token, position)
-  return respire_int(count) .. '.' .. token .. '.' .. respire_int(position)
-end
-
-local function respire_parse_member(member)
-  local id, count = string.match(member, '^([^:]+):(%d+)')
-  return id, tonumber(count) or 0
-end
-
-local function respire_payload(fields)
-  for f = 1, #fields, 2 do
-    if fields[f] == 'payload' then return fields[f + 1] end
-  end
-  return ''
-end
-
-local function respire_held_leases(deadlines, first, now)
+local function respire_leases_held(deadlines, first, now)
   local ids, members, reply = {}, {}, {}
   for i = first, #ARGV, 2 do
     ids[#ids + 1] = ARGV[i]
@@ -62,20 +57,4 @@ local function respire_held_leases(deadlines, first, now)
     end
   end
   return ids, valid, members, reply
-end
-
-local function respire_plan_ack_delete(stream, group)
-  if respire_has_xackdel(stream, group) then return true end
-  respire_allow(stream, 'XACK', stream, group, '0-1')
-  respire_allow(stream, 'XDEL', stream, '0-1')
-  return false
-end
-
-local function respire_ack_delete(stream, group, ids, native)
-  if native then
-    respire_typed_call(stream, 'stream', 'XACKDEL', stream, group, 'IDS', #ids, unpack(ids))
-  else
-    respire_typed_call(stream, 'stream', 'XACK', stream, group, unpack(ids))
-    redis.call('XDEL', stream, unpack(ids))
-  end
 end

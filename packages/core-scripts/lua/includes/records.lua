@@ -1,4 +1,4 @@
---[[ include: records
+--[[ include: records - reading and classifying dead-letter records before the admin retry scripts write
 The admin retry scripts read every dead-letter record of a call, and classify it, before their
 first write, so a refusal changes nothing.
 

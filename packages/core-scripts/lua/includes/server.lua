@@ -1,4 +1,4 @@
---[[ include: server
+--[[ include: server - server facts: the clock, number formatting, the version gate, XACKDEL
 Server facts, read from the serving node inside each call (never cached by the client).
 
   respire_now_ms()          server clock (TIME) in milliseconds with the microseconds as a fraction

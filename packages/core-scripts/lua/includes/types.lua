@@ -1,4 +1,4 @@
---[[ include: types
+--[[ include: types - key type checks before a script's first write
 Key type checks made before a script's first write, so that a wrong type changes nothing.
 
   respire_expect_type(key, kind)  raises RESPIRE_WRONGTYPE <key> <found> unless the key is missing or of `kind`

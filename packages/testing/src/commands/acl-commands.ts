@@ -1,3 +1,4 @@
+// ACL commands of the fake server (ACL SETUSER, WHOAMI, ...).
 import { AclUser } from '../acl.js';
 import { CommandError, OK, type Reply } from '../reply.js';
 import { command, container, type CommandSpec } from './types.js';

@@ -1,3 +1,4 @@
+// Hash commands of the fake server.
 import { CommandError, MapReply, OK, type Reply } from '../reply.js';
 import { command, keyRange, parseInteger, type CommandSpec } from './types.js';
 

@@ -1,3 +1,4 @@
+// The fake server's command table, assembled from each command family.
 import { aclCommands } from './acl-commands.js';
 import { hashCommands } from './hashes.js';
 import { keyCommands } from './keys.js';
@@ -30,6 +31,6 @@ export function commandTable(): Map<string, CommandSpec> {
 }
 
 /** Finds the container command of a subcommand spec (for ACL rules such as `+xgroup`). */
-export function parentFinder(table: ReadonlyMap<string, CommandSpec>): (spec: CommandSpec) => CommandSpec | undefined {
+export function parentFinder(table: ReadonlyMap<string, CommandSpec>): (spec: { readonly name: string }) => CommandSpec | undefined {
   return (spec) => table.get(spec.name.split('|')[0]!);
 }

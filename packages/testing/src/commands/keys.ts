@@ -1,3 +1,4 @@
+// Keyspace commands of the fake server (DEL, EXISTS, TYPE, EXPIRE, SCAN, ...).
 import { globMatch } from '../keyspace.js';
 import { CommandError, OK, StatusReply, fail, type Reply } from '../reply.js';
 import { scanOptions } from './scan-options.js';

@@ -1,3 +1,4 @@
+// Scripting commands of the fake server (EVAL, EVALSHA, SCRIPT).
 import { CommandError, OK, fail, type Reply } from '../reply.js';
 import { command, container, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 

@@ -1,3 +1,4 @@
+// Server and connection commands of the fake server (HELLO, INFO, CLIENT, TIME, ...).
 import { CommandError, OK, StatusReply, VerbatimReply, fail, mapOf, type Reply } from '../reply.js';
 import { VALKEY_VERSION } from '../versions.js';
 import { command, container, is, parseInteger, type CommandContext, type CommandSpec } from './types.js';

@@ -1,3 +1,4 @@
+// What the fake server's stream commands share: entry replies, stream and group lookups, trimming.
 import type { Database } from '../keyspace.js';
 import { CommandError, type Reply } from '../reply.js';
 import { formatId, type ConsumerGroup, type Stream, type StreamEntry, type StreamId } from '../stream-model.js';
@@ -35,7 +36,7 @@ export function parsePolicy(arg: string | undefined, model: ServerModel): RefPol
 }
 
 /** Removes `id` from every group's PEL (DELREF). */
-export function dropReferences(stream: Stream, id: StreamId): void {
+function dropReferences(stream: Stream, id: StreamId): void {
   const key = formatId(id);
   for (const group of stream.groups.values()) group.pel.delete(key);
 }

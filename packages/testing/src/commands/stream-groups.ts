@@ -1,3 +1,4 @@
+// Consumer-group commands of the fake server (XGROUP, XINFO).
 import { CommandError, OK, fail, mapOf, type Reply } from '../reply.js';
 import { ConsumerGroup, Stream, formatId, parseId, type StreamId } from '../stream-model.js';
 import { entryReply, noGroupForKey, streamAt, streamCommand } from './stream-common.js';

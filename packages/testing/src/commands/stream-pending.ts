@@ -1,3 +1,4 @@
+// Pending-entry commands of the fake server (XACK, XPENDING, XCLAIM, XAUTOCLAIM, XNACK, ...).
 import { CommandError, fail, type Reply } from '../reply.js';
 import { compareIds, formatId, nextId, parseId, type ConsumerGroup, type PendingEntry, type StreamId } from '../stream-model.js';
 import { deleteWithPolicy, entryReply, groupOrFail, noGroup, parsePolicy, streamAt, streamCommand } from './stream-common.js';
@@ -191,7 +192,7 @@ function xackdel(ctx: CommandContext): Reply {
 }
 
 /** The delivery count XNACK FATAL sets: the maximum. */
-export const FATAL_DELIVERY_COUNT = 2 ** 53 - 1;
+const FATAL_DELIVERY_COUNT = 2 ** 53 - 1;
 
 function xnack(ctx: CommandContext): Reply {
   const [, key, name, modeText] = ctx.args as [string, string, string, string];

@@ -1,3 +1,4 @@
+// Stream reads of the fake server (XREAD, XREADGROUP, blocking and CLAIM).
 import { CommandError, MapReply, NULL_ARRAY, fail, type Reply } from '../reply.js';
 import { compareIds, parseId, type StreamId } from '../stream-model.js';
 import { claimEntry } from './stream-pending.js';

@@ -1,3 +1,4 @@
+// Stream commands of the fake server (XADD with IDMP, XRANGE, XDEL, XTRIM, XLEN, ...).
 import { createHash } from 'node:crypto';
 import { CommandError, OK, fail, type Reply } from '../reply.js';
 import { Stream, ZERO_ID, compareIds, formatId, generateId, nextId, parseId, previousId, type StreamId } from '../stream-model.js';

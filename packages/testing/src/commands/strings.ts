@@ -1,3 +1,4 @@
+// String commands of the fake server.
 import { CommandError, NOT_INTEGER, OK, fail, type Reply } from '../reply.js';
 import { command, keyRange, parseInteger, type CommandContext, type CommandSpec } from './types.js';
 

@@ -1,62 +1,9 @@
-import type { Database } from '../keyspace.js';
-import type { Reply } from '../reply.js';
-import type { ServerModel } from '../versions.js';
-import type { ClientState, Engine } from '../engine.js';
+// Helpers to declare and parse the fake server's commands (the contract with the engine is in engine.ts).
+import type { CommandFlag, CommandSpec } from '../engine.js';
 import { CommandError } from '../reply.js';
 
-/** Command flags that change how the engine treats a command. */
-export type CommandFlag = 'write' | 'readonly' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
-
-/** Everything a handler may use while executing one command. */
-export interface CommandContext {
-  readonly engine: Engine;
-  readonly client: ClientState;
-  readonly db: Database;
-  /** The command and its arguments as received (latin1 strings); `args[0]` is the name as sent. */
-  readonly args: readonly string[];
-  readonly model: ServerModel;
-  /** Called from a Lua script: blocking commands must not block. */
-  readonly inScript: boolean;
-  /** Server time, Unix ms with a fraction. */
-  nowMs(): number;
-}
-
-/** A handler asks to park the client until keys change or the timeout passes. */
-export interface BlockRequest {
-  readonly kind: 'block';
-  /** Keys (in the client's database) whose modification retries the read. */
-  readonly keys: readonly string[];
-  /** Milliseconds of server time to wait; 0 waits forever. */
-  readonly timeoutMs: number;
-  /** Retries the read; undefined means keep waiting. May throw CommandError. */
-  retry(): Reply | undefined;
-  /** The reply on timeout. */
-  timeout(): Reply;
-}
-
-export type HandlerResult = Reply | BlockRequest;
-
-export function isBlock(result: HandlerResult): result is BlockRequest {
-  return typeof result === 'object' && result !== null && !Array.isArray(result) && (result as BlockRequest).kind === 'block';
-}
-
-/** One entry of the command table. */
-export interface CommandSpec {
-  /** Lower-case name, `xgroup|create` for subcommands. */
-  readonly name: string;
-  /** Redis arity: N exact, -N at least N (the name counts). */
-  readonly arity: number;
-  readonly flags: readonly CommandFlag[];
-  /** ACL categories without `@`, e.g. `['write', 'stream', 'fast']`. */
-  readonly categories: readonly string[];
-  /** Positions of key arguments in `args` (the name is position 0). */
-  keys(args: readonly string[]): number[];
-  /** Whether the modelled server has this command. */
-  available?(model: ServerModel): boolean;
-  /** Subcommands by lower-case name (XGROUP, XINFO, CLIENT, SCRIPT, ...). */
-  readonly subcommands?: Readonly<Record<string, CommandSpec>>;
-  handler(ctx: CommandContext): HandlerResult;
-}
+// The contract between the engine and its commands is declared beside the engine (engine.ts).
+export type { BlockRequest, CommandContext, CommandFlag, CommandSpec, HandlerResult } from '../engine.js';
 
 /** Key positions: from `first` to `last` (negative counts from the end) every `step`. */
 export function keyRange(first: number, last = first, step = 1): (args: readonly string[]) => number[] {
@@ -69,7 +16,7 @@ export function keyRange(first: number, last = first, step = 1): (args: readonly
   };
 }
 
-export const noKeys = (): number[] => [];
+const noKeys = (): number[] => [];
 
 type SpecInput = Omit<CommandSpec, 'keys' | 'flags' | 'categories'> & {
   keys?: CommandSpec['keys'];

@@ -1,3 +1,4 @@
+// Sorted-set commands of the fake server.
 import { globMatch } from '../keyspace.js';
 import { CommandError, DoubleReply, fail, type Reply } from '../reply.js';
 import { SortedSet, type ZMember } from '../zset-model.js';

@@ -1,3 +1,4 @@
+// Conversions between the fake server's replies and Lua values, as Redis converts them.
 import { DoubleReply, ErrorReply, MapReply, NullArrayReply, SetReply, StatusReply, VerbatimReply, type Reply } from '../reply.js';
 import type { DoubleFormatter } from '../resp.js';
 import type { Fengari, LuaState } from './fengari.js';

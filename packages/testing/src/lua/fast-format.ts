@@ -1,3 +1,4 @@
+// A faster string.format for the formats Respire's scripts use, in the fake server's Lua VM.
 import type { Fengari, LuaState } from './fengari.js';
 
 /**

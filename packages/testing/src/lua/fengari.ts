@@ -1,9 +1,10 @@
+// Loading fengari (Lua in JavaScript), patched, for the fake server.
 import { createRequire } from 'node:module';
 import { formatG } from '../resp.js';
 import { withPatchedFengari } from './vm-patches.js';
 
 /** The parts of fengari's C-like API the bridge uses (fengari ships no types). */
-export interface LuaApi {
+interface LuaApi {
   LUA_OK: number;
   LUA_REGISTRYINDEX: number;
   LUA_TNIL: number;
@@ -47,7 +48,7 @@ export interface LuaApi {
   lua_tocfunction(L: LuaState, index: number): ((L: LuaState) => number) | null;
 }
 
-export interface LauxApi {
+interface LauxApi {
   luaL_newstate(): LuaState;
   luaL_loadbuffer(L: LuaState, buffer: Uint8Array, size: number, name: Uint8Array): number;
   luaL_ref(L: LuaState, table: number): number;
@@ -55,7 +56,7 @@ export interface LauxApi {
   luaL_requiref(L: LuaState, name: Uint8Array, open: (L: LuaState) => number, global: number): void;
 }
 
-export interface LuaLibApi {
+interface LuaLibApi {
   luaL_openlibs(L: LuaState): void;
   luaopen_base(L: LuaState): number;
   luaopen_table(L: LuaState): number;

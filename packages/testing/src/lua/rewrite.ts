@@ -1,3 +1,4 @@
+// Integer literals rewritten as floats so fengari's arithmetic matches Redis's Lua 5.1.
 /**
  * Lua 5.1 (Redis) has only doubles; fengari (Lua 5.3) has 32-bit integers, so `65536 * 65536`
  * would wrap to 0. Rewriting every integer literal to a float literal (`1` → `1.0`, `0x10` →

@@ -1,3 +1,4 @@
+// The fake server's Lua runtime: redis.call, redis.pcall and the rest of Redis's script API.
 import type { ClientState, Engine, ScriptRunner } from '../engine.js';
 import { sha1hex } from '../engine.js';
 import { CommandError, ErrorReply, type Reply } from '../reply.js';
@@ -57,7 +58,7 @@ interface Running {
 }
 
 /** Options of the Lua runtime. */
-export interface LuaRuntimeOptions {
+interface LuaRuntimeOptions {
   /** Wall-clock limit of one script, ms; a script running longer is aborted with an error. */
   timeLimitMs: number;
 }

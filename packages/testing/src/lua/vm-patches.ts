@@ -1,3 +1,4 @@
+// Patches to fengari's VM for Redis's Lua behaviour.
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 

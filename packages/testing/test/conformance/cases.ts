@@ -1,3 +1,4 @@
+// Raw command cases run on the real and the fake server, replies compared.
 /**
  * Raw command cases run on the real server and on the fake; every reply (or error message)
  * must be equal after ID normalization. `{p}` in an argument becomes a per-run key prefix.

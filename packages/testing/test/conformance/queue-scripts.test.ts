@@ -1,3 +1,4 @@
+// The queue scripts give the same replies on real Redis and on the fake server.
 import { createAclUser } from '@respire/harness';
 import { commandTarget, queueKeys, runScript, scripts, type CommandTarget, type QueueKeys } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

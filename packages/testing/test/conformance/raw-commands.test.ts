@@ -1,3 +1,4 @@
+// Raw commands answer on the fake server as on the real one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '../../src/index.js';
 import { connect, matchingModel, normalizeIds, realUrl, uniquePrefix, type RawClient } from '../support.js';

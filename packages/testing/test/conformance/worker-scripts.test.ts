@@ -1,3 +1,4 @@
+// The worker scripts give the same replies on real Redis and on the fake server.
 import { commandTarget, runScript, scripts, type CommandTarget } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../../src/index.js';

@@ -1,3 +1,4 @@
+// The BullMQ scenario of the bench.
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { connect } from '../clients.js';

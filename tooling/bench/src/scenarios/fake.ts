@@ -1,3 +1,4 @@
+// The fake-server scenario of the bench: queue-receive runs per second.
 import { createClient } from 'redis';
 import { commandTarget, queueKeys, scriptCalls } from '@respire/core-scripts/internal';
 import { FakeRedisServer } from '@respire/testing';
@@ -30,7 +31,7 @@ export async function prepareFakeReceive(runs: number): Promise<FakeReceive> {
     await Promise.all(Array.from({ length: Math.min(500, runs * 10 - i) }, () => client.sendCommand(['XADD', keys.stream, '*', 'payload', payload])));
   }
   return {
-    receive: () => scriptCalls.queueReceive(target, args, { binary: true }),
+    receive: () => scriptCalls.queueReceive(target, args),
     close: async () => {
       client.destroy();
       await server.close();

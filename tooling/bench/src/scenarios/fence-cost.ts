@@ -1,3 +1,4 @@
+// What fencing a worker's completions costs Redis, against a plain XACK.
 import { randomBytes } from 'node:crypto';
 import { scripts } from '@respire/core-scripts/internal';
 import { connect, type BenchClient } from '../clients.js';

@@ -1,3 +1,4 @@
+// Redis memory per waiting, leased and acknowledged queue message.
 import { randomBytes } from 'node:crypto';
 import { queueKeys } from '@respire/core-scripts/internal';
 import { ReliableQueue, bytesCodec } from '@respire/queue';

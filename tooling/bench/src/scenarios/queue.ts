@@ -1,3 +1,4 @@
+// The ReliableQueue throughput scenarios of the bench.
 import { randomBytes } from 'node:crypto';
 import { ReliableQueue, bytesCodec, type ReceivedMessage } from '@respire/queue';
 import { connect, type ClientSetting } from '../clients.js';

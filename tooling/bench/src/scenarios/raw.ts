@@ -1,3 +1,4 @@
+// The raw-stream ceiling the queue is compared with: XADD, XREADGROUP, XACK and XDEL.
 import { randomBytes } from 'node:crypto';
 import { connect, type ClientSetting } from '../clients.js';
 import { measureThroughput, payloadOf, type ThroughputResult } from '../result.js';

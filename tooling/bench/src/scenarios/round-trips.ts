@@ -1,3 +1,4 @@
+// Round trips and server commands per queue operation.
 import { randomBytes } from 'node:crypto';
 import { ReliableQueue, bytesCodec } from '@respire/queue';
 import { connect, countingClient } from '../clients.js';

@@ -1,3 +1,4 @@
+// Receive latency and recovery cost with a large leased backlog.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ReliableQueue, bytesCodec } from '@respire/queue';

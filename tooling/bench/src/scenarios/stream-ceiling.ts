@@ -1,3 +1,4 @@
+// The raw processing ceiling the StreamWorker is compared with.
 import { randomBytes } from 'node:crypto';
 import { connect, type BenchClient } from '../clients.js';
 import { measureThroughput, type ThroughputResult } from '../result.js';

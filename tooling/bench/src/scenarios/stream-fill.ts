@@ -1,3 +1,4 @@
+// Filling a stream for the worker scenarios.
 import type { BenchClient } from '../clients.js';
 import { payloadOf } from '../result.js';
 import { pooled } from '../server-stats.js';

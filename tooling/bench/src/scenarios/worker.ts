@@ -1,3 +1,4 @@
+// The StreamWorker scenarios of the bench: throughput and handler-to-ack latency.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { StreamWorker, StreamWorkerResult, type StreamWorkerInstrumentation } from '@respire/worker';

@@ -1,0 +1,87 @@
+--[[ include: leases-receive - the lease engine's receive: recovery, dead letters, new leases
+The lease engine's receive (see leases.lua), included as the rest of a script after its source
+and these locals:
+  source      the source's keys              deadlines   the deadlines index
+  dead        the dead-letter stream         visibility  the visibility timeout, ms
+  max         most messages                  limit       the delivery limit
+  token       the receipt token of this call
+At most `max` due members (oldest first) are examined: those with deliveries left are leased again
+(count + 1) and come first; exhausted ones (count >= limit) are appended to `dead` (the format of
+queue-dead-letters.lua) and settled, taking no batch slot; vanished ones (body gone) are settled
+and take no slot. New messages from the source fill the remaining slots. Every key type and
+permission the call will use is checked before the first write. The reply is
+{ deadLettered, id, payload, count, ... }, each leased message's receipt
+"<count>.<token>.<position in the batch, from 1>".
+
+  respire_payload(fields)  the 'payload' field of a message's field list ('' if absent)
+]]
+--@include leases
+--@include queue-dead-letters
+
+local function respire_payload(fields)
+  for f = 1, #fields, 2 do
+    if fields[f] == 'payload' then return fields[f + 1] end
+  end
+  return ''
+end
+
+respire_source_check(source)
+local now = respire_now_ms()
+local deadline = respire_int(math.ceil(now) + visibility)
+
+-- Plan: classify the due members before writing anything.
+local redeliver, exhausted, vanished = {}, {}, {}
+local due = respire_typed_call(deadlines, 'zset', 'ZRANGEBYSCORE', deadlines, '-inf', respire_ms(now), 'LIMIT', 0, max)
+for _, member in ipairs(due) do
+  local id, count = respire_parse_member(member)
+  local fields = id and respire_source_body(source, id)
+  if not fields then
+    vanished[#vanished + 1] = id
+  elseif count >= limit then
+    exhausted[#exhausted + 1] = { id, respire_payload(fields), count }
+  else
+    redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1 }
+  end
+end
+local slots = max - #redeliver
+
+-- Preflight: every write this call will make.
+if #exhausted > 0 then
+  respire_expect_type(dead, 'stream')
+  respire_queue_dead_letter_allow(dead)
+end
+local plan = nil
+if #exhausted > 0 or #vanished > 0 then plan = respire_source_plan_settle(source) end
+if #due > 0 then respire_allow(deadlines, 'ZREM', deadlines, 'x') end
+if slots > 0 then respire_source_allow_take(source) end
+respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
+
+-- Writes. Taking new messages goes first: nothing has changed yet if it fails.
+local fresh = {}
+if slots > 0 then fresh = respire_source_take(source, slots) end
+
+local settled = {}
+for _, entry in ipairs(exhausted) do
+  respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3])
+  settled[#settled + 1] = entry[1]
+end
+for _, id in ipairs(vanished) do
+  if id then settled[#settled + 1] = id end
+end
+if #settled > 0 then respire_source_settle(source, settled, plan) end
+if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end
+
+local reply = { #exhausted }
+local leases = {}
+local function lease(id, payload, count)
+  local position = #leases / 2 + 1
+  leases[#leases + 1] = deadline
+  leases[#leases + 1] = respire_member(id, respire_receipt(count, token, position))
+  reply[#reply + 1] = id
+  reply[#reply + 1] = payload
+  reply[#reply + 1] = count
+end
+for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3]) end
+for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1) end
+if #leases > 0 then redis.call('ZADD', deadlines, unpack(leases)) end
+return reply

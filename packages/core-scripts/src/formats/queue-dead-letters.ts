@@ -1,0 +1,46 @@
+// A queue's dead-letter record: the one reader and writer in TypeScript (lua/includes/
+// queue-dead-letters.lua is the one in Lua; test/formats.test.ts checks that they agree).
+
+/** A stream entry's fields as name/value pairs of bytes, in order. */
+export type FieldPairs = readonly (readonly [Buffer, Buffer])[];
+
+/**
+ * The fields of a queue's dead-letter record, in this order: `payload` (the message's bytes),
+ * `source_id` (its entry ID) and `delivery_count` (the deliveries made, in decimal).
+ */
+export const QUEUE_DEAD_LETTER_FIELDS = ['payload', 'source_id', 'delivery_count'] as const;
+
+/** A queue's dead-letter record, read. */
+export interface QueueDeadLetter {
+  readonly payload: Buffer;
+  readonly sourceId: string;
+  readonly deliveryCount: number;
+}
+
+const WHOLE = /^\d+$/;
+
+/**
+ * Reads a queue's dead-letter record.
+ * @returns the record, or `{ problem }` saying why `fields` are not one (a foreign record), in the
+ *   words the Lua include uses.
+ */
+export function readQueueDeadLetter(fields: FieldPairs): QueueDeadLetter | { readonly problem: string } {
+  if (fields.length !== 3 || QUEUE_DEAD_LETTER_FIELDS.some((name, i) => fields[i]![0].toString('latin1') !== name)) {
+    return { problem: 'fields are not payload, source_id, delivery_count' };
+  }
+  const count = fields[2]![1].toString('latin1');
+  if (!WHOLE.test(count)) return { problem: 'delivery_count is not a whole number' };
+  return { payload: fields[0]![1], sourceId: fields[1]![1].toString('utf8'), deliveryCount: Number(count) };
+}
+
+/** The fields of a record, flat (`payload`, bytes, `source_id`, ...), as XADD takes them. */
+export function queueDeadLetterFields(record: QueueDeadLetter): Buffer[] {
+  return [
+    Buffer.from('payload'),
+    record.payload,
+    Buffer.from('source_id'),
+    Buffer.from(record.sourceId),
+    Buffer.from('delivery_count'),
+    Buffer.from(String(record.deliveryCount)),
+  ];
+}
