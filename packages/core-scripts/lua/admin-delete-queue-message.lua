@@ -20,6 +20,7 @@ Server   Redis 8.2+ (not Valkey) with XACKDEL permitted: XACKDEL; otherwise XACK
 --@include server
 --@include acl
 --@include deliveries
+--@include leases-queue
 
 respire_require_acl()
 local stream, deadlines, group, id = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
@@ -30,8 +31,9 @@ if not member then
   return { -1, 0 }
 end
 if count ~= tonumber(ARGV[3]) then return { -1, count } end
-local native = respire_plan_ack_delete(stream, group)
+local source = respire_queue_source(stream, group)
+local native = respire_source_plan_settle(source)
 respire_allow(deadlines, 'ZREM', deadlines, member)
-respire_ack_delete(stream, group, { id }, native)
+respire_source_settle(source, { id }, native)
 redis.call('ZREM', deadlines, member)
 return { 1, count }

@@ -348,6 +348,18 @@ function decoderFor(node, value, out, base) {
 
 // ---------------------------------------------------------------- the scripts
 
+/**
+ * Fails when the flattened script names a `respire_*` function or constant that none of its
+ * includes defines: Lua would only find out at run time, on the path that calls it.
+ */
+function checkDefined(source, name) {
+  const code = source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
+  const defined = new Set([...code.matchAll(/\blocal (?:function )?(respire_\w+)/g)].map((m) => m[1]));
+  for (const [used] of code.matchAll(/\brespire_\w+/g)) {
+    if (!defined.has(used)) throw new CodegenError(`${name}.lua: ${used} is used but no include defines it (a missing --@include?)`);
+  }
+}
+
 const scripts = readdirSync(luaDir)
   .filter((f) => f.endsWith('.lua'))
   .sort()
@@ -355,6 +367,7 @@ const scripts = readdirSync(luaDir)
     const file = join(luaDir, f);
     const name = f.replace(/\.lua$/, '');
     const source = flattenLua(luaDir, file);
+    checkDefined(source, name);
     const header = parseHeader(readFileSync(file, 'utf8'), name);
     return { name, header, source, sha1: createHash('sha1').update(source).digest('hex') };
   });
