@@ -164,6 +164,22 @@ describe('the model object', () => {
     model.record([settled('ack', 130, 1, true)]);
     model.record([settled('ack', 140, 1, true)]); // the same rule again: not reported twice
     expect(model.violations.map((v) => [v.rule, v.subject])).toEqual([[RULES.stale, 'message t']]);
+    // A finding that hinges on what did not happen waits for the calls still running: one of them may settle it.
+    model.begin(100);
+    model.record([delivered(300, 1, 5000, { token: 'w', id: '7-0', receipt: 'w1' }), settled('ack', 310, 1, false, 0, { token: 'w', receipt: 'w1' })]);
+    expect(model.violations).toHaveLength(1);
+    model.record([settled('ack', 305, 1, true, 0, { token: 'w', receipt: 'w1' })]);
+    model.end(100);
+    expect(model.violations).toHaveLength(1);
+    // ...and is reported once they are recorded, if it still holds.
+    model.begin(101);
+    model.record([delivered(400, 1, 5000, { token: 'z', id: '8-0', receipt: 'z1' }), settled('ack', 410, 1, false, 0, { token: 'z', receipt: 'z1' })]);
+    expect(model.violations).toHaveLength(1);
+    model.end(101);
+    expect(model.violations.map((v) => [v.rule, v.subject])).toEqual([
+      [RULES.stale, 'message t'],
+      [RULES.honoured, 'message z'],
+    ]);
     const [violation] = model.violations;
     // The shortest history: the newer delivery and the ack of the older one accepted (not the send, the refused calls, the repeat).
     expect(violation!.history).toHaveLength(2);

@@ -122,10 +122,27 @@ export interface ModelOptions {
   readonly deadLetterMarginMs: number;
 }
 
-/** A violation found in a subject's events: the rule, and what showed it. */
+/** A violation found in a subject's events: the rule, the events that show it (their keys), and what it is. */
 interface Finding {
   readonly rule: Rule;
+  readonly evidence: string;
   readonly detail: string;
+}
+
+/** An event's identity within a history: its call and position, or its dead-letter record. */
+function eventKey(e: MessageEvent): string {
+  switch (e.kind) {
+    case 'send':
+      return `send#${e.op.seq}`;
+    case 'delivery':
+      return `receive#${e.op.seq}/${e.token}`;
+    case 'settle':
+      return `${e.how}#${e.op.seq}/${e.position}`;
+    case 'dead-letter':
+      return `dead-letter@${e.atMs}/${e.token}`;
+    case 'final':
+      return 'final';
+  }
 }
 
 const ceil = Math.ceil;
@@ -156,7 +173,7 @@ const rel = (ms: number, t0: number) => (Number.isFinite(ms) ? `+${(ms - t0).toF
 /** Checks one message's events against every per-message rule. Pure: used live, at the end and while shrinking. */
 export function checkMessage(events: readonly MessageEvent[], options: ModelOptions): Finding[] {
   const found: Finding[] = [];
-  const fail = (rule: Rule, detail: string) => found.push({ rule, detail });
+  const fail = (rule: Rule, evidence: readonly MessageEvent[], detail: string) => found.push({ rule, evidence: evidence.map(eventKey).join(' '), detail });
   const sends = events.filter((e): e is SentEvent => e.kind === 'send');
   const deliveries = events.filter((e): e is DeliveryEvent => e.kind === 'delivery').sort((a, b) => a.count - b.count || a.op.seq - b.op.seq);
   const settles = events.filter((e): e is SettleEvent => e.kind === 'settle');
@@ -167,18 +184,18 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
 
   // What a send said about the message.
   for (const send of sends) {
-    if (send.op.outcome === 'not-sent' && appeared) fail(RULES.notSent, `send #${send.op.seq} was reported not sent, yet its message appeared`);
+    if (send.op.outcome === 'not-sent' && appeared) fail(RULES.notSent, [send], `send #${send.op.seq} was reported not sent, yet its message appeared`);
     if (send.reply?.duplicate === true && appeared)
-      fail(RULES.dedup, `send #${send.op.seq} was a duplicate of ${send.reply.id}, yet its own payload was appended`);
+      fail(RULES.dedup, [send], `send #${send.op.seq} was a duplicate of ${send.reply.id}, yet its own payload was appended`);
   }
   const appended = sends.find((s) => s.reply !== undefined && !s.reply.duplicate);
   const ids = new Set([...deliveries.map((d) => d.id), ...letters.map((l) => l.id), ...(appended?.reply ? [appended.reply.id] : [])]);
-  if (ids.size > 1) fail(RULES.intact, `one message under several IDs: ${[...ids].join(', ')}`);
-  for (const e of [...deliveries, ...letters]) if (!e.intact) fail(RULES.intact, `${e.kind} of ${e.id} carried other payload bytes than were sent`);
+  if (ids.size > 1) fail(RULES.intact, [], `one message under several IDs: ${[...ids].join(', ')}`);
+  for (const e of [...deliveries, ...letters]) if (!e.intact) fail(RULES.intact, [e], `${e.kind} of ${e.id} carried other payload bytes than were sent`);
 
   // Deliveries: counts in range, once per lease, never backwards, never before the previous lease could end.
   for (const d of deliveries) {
-    if (d.count < 1 || d.count > limit) fail(RULES.counts, `delivery count ${d.count} is outside 1..${limit} (receive #${d.op.seq})`);
+    if (d.count < 1 || d.count > limit) fail(RULES.counts, [d], `delivery count ${d.count} is outside 1..${limit} (receive #${d.op.seq})`);
   }
   for (let i = 0; i < deliveries.length; i++) {
     const a = deliveries[i]!;
@@ -187,17 +204,19 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
       if (a.count === b.count) {
         fail(
           RULES.oncePerLease,
+          [a, b],
           `delivered twice with count ${a.count}: receives #${a.op.seq} and #${b.op.seq}${a.op.seq === b.op.seq ? ' (the same batch)' : ''}`,
         );
         continue;
       }
       if (a.op.at.lo > b.op.at.hi) {
-        fail(RULES.counts, `count ${b.count} (receive #${b.op.seq}) was delivered before count ${a.count} (receive #${a.op.seq})`);
+        fail(RULES.counts, [a, b], `count ${b.count} (receive #${b.op.seq}) was delivered before count ${a.count} (receive #${a.op.seq})`);
       }
       const due = dueLo(a, settles);
       if (b.op.at.hi < due) {
         fail(
           RULES.early,
+          [a, b],
           `delivery ${b.count} (receive #${b.op.seq}) ran by server time ${b.op.at.hi.toFixed(3)}, before delivery ${a.count}'s lease could end at ${due.toFixed(3)} (${(due - b.op.at.hi).toFixed(3)} ms early)`,
         );
       }
@@ -211,19 +230,22 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
     if (s.result === true) {
       const twice = settles.find((o) => o !== s && o.receipt === s.receipt && o.result === true);
       if (twice !== undefined && (twice.op.seq < s.op.seq || (twice.op.seq === s.op.seq && twice.position < s.position))) {
-        fail(RULES.stale, `receipt ${s.receipt} was accepted twice: ${twice.how} #${twice.op.seq} and ${s.how} #${s.op.seq}`);
+        fail(RULES.stale, [twice, s], `receipt ${s.receipt} was accepted twice: ${twice.how} #${twice.op.seq} and ${s.how} #${s.op.seq}`);
       }
       const newer = deliveries.find((o) => o.count > s.count && (s.how === 'ack' || o.op.at.hi < s.op.at.lo));
       if (newer !== undefined) {
         fail(
           RULES.stale,
+          [s, newer],
           `${s.how} #${s.op.seq} of delivery ${s.count} returned true, but delivery ${newer.count} (receive #${newer.op.seq}) ${s.how === 'ack' ? 'exists' : 'had already run'}`,
         );
       }
-      if (s.how === 'ack' && letters.length > 0) fail(RULES.stale, `ack #${s.op.seq} of delivery ${s.count} returned true, but the message was dead-lettered`);
+      if (s.how === 'ack' && letters.length > 0)
+        fail(RULES.stale, [s], `ack #${s.op.seq} of delivery ${s.count} returned true, but the message was dead-lettered`);
       if (d !== undefined && s.op.at.lo >= d.deadline.hi) {
         fail(
           RULES.stale,
+          [s],
           `${s.how} #${s.op.seq} of delivery ${s.count} returned true at server time ${s.op.at.lo.toFixed(3)} or later, at or past the lease deadline ${d.deadline.hi.toFixed(3)}`,
         );
       }
@@ -236,6 +258,7 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
       if (!before) {
         fail(
           RULES.honoured,
+          [s],
           `${s.how} #${s.op.seq} of delivery ${s.count} returned false by server time ${s.op.at.hi.toFixed(3)}, before its deadline ${d.deadline.lo.toFixed(3)}, with nothing else settling it`,
         );
       }
@@ -243,15 +266,16 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
   }
 
   // Dead letters: once, at the limit, with the count of deliveries made, never before the last lease could end.
-  if (letters.length > 1) fail(RULES.deadLetters, `dead-lettered ${letters.length} times`);
+  if (letters.length > 1) fail(RULES.deadLetters, [], `dead-lettered ${letters.length} times`);
   for (const letter of letters) {
-    if (letter.count !== limit) fail(RULES.deadLetters, `dead-lettered with delivery_count ${letter.count}, not the limit ${limit}`);
+    if (letter.count !== limit) fail(RULES.deadLetters, [letter], `dead-lettered with delivery_count ${letter.count}, not the limit ${limit}`);
     const last = deliveries[deliveries.length - 1];
     if (last !== undefined && last.count > letter.count)
-      fail(RULES.deadLetters, `dead-lettered with delivery_count ${letter.count} after delivery ${last.count}`);
+      fail(RULES.deadLetters, [letter, last], `dead-lettered with delivery_count ${letter.count} after delivery ${last.count}`);
     if (last !== undefined && letter.atMs + 1 + options.deadLetterMarginMs <= dueLo(last, settles)) {
       fail(
         RULES.early,
+        [letter, last],
         `dead-lettered at server time ${letter.atMs} (record ID), before delivery ${last.count}'s lease could end at ${dueLo(last, settles).toFixed(3)} (margin ${options.deadLetterMarginMs} ms)`,
       );
     }
@@ -262,9 +286,9 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
     const acked = settles.some((s) => s.how === 'ack' && s.result === true);
     const lastCount = deliveries.length > 0 ? deliveries[deliveries.length - 1]!.count : 0;
     const maybeAcked = settles.some((s) => s.how === 'ack' && s.result === undefined && s.count === lastCount && lastCount > 0);
-    if (final.leftInStream) fail(RULES.lost, 'still in the queue after the drain: never delivered again');
+    if (final.leftInStream) fail(RULES.lost, [final], 'still in the queue after the drain: never delivered again');
     else if (!acked && letters.length === 0 && !maybeAcked) {
-      fail(RULES.lost, `gone from the queue without an acknowledgement or a dead letter (last delivery seen: ${lastCount || 'none'})`);
+      fail(RULES.lost, [final], `gone from the queue without an acknowledgement or a dead letter (last delivery seen: ${lastCount || 'none'})`);
     }
   }
   return found;
@@ -279,15 +303,21 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
   if (ids.size > 1) {
     found.push({
       rule: RULES.dedup,
+      evidence: '',
       detail: `sends returned different IDs: ${replies.map((s) => `#${s.op.seq} → ${s.reply!.id}${s.reply!.duplicate ? ' (duplicate)' : ''}`).join(', ')}`,
     });
   }
   const firsts = replies.filter((s) => !s.reply!.duplicate);
-  if (firsts.length > 1) found.push({ rule: RULES.dedup, detail: `${firsts.length} sends appended: ${firsts.map((s) => `#${s.op.seq}`).join(', ')}` });
+  if (firsts.length > 1)
+    found.push({ rule: RULES.dedup, evidence: '', detail: `${firsts.length} sends appended: ${firsts.map((s) => `#${s.op.seq}`).join(', ')}` });
   for (const first of firsts) {
     const earlier = replies.find((s) => s !== first && s.op.at.hi < first.op.at.lo);
     if (earlier !== undefined)
-      found.push({ rule: RULES.dedup, detail: `send #${first.op.seq} appended although send #${earlier.op.seq} had already returned ${earlier.reply!.id}` });
+      found.push({
+        rule: RULES.dedup,
+        evidence: `${eventKey(first)} ${eventKey(earlier)}`,
+        detail: `send #${first.op.seq} appended although send #${earlier.op.seq} had already returned ${earlier.reply!.id}`,
+      });
   }
   const seen = new Map<string, string>();
   for (const e of events) {
@@ -295,11 +325,19 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
     else if (e.kind === 'final' && e.leftInStream && !seen.has(e.token)) seen.set(e.token, '?');
   }
   if (seen.size > 1)
-    found.push({ rule: RULES.dedup, detail: `${seen.size} payloads of this ID were appended: ${[...seen].map(([t, id]) => `${t} as ${id}`).join(', ')}` });
+    found.push({
+      rule: RULES.dedup,
+      evidence: '',
+      detail: `${seen.size} payloads of this ID were appended: ${[...seen].map(([t, id]) => `${t} as ${id}`).join(', ')}`,
+    });
   for (const [token, id] of seen) {
     const reply = replies.find((s) => id !== '?' && s.reply!.id !== id);
     if (reply !== undefined)
-      found.push({ rule: RULES.dedup, detail: `send #${reply.op.seq} returned ${reply.reply!.id}, but the appended payload (${token}) is ${id}` });
+      found.push({
+        rule: RULES.dedup,
+        evidence: `${eventKey(reply)} ${token}`,
+        detail: `send #${reply.op.seq} returned ${reply.reply!.id}, but the appended payload (${token}) is ${id}`,
+      });
   }
   return found;
 }
@@ -339,8 +377,11 @@ const eventTimes = (e: MessageEvent): number[] => (e.kind === 'dead-letter' ? [e
 /**
  * The reference model: events per message (by the token its payload carries) and per
  * deduplication ID, checked after every operation (and at the end, with each message's final
- * state). Each violation is reported once, with the shortest sub-history of its subject that still
- * breaks the same rule.
+ * state). A rule can hinge on what did not happen (nothing else settled a receipt, no NACK released
+ * a lease early), and a call still running may yet report it: a finding is confirmed only once
+ * every call that was running when it showed has been recorded, and only if it still holds then.
+ * Each violation is reported once per rule and subject, with the shortest sub-history that still
+ * shows the same finding.
  */
 export class TortureModel {
   readonly options: ModelOptions;
@@ -350,12 +391,32 @@ export class TortureModel {
   readonly #dedupOf = new Map<string, string>();
   readonly #idOwner = new Map<string, string>();
   readonly #reported = new Set<string>();
+  /** Calls issued and not yet recorded. */
+  readonly #running = new Set<number>();
+  /** Findings waiting for the calls that were running when they showed: key → subject and those calls. */
+  readonly #pending = new Map<string, { readonly subject: string; readonly rule: Rule; readonly waitFor: Set<number> }>();
   readonly violations: ShrunkViolation[] = [];
   /** Subject checks run (one per message or deduplication ID touched by each recorded operation). */
   checks = 0;
 
   constructor(options: ModelOptions) {
     this.options = options;
+  }
+
+  /** A call was issued: findings that show from now on wait until it is recorded ({@link TortureModel.end}). */
+  begin(seq: number): void {
+    this.#running.add(seq);
+  }
+
+  /** A call's events are all recorded: findings that waited for it are checked again. */
+  end(seq: number): void {
+    this.#running.delete(seq);
+    for (const [key, pending] of this.#pending) {
+      pending.waitFor.delete(seq);
+      if (pending.waitFor.size > 0) continue;
+      this.#pending.delete(key);
+      this.#confirm(pending.subject, pending.rule);
+    }
   }
 
   /** Adds what one operation (or the dead-letter stream, or the end) showed, then checks every subject it touched. */
@@ -373,15 +434,20 @@ export class TortureModel {
       touched.add(e.token);
       if (e.kind === 'delivery' || e.kind === 'dead-letter') this.#claimId(e);
     }
-    const groups = new Set<string>();
+    const subjects = new Set<string>();
     for (const token of touched) {
-      this.#check(`message ${token}`, this.#byToken.get(token)!, (evs) => checkMessage(evs, this.options));
+      subjects.add(`message ${token}`);
       const dedup = this.#dedupOf.get(token);
-      if (dedup !== undefined) groups.add(dedup);
+      if (dedup !== undefined) subjects.add(`deduplication ID ${dedup}`);
     }
-    for (const dedup of groups) {
-      const events = [...this.#dedupTokens.get(dedup)!].flatMap((token) => this.#byToken.get(token) ?? []);
-      this.#check(`deduplication ID ${dedup}`, events, checkDeduplication);
+    for (const subject of subjects) {
+      this.checks++;
+      for (const finding of this.#checkSubject(subject)) {
+        const key = `${finding.rule}|${subject}`;
+        if (this.#reported.has(key) || this.#pending.has(key)) continue;
+        if (this.#running.size === 0) this.#confirm(subject, finding.rule);
+        else this.#pending.set(key, { subject, rule: finding.rule, waitFor: new Set(this.#running) });
+      }
     }
   }
 
@@ -398,11 +464,6 @@ export class TortureModel {
     return [...this.#byToken.keys()];
   }
 
-  /** The events of one message, in the order they were recorded. */
-  eventsOf(token: string): readonly MessageEvent[] {
-    return this.#byToken.get(token) ?? [];
-  }
-
   /** One entry ID belongs to one message. */
   #claimId(e: DeliveryEvent | DeadLetterEvent): void {
     const owner = this.#idOwner.get(e.id);
@@ -411,34 +472,50 @@ export class TortureModel {
       const key = `${RULES.intact}|id ${e.id}`;
       if (this.#reported.has(key)) return;
       this.#reported.add(key);
+      const [lo = 0, hi = lo] = eventTimes(e);
       this.violations.push({
         rule: RULES.intact,
         subject: `entry ${e.id}`,
         detail: `two payloads under one entry ID: ${owner} and ${e.token}`,
-        history: [describeEvent(e, eventTimes(e)[0] ?? 0)],
+        history: [describeEvent(e, lo)],
         of: 1,
-        span: { lo: eventTimes(e)[0] ?? 0, hi: eventTimes(e)[1] ?? 0 },
+        span: { lo, hi },
       });
     }
   }
 
-  #check(subject: string, events: readonly MessageEvent[], check: (events: readonly MessageEvent[]) => Finding[]): void {
-    this.checks++;
-    for (const finding of check(events)) {
-      const key = `${finding.rule}|${subject}`;
-      if (this.#reported.has(key)) continue;
-      this.#reported.add(key);
-      const shortest = shrinkFailing(events, (candidate) => check(candidate).some((f) => f.rule === finding.rule));
-      const times = shortest.flatMap(eventTimes).filter(Number.isFinite);
-      const t0 = times.length > 0 ? Math.min(...times) : 0;
-      this.violations.push({
-        rule: finding.rule,
-        subject,
-        detail: finding.detail,
-        history: shortest.map((e) => describeEvent(e, t0)),
-        of: events.length,
-        span: { lo: t0, hi: times.length > 0 ? Math.max(...times) : 0 },
-      });
+  /** A subject's events and its check. */
+  #subject(subject: string): { events: readonly MessageEvent[]; check: (events: readonly MessageEvent[]) => Finding[] } {
+    if (subject.startsWith('message ')) {
+      return { events: this.#byToken.get(subject.slice('message '.length)) ?? [], check: (evs) => checkMessage(evs, this.options) };
     }
+    const tokens = this.#dedupTokens.get(subject.slice('deduplication ID '.length)) ?? new Set<string>();
+    return { events: [...tokens].flatMap((token) => this.#byToken.get(token) ?? []), check: checkDeduplication };
+  }
+
+  #checkSubject(subject: string): Finding[] {
+    const { events, check } = this.#subject(subject);
+    return check(events);
+  }
+
+  /** Reports `rule` for `subject` if it still holds, with the shortest history that shows the same finding. */
+  #confirm(subject: string, rule: Rule): void {
+    const { events, check } = this.#subject(subject);
+    const finding = check(events).find((f) => f.rule === rule);
+    const key = `${rule}|${subject}`;
+    if (finding === undefined || this.#reported.has(key)) return;
+    this.#reported.add(key);
+    const same = (f: Finding) => f.rule === rule && f.evidence === finding.evidence;
+    const shortest = shrinkFailing(events, (candidate) => check(candidate).some(same));
+    const times = shortest.flatMap(eventTimes).filter(Number.isFinite);
+    const t0 = times.length > 0 ? Math.min(...times) : 0;
+    this.violations.push({
+      rule,
+      subject,
+      detail: finding.detail,
+      history: shortest.map((e) => describeEvent(e, t0)),
+      of: events.length,
+      span: { lo: t0, hi: times.length > 0 ? Math.max(...times) : 0 },
+    });
   }
 }
