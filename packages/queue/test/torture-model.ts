@@ -100,6 +100,7 @@ export const RULES = {
   intact: 'payloads arrive intact under their sent ID',
   notSent: 'a call reported as not sent had no effect',
   errors: 'only the errors the contract names',
+  replies: "each reply answers its own command (the client's bookkeeping)",
 } as const;
 export type Rule = (typeof RULES)[keyof typeof RULES];
 

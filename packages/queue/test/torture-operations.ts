@@ -372,20 +372,30 @@ async function timedCall<A, R>(ctx: ClientContext, operation: Operation<A, R>, a
   const floor = ctx.clock.floorMs;
   const before = ctx.raw(['TIME']);
   const [timeBefore, result] = await Promise.allSettled([before, operation.run(ctx, args)]);
-  const outcome = outcomeOf(result);
+  let outcome = outcomeOf(result);
+  // A TIME answered with anything else means the client matched a reply to the wrong command:
+  // nothing this call was answered can be trusted, so it counts as uncertain.
+  let mismatch: string | undefined;
+  const readTime = (reply: unknown): number | undefined => {
+    try {
+      return timeReplyMs(reply);
+    } catch {
+      mismatch ??= `TIME was answered with ${JSON.stringify(reply)?.slice(0, 80)}`;
+      return undefined;
+    }
+  };
   let lo = floor;
-  if (timeBefore.status === 'fulfilled') {
-    lo = timeReplyMs(timeBefore.value);
-    ctx.clock.observe(lo);
-  }
+  if (timeBefore.status === 'fulfilled') lo = readTime(timeBefore.value) ?? floor;
   let hi = Infinity;
   if (outcome.ok) {
-    hi = await ctx
-      .raw(['TIME'])
-      .then(timeReplyMs)
-      .catch(() => runner.ceiling().catch(() => Infinity));
-    if (Number.isFinite(hi)) ctx.clock.observe(hi);
+    hi = await ctx.raw(['TIME']).then(
+      (reply) => readTime(reply) ?? Infinity,
+      () => runner.ceiling().catch(() => Infinity),
+    );
   }
+  if (mismatch !== undefined) outcome = { ok: false, error: new Error(`reply mismatch: ${mismatch}`), kind: 'uncertain' };
+  if (lo > floor) ctx.clock.observe(lo);
+  if (Number.isFinite(hi)) ctx.clock.observe(hi);
   const kind = outcome.ok ? 'ok' : outcome.kind;
   const counts = (runner.tally[operation.name] ??= {});
   counts[kind] = (counts[kind] ?? 0) + 1;
@@ -400,4 +410,5 @@ async function timedCall<A, R>(ctx: ClientContext, operation: Operation<A, R>, a
   operation.observe(runner.model, ctx, args, op, outcome);
   operation.after?.(ctx, args, outcome);
   if (!outcome.ok && outcome.kind === 'unexpected') runner.model.callViolation(RULES.errors, op, describeError(outcome.error));
+  if (mismatch !== undefined) runner.model.callViolation(RULES.replies, op, `${mismatch} on the client's connection`);
 }

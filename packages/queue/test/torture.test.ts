@@ -1,6 +1,5 @@
 // The queue's seeded model-based fault torture: clients run random operations through a fault-injecting proxy while faults hit the server; every outcome is checked against the model of the contract.
 import { createClient, RESP_TYPES } from 'redis';
-import { createClient as createClientV5 } from 'redis5';
 import { afterAll, beforeAll, it } from 'vitest';
 import {
   ChaosReport,
@@ -34,7 +33,7 @@ import {
 } from './torture-operations.js';
 
 /**
- * Five clients (node-redis 6 and 5, some with a command timeout, each with its own ReliableQueue on
+ * Five clients (node-redis 6 over RESP2 or RESP3, some with a command timeout, each with its own ReliableQueue on
  * one queue) run operations drawn from the seed (torture-operations.ts: sends with and without
  * deduplication IDs, receives with random visibility and max, acks, nacks and their batches, stale
  * and repeated receipts, calls aimed at a lease's deadline) through a proxy that reads RESP, while
@@ -137,14 +136,16 @@ it(
     const contexts: ClientContext[] = [];
     for (let i = 0; i < CLIENTS; i++) {
       const draw = random.fork(`client ${i}`);
-      const v5 = draw.chance(0.4);
+      // node-redis 6 over RESP2 and RESP3. Not node-redis 5: under these faults (a reset during its
+      // reconnect handshake) 5.9.0 was seen to hand one command's reply to another (see the queue README, "Tests").
+      const resp = draw.chance(0.4) ? 2 : 3;
       const commandTimeoutMs = draw.chance(0.3) ? draw.int(200, 1000) : undefined;
       const name = `c${i}`;
-      const client = v5 ? createClientV5({ url: proxy.url, name: `torture-${name}` }) : createClient({ url: proxy.url, name: `torture-${name}` });
+      const client = createClient({ url: proxy.url, name: `torture-${name}`, RESP: resp });
       client.on('error', () => {});
       await client.connect();
       closers.push(() => client.isOpen && client.destroy());
-      configs.push(`${name}: node-redis ${v5 ? '5 (RESP2)' : '6 (RESP3)'}${commandTimeoutMs ? `, commandTimeoutMs ${commandTimeoutMs}` : ''}`);
+      configs.push(`${name}: node-redis 6, RESP${resp}${commandTimeoutMs ? `, commandTimeoutMs ${commandTimeoutMs}` : ''}`);
       let n = 0;
       contexts.push({
         name,
