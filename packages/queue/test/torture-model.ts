@@ -349,9 +349,14 @@ export interface ShrunkViolation extends ModelViolation {
   readonly history: readonly string[];
   /** How many events the subject had in all. */
   readonly of: number;
+  /** The subject's whole history when it is longer than the shortest one (its last {@link WHOLE_HISTORY} events), same clock. */
+  readonly whole: readonly string[];
   /** The server time span the shortest history covers (for faults nearby). */
   readonly span: Span;
 }
+
+/** How many of a subject's last events a violation also lists, beside its shortest history. */
+export const WHOLE_HISTORY = 16;
 
 /** Describes one event of a history. */
 function describeEvent(e: MessageEvent, t0: number): string {
@@ -372,6 +377,9 @@ function describeEvent(e: MessageEvent, t0: number): string {
       return `end: ${e.token} ${e.leftInStream ? 'still in the stream' : 'not in the stream'}`;
   }
 }
+
+/** Events in server-time order (by the earliest time each can have run; the end last). */
+const byTime = (events: readonly MessageEvent[]) => [...events].sort((a, b) => (eventTimes(a)[0] ?? Infinity) - (eventTimes(b)[0] ?? Infinity));
 
 const eventTimes = (e: MessageEvent): number[] => (e.kind === 'dead-letter' ? [e.atMs] : e.kind === 'final' ? [] : [e.op.at.lo, e.op.at.hi]);
 
@@ -457,7 +465,7 @@ export class TortureModel {
     const key = `${rule}|call ${op.seq}`;
     if (this.#reported.has(key)) return;
     this.#reported.add(key);
-    this.violations.push({ rule, subject: `call #${op.seq}`, detail, history: [`${op.client} #${op.seq} ${op.text}`], of: 1, span: op.at });
+    this.violations.push({ rule, subject: `call #${op.seq}`, detail, history: [`${op.client} #${op.seq} ${op.text}`], of: 1, whole: [], span: op.at });
   }
 
   /** Every message the model knows of (tokens). */
@@ -480,6 +488,7 @@ export class TortureModel {
         detail: `two payloads under one entry ID: ${owner} and ${e.token}`,
         history: [describeEvent(e, lo)],
         of: 1,
+        whole: [],
         span: { lo, hi },
       });
     }
@@ -514,8 +523,14 @@ export class TortureModel {
       rule,
       subject,
       detail: finding.detail,
-      history: shortest.map((e) => describeEvent(e, t0)),
+      history: byTime(shortest).map((e) => describeEvent(e, t0)),
       of: events.length,
+      whole:
+        shortest.length < events.length
+          ? byTime(events)
+              .slice(-WHOLE_HISTORY)
+              .map((e) => describeEvent(e, t0))
+          : [],
       span: { lo: t0, hi: times.length > 0 ? Math.max(...times) : 0 },
     });
   }

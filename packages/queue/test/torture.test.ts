@@ -371,6 +371,9 @@ it(
           `${v.subject}: ${v.detail}`,
           `      shortest failing history (${v.history.length} of ${v.of} events; server time from its first):`,
           ...v.history.map((line) => `        ${line}`),
+          ...(v.whole.length > 0
+            ? [`      its whole history${v.of > v.whole.length ? ` (the last ${v.whole.length})` : ''}:`, ...v.whole.map((line) => `        ${line}`)]
+            : []),
           ...(nearby.length > 0 ? [`      faults nearby: ${nearby.join('; ')}`] : []),
         ].join('\n'),
       );
