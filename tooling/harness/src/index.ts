@@ -1,3 +1,4 @@
+// The test harness: private redis-server processes and Clusters, contract targets, test helpers.
 export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli, redisAtLeast } from './servers.js';
 export type { RedisServerHandle, StartOptions } from './servers.js';
 export { startRedisCluster } from './cluster.js';

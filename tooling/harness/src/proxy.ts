@@ -1,3 +1,4 @@
+// A loopback TCP proxy for connection faults in tests.
 import { connect, createServer, type Socket } from 'node:net';
 import { isPush, respRequestAt, respValueEnd } from './resp.js';
 

@@ -1,3 +1,4 @@
+// Private redis-server processes on free loopback ports, for tests and the demo.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
