@@ -315,7 +315,13 @@ it(
 
       // The drain: receive and acknowledge everything left, waiting (by server time) for what is not due yet.
       const drainBegan = performance.now();
-      const latestDue = Number(((await observer.sendCommand(['ZRANGE', deadlinesKey, '-1', '-1', 'WITHSCORES'])) as string[])[1] ?? 0);
+      /** The score of the deadlines' first or last member (RESP3 nests the pair, RESP2 does not). */
+      const scoreAt = async (index: string) => {
+        const reply = (await observer.sendCommand(['ZRANGE', deadlinesKey, index, index, 'WITHSCORES'])) as unknown[];
+        const score = reply.flat()[1];
+        return score === undefined ? undefined : Number(score);
+      };
+      const latestDue = (await scoreAt('-1')) ?? 0;
       const giveUpAt = Math.max(latestDue, await now()) + DRAIN_MARGIN_MS;
       for (;;) {
         await runCall(drain, receive, { visibilityMs: 60_000, max: 100 }, runner);
@@ -335,7 +341,7 @@ it(
         }
         const serverNow = await now();
         if (serverNow > giveUpAt) break;
-        const next = Number(((await observer.sendCommand(['ZRANGE', deadlinesKey, '0', '0', 'WITHSCORES'])) as string[])[1] ?? serverNow);
+        const next = (await scoreAt('0')) ?? serverNow;
         await sleep(Math.min(Math.max(next - serverNow, 1), 200));
       }
       drainMs = performance.now() - drainBegan;
