@@ -345,7 +345,7 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
 
 /** A violation with the shortest history that still shows it. */
 export interface ShrunkViolation extends ModelViolation {
-  /** The shortest failing history, one line per event, server times relative to its first. */
+  /** The shortest failing history, one line per event, server times relative to the subject's first event. */
   readonly history: readonly string[];
   /** How many events the subject had in all. */
   readonly of: number;
@@ -353,6 +353,8 @@ export interface ShrunkViolation extends ModelViolation {
   readonly whole: readonly string[];
   /** The server time span the shortest history covers (for faults nearby). */
   readonly span: Span;
+  /** The server time (ms) the printed histories count from. */
+  readonly t0: number;
 }
 
 /** How many of a subject's last events a violation also lists, beside its shortest history. */
@@ -465,7 +467,16 @@ export class TortureModel {
     const key = `${rule}|call ${op.seq}`;
     if (this.#reported.has(key)) return;
     this.#reported.add(key);
-    this.violations.push({ rule, subject: `call #${op.seq}`, detail, history: [`${op.client} #${op.seq} ${op.text}`], of: 1, whole: [], span: op.at });
+    this.violations.push({
+      rule,
+      subject: `call #${op.seq}`,
+      detail,
+      history: [`${op.client} #${op.seq} ${op.text}`],
+      of: 1,
+      whole: [],
+      span: op.at,
+      t0: op.at.lo,
+    });
   }
 
   /** Every message the model knows of (tokens). */
@@ -490,6 +501,7 @@ export class TortureModel {
         of: 1,
         whole: [],
         span: { lo, hi },
+        t0: lo,
       });
     }
   }
@@ -518,7 +530,9 @@ export class TortureModel {
     const same = (f: Finding) => f.rule === rule && f.evidence === finding.evidence;
     const shortest = shrinkFailing(events, (candidate) => check(candidate).some(same));
     const times = shortest.flatMap(eventTimes).filter(Number.isFinite);
-    const t0 = times.length > 0 ? Math.min(...times) : 0;
+    // One clock for both histories: from the subject's first event.
+    const all = events.flatMap(eventTimes).filter(Number.isFinite);
+    const t0 = all.length > 0 ? Math.min(...all) : 0;
     this.violations.push({
       rule,
       subject,
@@ -531,7 +545,8 @@ export class TortureModel {
               .slice(-WHOLE_HISTORY)
               .map((e) => describeEvent(e, t0))
           : [],
-      span: { lo: t0, hi: times.length > 0 ? Math.max(...times) : 0 },
+      span: { lo: times.length > 0 ? Math.min(...times) : t0, hi: times.length > 0 ? Math.max(...times) : t0 },
+      t0,
     });
   }
 }

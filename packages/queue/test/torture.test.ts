@@ -342,7 +342,7 @@ it(
         const serverNow = await now();
         if (serverNow > giveUpAt) break;
         const next = (await scoreAt('0')) ?? serverNow;
-        await sleep(Math.min(Math.max(next - serverNow, 1), 200));
+        await sleep(Math.min(Math.max(next - serverNow, 20), 200));
       }
       drainMs = performance.now() - drainBegan;
       await readDeadLetters();
@@ -369,14 +369,12 @@ it(
     // The report: the run in figures, then each violation with its shortest failing history.
     const t0 = faultLog[0]?.lo ?? 0;
     for (const v of model.violations) {
-      const nearby = faultLog
-        .filter((f) => f.lo <= v.span.hi + 50 && f.hi >= v.span.lo - 50)
-        .map((f) => `${f.name} (${f.detail}) at +${(f.lo - v.span.lo).toFixed(0)} ms`);
+      const nearby = faultLog.filter((f) => f.lo <= v.span.hi + 50 && f.hi >= v.span.lo - 50).map((f) => `${f.name} (${f.detail}) at ${rel(f.lo - v.t0)}`);
       report.violation(
         v.rule,
         [
           `${v.subject}: ${v.detail}`,
-          `      shortest failing history (${v.history.length} of ${v.of} events; server time from its first):`,
+          `      shortest failing history (${v.history.length} of ${v.of} events; server time from the first event of its subject):`,
           ...v.history.map((line) => `        ${line}`),
           ...(v.whole.length > 0
             ? [`      its whole history${v.of > v.whole.length ? ` (the last ${v.whole.length})` : ''}:`, ...v.whole.map((line) => `        ${line}`)]
@@ -416,6 +414,9 @@ it(
   },
   settings.faultPhaseMs + 120_000,
 );
+
+/** A server time relative to a history's start, as its lines show it. */
+const rel = (ms: number) => `${ms < 0 ? '-' : '+'}${Math.abs(ms).toFixed(3)} ms`;
 
 const formatCounts = (counts: Readonly<Record<string, number>>) =>
   Object.entries(counts)
