@@ -9,7 +9,7 @@ export { contractTargets, describeOnTargets, standalone, commandCalls } from './
 export type { Connection, Target } from './targets.js';
 export { eventually, sleep, stopAfterEach, uniqueKeys, uniqueName } from './helpers.js';
 export { startTcpProxy } from './proxy.js';
-export type { TcpProxy } from './proxy.js';
+export type { RespFault, RespFaultResult, TcpProxy, TcpProxyOptions } from './proxy.js';
 export { spawnTypeScriptChild } from './child.js';
 export type { ChildExit, TypeScriptChild } from './child.js';
 export { hostileValues, errorSummary } from './hostile.js';
@@ -23,3 +23,5 @@ export { ProcessFleet } from './chaos/fleet.js';
 export type { FleetEvent, FleetEventKind, FleetExit, FleetProcess, ProcessFleetOptions } from './chaos/fleet.js';
 export { runBursts, runFaultSchedule } from './chaos/schedule.js';
 export type { BurstCounts, FaultCounts, ScheduledFault } from './chaos/schedule.js';
+export { shrinkFailing } from './chaos/shrink.js';
+export { ServerClock, timeReplyMs } from './chaos/server-clock.js';

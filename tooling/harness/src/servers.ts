@@ -16,12 +16,19 @@ export interface RedisServerHandle {
   readonly version: string;
   /** `valkey` when the binary reports `Valkey server v=...`: its version numbers are Valkey's, not Redis's. */
   readonly flavour: 'redis' | 'valkey';
-  /** The server's process ID. */
+  /** The server's process ID (a new one after {@link RedisServerHandle.restart}). */
   readonly pid: number;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes its directory. */
   close(): Promise<void>;
-  /** Kills the process at once with SIGKILL, as a crash would. */
+  /** Kills the process at once with SIGKILL, as a crash would, and removes its directory. */
   kill(): Promise<void>;
+  /**
+   * Kills the process with SIGKILL, as a crash would, and starts the same binary again on the same
+   * port with the same directory and arguments, so it reloads what it persisted there (start it
+   * with `--appendonly yes` to keep every write); resolves once it accepts connections.
+   * @throws Error when it does not start again (the port was taken meanwhile, or it exited).
+   */
+  restart(): Promise<void>;
 }
 
 const INSTALL_HINT =
@@ -141,7 +148,7 @@ export async function startRedisServer(options: StartOptions = {}): Promise<Redi
   throw lastError;
 }
 
-function spawnServer(binary: string, port: number, extraArgs: string[]): Promise<RedisServerHandle> {
+async function spawnServer(binary: string, port: number, extraArgs: string[]): Promise<RedisServerHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'respire-redis-'));
   const args = [
     '--port',
@@ -164,15 +171,62 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
     `nodes-${port}.conf`,
     ...extraArgs,
   ];
+  /** Set while the running process is being replaced: its exit must not remove the directory. */
+  let restarting = false;
+  const launch = () => launchServer(binary, port, args, dir, () => !restarting);
+  let current: Launched;
+  try {
+    current = await launch();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async (signal: NodeJS.Signals) => {
+    await current.stop(signal);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const { version, flavour } = binaryVersion(binary);
+  return {
+    host: '127.0.0.1',
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    binary,
+    version,
+    flavour,
+    get pid() {
+      return current.child.pid ?? -1;
+    },
+    close: () => stop('SIGTERM'),
+    kill: () => stop('SIGKILL'),
+    restart: async () => {
+      restarting = true;
+      try {
+        await current.stop('SIGKILL');
+        current = await launch();
+      } finally {
+        restarting = false;
+      }
+    },
+  };
+}
+
+/** A running server process of a handle. */
+interface Launched {
+  readonly child: ChildProcess;
+  /** Sends `signal` (SIGKILL after 5 s) unless it has exited, and resolves once it has. */
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts one server process in `dir` and resolves once it accepts connections. When it exits and
+ * `removeOnExit()` says so (it crashed, or was stopped), `dir` is removed with it.
+ */
+function launchServer(binary: string, port: number, args: string[], dir: string, removeOnExit: () => boolean): Promise<Launched> {
   // Its own process group: see `owned`.
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   own(child, dir);
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const remove = () => {
-    disown(child);
-    rmSync(dir, { recursive: true, force: true });
-  };
   const stop = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
@@ -180,33 +234,22 @@ function spawnServer(binary: string, port: number, extraArgs: string[]): Promise
       await exited;
       clearTimeout(timer);
     }
-    remove();
-  };
-  const { version, flavour } = binaryVersion(binary);
-  const handle: RedisServerHandle = {
-    host: '127.0.0.1',
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    binary,
-    version,
-    flavour,
-    pid: child.pid ?? -1,
-    close: () => stop('SIGTERM'),
-    kill: () => stop('SIGKILL'),
+    disown(child);
   };
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve(handle);
+      if (output.includes('Ready to accept connections')) resolve({ child, stop });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('error', (error) => {
-      if (child.pid === undefined) remove(); // it never started: no 'exit' follows
+      if (child.pid === undefined) disown(child); // it never started: no 'exit' follows
       reject(error);
     });
     void exited.then(() => {
-      remove();
+      disown(child);
+      if (removeOnExit()) rmSync(dir, { recursive: true, force: true });
       reject(new Error(`redis-server on port ${port} exited at startup:\n${output}`));
     });
     setTimeout(() => reject(new Error(`redis-server on port ${port} did not start in 10 s:\n${output}`)), 10_000).unref();

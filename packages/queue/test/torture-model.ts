@@ -1,0 +1,552 @@
+// The queue torture's reference model: what each operation's observed outcome (or uncertainty) says about each message, the contract's rules over that, and the shortest failing history.
+import { shrinkFailing } from '@respire/harness';
+
+/**
+ * An interval of server time, in ms with the microseconds as a fraction (TIME). `hi` is Infinity
+ * when nothing bounds it from above (an operation whose reply never came).
+ */
+export interface Span {
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** One call a client made, as the history shows it. */
+export interface OpRecord {
+  /** Global issue order. */
+  readonly seq: number;
+  readonly client: string;
+  /** The operation table's name (`send`, `receive`, `ackMany`, ...). */
+  readonly name: string;
+  /** When it ran on the server: `lo` from a TIME read before it (or the latest server time seen before it was sent), `hi` from one after its reply. */
+  readonly at: Span;
+  /** How it ended: with a reply, not sent (proved not to have run), or uncertain (it may have run, at any time after `at.lo`). */
+  readonly outcome: 'ok' | 'not-sent' | 'uncertain';
+  /** Its arguments and outcome in a few words, for histories. */
+  readonly text: string;
+}
+
+/** A send as the model sees it. */
+export interface SentEvent {
+  readonly kind: 'send';
+  readonly op: OpRecord;
+  readonly token: string;
+  readonly dedupId: string | undefined;
+  /** The reply (entry ID, whether it was a duplicate) when `op.outcome` is `ok`. */
+  readonly reply: { readonly id: string; readonly duplicate: boolean } | undefined;
+}
+
+/** One delivery of a message, as a receive returned it. */
+export interface DeliveryEvent {
+  readonly kind: 'delivery';
+  readonly op: OpRecord;
+  readonly token: string;
+  readonly id: string;
+  readonly count: number;
+  readonly receipt: string;
+  /** The lease deadline: exact when read from the deadlines key right after, else bounded by the receive's span. */
+  readonly deadline: Span;
+  /** The payload bytes equal those sent under this token. */
+  readonly intact: boolean;
+}
+
+/** An ack or nack of one delivery (one position of an ackMany / nackMany). */
+export interface SettleEvent {
+  readonly kind: 'settle';
+  readonly op: OpRecord;
+  readonly how: 'ack' | 'nack';
+  /** NACK delay in ms (0 for an ack). */
+  readonly delayMs: number;
+  readonly token: string;
+  readonly receipt: string;
+  readonly count: number;
+  /** Position in its call: a repeated ID counts once, so earlier positions of one call settle first. */
+  readonly position: number;
+  /** The reply's value for this position; undefined when the call's outcome is not `ok`. */
+  readonly result: boolean | undefined;
+}
+
+/** A record of the dead-letter stream. */
+export interface DeadLetterEvent {
+  readonly kind: 'dead-letter';
+  readonly token: string;
+  readonly id: string;
+  readonly count: number;
+  /** The millisecond part of the record's stream ID: the server's clock when it was appended (never earlier). */
+  readonly atMs: number;
+  readonly intact: boolean;
+}
+
+/** What is left of a message after the final drain. */
+export interface FinalEvent {
+  readonly kind: 'final';
+  readonly token: string;
+  /** Still in the queue's stream after the drain gave up (never delivered again). */
+  readonly leftInStream: boolean;
+}
+
+export type MessageEvent = SentEvent | DeliveryEvent | SettleEvent | DeadLetterEvent | FinalEvent;
+
+/** The rules the model checks, as the report names them. */
+export const RULES = {
+  lost: 'no message lost',
+  stale: 'no stale receipt accepted',
+  oncePerLease: 'a message received at most once per lease',
+  counts: 'delivery counts never go backwards',
+  deadLetters: 'dead letters only at the limit, with the right count',
+  dedup: 'deduplication returns the original ID',
+  early: 'visibility and NACK delays never end early by server time',
+  max: 'at most max per receive',
+  honoured: 'a held lease is honoured',
+  intact: 'payloads arrive intact under their sent ID',
+  notSent: 'a call reported as not sent had no effect',
+  errors: 'only the errors the contract names',
+  replies: "each reply answers its own command (the client's bookkeeping)",
+} as const;
+export type Rule = (typeof RULES)[keyof typeof RULES];
+
+/** One broken rule: about one message (its token) or one deduplication ID, or one call. */
+export interface ModelViolation {
+  readonly rule: Rule;
+  /** `message <token>`, `deduplication ID <id>` or `call #<seq>`. */
+  readonly subject: string;
+  readonly detail: string;
+}
+
+export interface ModelOptions {
+  readonly deliveryLimit: number;
+  /**
+   * How much later than a dead-lettering receive's own TIME the dead-letter record's stream ID may
+   * be dated, in ms: the record's ID comes from the server's clock at its XADD (Redis 7.2+ uses the
+   * time the script started), and a loaded machine can stall a script between the two. A dead letter
+   * counts as early only when its ID is this much before the lease's earliest due time.
+   */
+  readonly deadLetterMarginMs: number;
+}
+
+/** A violation found in a subject's events: the rule, the events that show it (their keys), and what it is. */
+interface Finding {
+  readonly rule: Rule;
+  readonly evidence: string;
+  readonly detail: string;
+}
+
+/** An event's identity within a history: its call and position, or its dead-letter record. */
+function eventKey(e: MessageEvent): string {
+  switch (e.kind) {
+    case 'send':
+      return `send#${e.op.seq}`;
+    case 'delivery':
+      return `receive#${e.op.seq}/${e.token}`;
+    case 'settle':
+      return `${e.how}#${e.op.seq}/${e.position}`;
+    case 'dead-letter':
+      return `dead-letter@${e.atMs}/${e.token}`;
+    case 'final':
+      return 'final';
+  }
+}
+
+const ceil = Math.ceil;
+const floor = Math.floor;
+
+/** The earliest server time at which a NACK of this delivery could make it due again. */
+function nackDueLo(settle: SettleEvent): number {
+  return settle.delayMs === 0 ? floor(settle.op.at.lo) : ceil(settle.op.at.lo) + settle.delayMs;
+}
+
+/** Settles that may have taken effect: true, or without a reply (they may have run). */
+const mayHaveTakenEffect = (s: SettleEvent) => s.result !== false;
+
+/**
+ * The earliest server time at which the contract lets delivery `d` end: its lease deadline, or the
+ * due time of a NACK of it that may have run (a confirmed NACK replaces the lease outright).
+ */
+function dueLo(d: DeliveryEvent, settles: readonly SettleEvent[]): number {
+  const nacks = settles.filter((s) => s.how === 'nack' && s.receipt === d.receipt && mayHaveTakenEffect(s));
+  const confirmed = nacks.find((s) => s.result === true);
+  if (confirmed !== undefined) return nackDueLo(confirmed);
+  return Math.min(d.deadline.lo, ...nacks.map(nackDueLo));
+}
+
+/** `+12.345 ms` relative to `t0`, or `?` for an unbounded end. */
+const rel = (ms: number, t0: number) => (Number.isFinite(ms) ? `+${(ms - t0).toFixed(3)} ms` : '?');
+
+/** Checks one message's events against every per-message rule. Pure: used live, at the end and while shrinking. */
+export function checkMessage(events: readonly MessageEvent[], options: ModelOptions): Finding[] {
+  const found: Finding[] = [];
+  const fail = (rule: Rule, evidence: readonly MessageEvent[], detail: string) => found.push({ rule, evidence: evidence.map(eventKey).join(' '), detail });
+  const sends = events.filter((e): e is SentEvent => e.kind === 'send');
+  const deliveries = events.filter((e): e is DeliveryEvent => e.kind === 'delivery').sort((a, b) => a.count - b.count || a.op.seq - b.op.seq);
+  const settles = events.filter((e): e is SettleEvent => e.kind === 'settle');
+  const letters = events.filter((e): e is DeadLetterEvent => e.kind === 'dead-letter');
+  const final = events.find((e): e is FinalEvent => e.kind === 'final');
+  const limit = options.deliveryLimit;
+  const appeared = deliveries.length > 0 || letters.length > 0 || final?.leftInStream === true;
+
+  // What a send said about the message.
+  for (const send of sends) {
+    if (send.op.outcome === 'not-sent' && appeared) fail(RULES.notSent, [send], `send #${send.op.seq} was reported not sent, yet its message appeared`);
+    if (send.reply?.duplicate === true && appeared)
+      fail(RULES.dedup, [send], `send #${send.op.seq} was a duplicate of ${send.reply.id}, yet its own payload was appended`);
+  }
+  const appended = sends.find((s) => s.reply !== undefined && !s.reply.duplicate);
+  const ids = new Set([...deliveries.map((d) => d.id), ...letters.map((l) => l.id), ...(appended?.reply ? [appended.reply.id] : [])]);
+  if (ids.size > 1) fail(RULES.intact, [], `one message under several IDs: ${[...ids].join(', ')}`);
+  for (const e of [...deliveries, ...letters]) if (!e.intact) fail(RULES.intact, [e], `${e.kind} of ${e.id} carried other payload bytes than were sent`);
+
+  // Deliveries: counts in range, once per lease, never backwards, never before the previous lease could end.
+  for (const d of deliveries) {
+    if (d.count < 1 || d.count > limit) fail(RULES.counts, [d], `delivery count ${d.count} is outside 1..${limit} (receive #${d.op.seq})`);
+  }
+  for (let i = 0; i < deliveries.length; i++) {
+    const a = deliveries[i]!;
+    for (let j = i + 1; j < deliveries.length; j++) {
+      const b = deliveries[j]!;
+      if (a.count === b.count) {
+        fail(
+          RULES.oncePerLease,
+          [a, b],
+          `delivered twice with count ${a.count}: receives #${a.op.seq} and #${b.op.seq}${a.op.seq === b.op.seq ? ' (the same batch)' : ''}`,
+        );
+        continue;
+      }
+      if (a.op.at.lo > b.op.at.hi) {
+        fail(RULES.counts, [a, b], `count ${b.count} (receive #${b.op.seq}) was delivered before count ${a.count} (receive #${a.op.seq})`);
+      }
+      const due = dueLo(a, settles);
+      if (b.op.at.hi < due) {
+        fail(
+          RULES.early,
+          [a, b],
+          `delivery ${b.count} (receive #${b.op.seq}) ran by server time ${b.op.at.hi.toFixed(3)}, before delivery ${a.count}'s lease could end at ${due.toFixed(3)} (${(due - b.op.at.hi).toFixed(3)} ms early)`,
+        );
+      }
+    }
+  }
+
+  // Completions: only by a held receipt, at most once, never after a newer delivery or past the deadline.
+  const byReceipt = new Map(deliveries.map((d) => [d.receipt, d]));
+  for (const s of settles) {
+    const d = byReceipt.get(s.receipt);
+    if (s.result === true) {
+      const twice = settles.find((o) => o !== s && o.receipt === s.receipt && o.result === true);
+      if (twice !== undefined && (twice.op.seq < s.op.seq || (twice.op.seq === s.op.seq && twice.position < s.position))) {
+        fail(RULES.stale, [twice, s], `receipt ${s.receipt} was accepted twice: ${twice.how} #${twice.op.seq} and ${s.how} #${s.op.seq}`);
+      }
+      const newer = deliveries.find((o) => o.count > s.count && (s.how === 'ack' || o.op.at.hi < s.op.at.lo));
+      if (newer !== undefined) {
+        fail(
+          RULES.stale,
+          [s, newer],
+          `${s.how} #${s.op.seq} of delivery ${s.count} returned true, but delivery ${newer.count} (receive #${newer.op.seq}) ${s.how === 'ack' ? 'exists' : 'had already run'}`,
+        );
+      }
+      if (s.how === 'ack' && letters.length > 0)
+        fail(RULES.stale, [s], `ack #${s.op.seq} of delivery ${s.count} returned true, but the message was dead-lettered`);
+      if (d !== undefined && s.op.at.lo >= d.deadline.hi) {
+        fail(
+          RULES.stale,
+          [s],
+          `${s.how} #${s.op.seq} of delivery ${s.count} returned true at server time ${s.op.at.lo.toFixed(3)} or later, at or past the lease deadline ${d.deadline.hi.toFixed(3)}`,
+        );
+      }
+    }
+    // A receipt whose lease certainly still held, with nothing before it that could have settled it, must be honoured.
+    if (s.result === false && d !== undefined && s.op.at.hi < d.deadline.lo) {
+      const before = settles.some(
+        (o) => o !== s && o.receipt === s.receipt && mayHaveTakenEffect(o) && (o.op.seq === s.op.seq ? o.position < s.position : o.op.at.lo < s.op.at.hi),
+      );
+      if (!before) {
+        fail(
+          RULES.honoured,
+          [s],
+          `${s.how} #${s.op.seq} of delivery ${s.count} returned false by server time ${s.op.at.hi.toFixed(3)}, before its deadline ${d.deadline.lo.toFixed(3)}, with nothing else settling it`,
+        );
+      }
+    }
+  }
+
+  // Dead letters: once, at the limit, with the count of deliveries made, never before the last lease could end.
+  if (letters.length > 1) fail(RULES.deadLetters, [], `dead-lettered ${letters.length} times`);
+  for (const letter of letters) {
+    if (letter.count !== limit) fail(RULES.deadLetters, [letter], `dead-lettered with delivery_count ${letter.count}, not the limit ${limit}`);
+    const last = deliveries[deliveries.length - 1];
+    if (last !== undefined && last.count > letter.count)
+      fail(RULES.deadLetters, [letter, last], `dead-lettered with delivery_count ${letter.count} after delivery ${last.count}`);
+    if (last !== undefined && letter.atMs + 1 + options.deadLetterMarginMs <= dueLo(last, settles)) {
+      fail(
+        RULES.early,
+        [letter, last],
+        `dead-lettered at server time ${letter.atMs} (record ID), before delivery ${last.count}'s lease could end at ${dueLo(last, settles).toFixed(3)} (margin ${options.deadLetterMarginMs} ms)`,
+      );
+    }
+  }
+
+  // At the end: a message that existed was acknowledged, dead-lettered, or may have been completed by an ack without a reply.
+  if (final !== undefined && (appeared || appended !== undefined)) {
+    const acked = settles.some((s) => s.how === 'ack' && s.result === true);
+    const lastCount = deliveries.length > 0 ? deliveries[deliveries.length - 1]!.count : 0;
+    const maybeAcked = settles.some((s) => s.how === 'ack' && s.result === undefined && s.count === lastCount && lastCount > 0);
+    if (final.leftInStream) fail(RULES.lost, [final], 'still in the queue after the drain: never delivered again');
+    else if (!acked && letters.length === 0 && !maybeAcked) {
+      fail(RULES.lost, [final], `gone from the queue without an acknowledgement or a dead letter (last delivery seen: ${lastCount || 'none'})`);
+    }
+  }
+  return found;
+}
+
+/** Checks the sends of one deduplication ID and where their payloads ended up. Pure. */
+export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
+  const found: Finding[] = [];
+  const sends = events.filter((e): e is SentEvent => e.kind === 'send');
+  const replies = sends.filter((s) => s.reply !== undefined);
+  const ids = new Set(replies.map((s) => s.reply!.id));
+  if (ids.size > 1) {
+    found.push({
+      rule: RULES.dedup,
+      evidence: '',
+      detail: `sends returned different IDs: ${replies.map((s) => `#${s.op.seq} → ${s.reply!.id}${s.reply!.duplicate ? ' (duplicate)' : ''}`).join(', ')}`,
+    });
+  }
+  const firsts = replies.filter((s) => !s.reply!.duplicate);
+  if (firsts.length > 1)
+    found.push({ rule: RULES.dedup, evidence: '', detail: `${firsts.length} sends appended: ${firsts.map((s) => `#${s.op.seq}`).join(', ')}` });
+  for (const first of firsts) {
+    const earlier = replies.find((s) => s !== first && s.op.at.hi < first.op.at.lo);
+    if (earlier !== undefined)
+      found.push({
+        rule: RULES.dedup,
+        evidence: `${eventKey(first)} ${eventKey(earlier)}`,
+        detail: `send #${first.op.seq} appended although send #${earlier.op.seq} had already returned ${earlier.reply!.id}`,
+      });
+  }
+  const seen = new Map<string, string>();
+  for (const e of events) {
+    if (e.kind === 'delivery' || e.kind === 'dead-letter') seen.set(e.token, e.id);
+    else if (e.kind === 'final' && e.leftInStream && !seen.has(e.token)) seen.set(e.token, '?');
+  }
+  if (seen.size > 1)
+    found.push({
+      rule: RULES.dedup,
+      evidence: '',
+      detail: `${seen.size} payloads of this ID were appended: ${[...seen].map(([t, id]) => `${t} as ${id}`).join(', ')}`,
+    });
+  for (const [token, id] of seen) {
+    const reply = replies.find((s) => id !== '?' && s.reply!.id !== id);
+    if (reply !== undefined)
+      found.push({
+        rule: RULES.dedup,
+        evidence: `${eventKey(reply)} ${token}`,
+        detail: `send #${reply.op.seq} returned ${reply.reply!.id}, but the appended payload (${token}) is ${id}`,
+      });
+  }
+  return found;
+}
+
+/** A violation with the shortest history that still shows it. */
+export interface ShrunkViolation extends ModelViolation {
+  /** The shortest failing history, one line per event, server times relative to the subject's first event. */
+  readonly history: readonly string[];
+  /** How many events the subject had in all. */
+  readonly of: number;
+  /** The subject's whole history when it is longer than the shortest one (its last {@link WHOLE_HISTORY} events), same clock. */
+  readonly whole: readonly string[];
+  /** The server time span the shortest history covers (for faults nearby). */
+  readonly span: Span;
+  /** The server time (ms) the printed histories count from. */
+  readonly t0: number;
+}
+
+/** How many of a subject's last events a violation also lists, beside its shortest history. */
+export const WHOLE_HISTORY = 16;
+
+/** Describes one event of a history. */
+function describeEvent(e: MessageEvent, t0: number): string {
+  switch (e.kind) {
+    case 'send':
+    case 'delivery':
+    case 'settle':
+      return `${rel(e.op.at.lo, t0)} .. ${rel(e.op.at.hi, t0)}  ${e.op.client} #${e.op.seq} ${e.op.text}${
+        e.kind === 'delivery'
+          ? `: ${e.token} as ${e.id}, delivery ${e.count}, receipt ${e.receipt}, deadline ${rel(e.deadline.lo, t0)}${e.deadline.hi !== e.deadline.lo ? ` .. ${rel(e.deadline.hi, t0)}` : ''}`
+          : e.kind === 'settle'
+            ? `: ${e.how} of ${e.token} delivery ${e.count} (position ${e.position}) → ${e.result ?? e.op.outcome}`
+            : `: ${e.token}${e.dedupId ? ` (deduplication ID ${e.dedupId})` : ''} → ${e.reply ? `${e.reply.id}${e.reply.duplicate ? ' (duplicate)' : ''}` : e.op.outcome}`
+      }`;
+    case 'dead-letter':
+      return `${rel(e.atMs, t0)}  dead-letter record of ${e.token} (${e.id}), delivery_count ${e.count}`;
+    case 'final':
+      return `end: ${e.token} ${e.leftInStream ? 'still in the stream' : 'not in the stream'}`;
+  }
+}
+
+/** Events in server-time order (by the earliest time each can have run; the end last). */
+const byTime = (events: readonly MessageEvent[]) => [...events].sort((a, b) => (eventTimes(a)[0] ?? Infinity) - (eventTimes(b)[0] ?? Infinity));
+
+const eventTimes = (e: MessageEvent): number[] => (e.kind === 'dead-letter' ? [e.atMs] : e.kind === 'final' ? [] : [e.op.at.lo, e.op.at.hi]);
+
+/**
+ * The reference model: events per message (by the token its payload carries) and per
+ * deduplication ID, checked after every operation (and at the end, with each message's final
+ * state). A rule can hinge on what did not happen (nothing else settled a receipt, no NACK released
+ * a lease early), and a call still running may yet report it: a finding is confirmed only once
+ * every call that was running when it showed has been recorded, and only if it still holds then.
+ * Each violation is reported once per rule and subject, with the shortest sub-history that still
+ * shows the same finding.
+ */
+export class TortureModel {
+  readonly options: ModelOptions;
+  readonly #byToken = new Map<string, MessageEvent[]>();
+  /** Deduplication ID → the tokens of its sends, and token → its deduplication ID. */
+  readonly #dedupTokens = new Map<string, Set<string>>();
+  readonly #dedupOf = new Map<string, string>();
+  readonly #idOwner = new Map<string, string>();
+  readonly #reported = new Set<string>();
+  /** Calls issued and not yet recorded. */
+  readonly #running = new Set<number>();
+  /** Findings waiting for the calls that were running when they showed: key → subject and those calls. */
+  readonly #pending = new Map<string, { readonly subject: string; readonly rule: Rule; readonly waitFor: Set<number> }>();
+  readonly violations: ShrunkViolation[] = [];
+  /** Subject checks run (one per message or deduplication ID touched by each recorded operation). */
+  checks = 0;
+
+  constructor(options: ModelOptions) {
+    this.options = options;
+  }
+
+  /** A call was issued: findings that show from now on wait until it is recorded ({@link TortureModel.end}). */
+  begin(seq: number): void {
+    this.#running.add(seq);
+  }
+
+  /** A call's events are all recorded: findings that waited for it are checked again. */
+  end(seq: number): void {
+    this.#running.delete(seq);
+    for (const [key, pending] of this.#pending) {
+      pending.waitFor.delete(seq);
+      if (pending.waitFor.size > 0) continue;
+      this.#pending.delete(key);
+      this.#confirm(pending.subject, pending.rule);
+    }
+  }
+
+  /** Adds what one operation (or the dead-letter stream, or the end) showed, then checks every subject it touched. */
+  record(events: readonly MessageEvent[]): void {
+    const touched = new Set<string>();
+    for (const e of events) {
+      if (e.kind === 'send' && e.dedupId !== undefined) {
+        this.#dedupOf.set(e.token, e.dedupId);
+        const tokens = this.#dedupTokens.get(e.dedupId) ?? new Set<string>();
+        this.#dedupTokens.set(e.dedupId, tokens.add(e.token));
+      }
+      const list = this.#byToken.get(e.token);
+      if (list) list.push(e);
+      else this.#byToken.set(e.token, [e]);
+      touched.add(e.token);
+      if (e.kind === 'delivery' || e.kind === 'dead-letter') this.#claimId(e);
+    }
+    const subjects = new Set<string>();
+    for (const token of touched) {
+      subjects.add(`message ${token}`);
+      const dedup = this.#dedupOf.get(token);
+      if (dedup !== undefined) subjects.add(`deduplication ID ${dedup}`);
+    }
+    for (const subject of subjects) {
+      this.checks++;
+      for (const finding of this.#checkSubject(subject)) {
+        const key = `${finding.rule}|${subject}`;
+        if (this.#reported.has(key) || this.#pending.has(key)) continue;
+        if (this.#running.size === 0) this.#confirm(subject, finding.rule);
+        else this.#pending.set(key, { subject, rule: finding.rule, waitFor: new Set(this.#running) });
+      }
+    }
+  }
+
+  /** A violation about one call (not about a message): an unexpected error, a batch over `max`. */
+  callViolation(rule: Rule, op: OpRecord, detail: string): void {
+    const key = `${rule}|call ${op.seq}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    this.violations.push({
+      rule,
+      subject: `call #${op.seq}`,
+      detail,
+      history: [`${op.client} #${op.seq} ${op.text}`],
+      of: 1,
+      whole: [],
+      span: op.at,
+      t0: op.at.lo,
+    });
+  }
+
+  /** Every message the model knows of (tokens). */
+  tokens(): string[] {
+    return [...this.#byToken.keys()];
+  }
+
+  /** One entry ID belongs to one message. */
+  #claimId(e: DeliveryEvent | DeadLetterEvent): void {
+    const owner = this.#idOwner.get(e.id);
+    if (owner === undefined) this.#idOwner.set(e.id, e.token);
+    else if (owner !== e.token) {
+      const key = `${RULES.intact}|id ${e.id}`;
+      if (this.#reported.has(key)) return;
+      this.#reported.add(key);
+      const [lo = 0, hi = lo] = eventTimes(e);
+      this.violations.push({
+        rule: RULES.intact,
+        subject: `entry ${e.id}`,
+        detail: `two payloads under one entry ID: ${owner} and ${e.token}`,
+        history: [describeEvent(e, lo)],
+        of: 1,
+        whole: [],
+        span: { lo, hi },
+        t0: lo,
+      });
+    }
+  }
+
+  /** A subject's events and its check. */
+  #subject(subject: string): { events: readonly MessageEvent[]; check: (events: readonly MessageEvent[]) => Finding[] } {
+    if (subject.startsWith('message ')) {
+      return { events: this.#byToken.get(subject.slice('message '.length)) ?? [], check: (evs) => checkMessage(evs, this.options) };
+    }
+    const tokens = this.#dedupTokens.get(subject.slice('deduplication ID '.length)) ?? new Set<string>();
+    return { events: [...tokens].flatMap((token) => this.#byToken.get(token) ?? []), check: checkDeduplication };
+  }
+
+  #checkSubject(subject: string): Finding[] {
+    const { events, check } = this.#subject(subject);
+    return check(events);
+  }
+
+  /** Reports `rule` for `subject` if it still holds, with the shortest history that shows the same finding. */
+  #confirm(subject: string, rule: Rule): void {
+    const { events, check } = this.#subject(subject);
+    const finding = check(events).find((f) => f.rule === rule);
+    const key = `${rule}|${subject}`;
+    if (finding === undefined || this.#reported.has(key)) return;
+    this.#reported.add(key);
+    const same = (f: Finding) => f.rule === rule && f.evidence === finding.evidence;
+    const shortest = shrinkFailing(events, (candidate) => check(candidate).some(same));
+    const times = shortest.flatMap(eventTimes).filter(Number.isFinite);
+    // One clock for both histories: from the subject's first event.
+    const all = events.flatMap(eventTimes).filter(Number.isFinite);
+    const t0 = all.length > 0 ? Math.min(...all) : 0;
+    this.violations.push({
+      rule,
+      subject,
+      detail: finding.detail,
+      history: byTime(shortest).map((e) => describeEvent(e, t0)),
+      of: events.length,
+      whole:
+        shortest.length < events.length
+          ? byTime(events)
+              .slice(-WHOLE_HISTORY)
+              .map((e) => describeEvent(e, t0))
+          : [],
+      span: { lo: times.length > 0 ? Math.min(...times) : t0, hi: times.length > 0 ? Math.max(...times) : t0 },
+      t0,
+    });
+  }
+}

@@ -1,0 +1,414 @@
+// The queue torture's operation table: what a client can call, how it draws its arguments, how it runs through the public API, and what the model learns from the outcome.
+import { timeReplyMs, type SeededRandom, type ServerClock } from '@respire/harness';
+import { isRespireError, type ReceivedMessage, type ReliableQueue } from '@respire/queue';
+import { RULES, type MessageEvent, type OpRecord, type Span, type TortureModel } from './torture-model.js';
+
+/** A delivery a client received and may still settle: the message, the token its payload carries, and its lease deadline. */
+export interface Held {
+  readonly message: ReceivedMessage<Buffer>;
+  readonly token: string;
+  readonly deadline: Span;
+}
+
+/** Deliveries shared by the clients: `held` may still hold their leases; `stale` were settled or expired (reused to try stale receipts). */
+export interface Pools {
+  readonly held: Held[];
+  readonly stale: Held[];
+}
+
+/** The run's sizes and mixes, drawn once from the seed. */
+export interface RunPlan {
+  readonly deliveryLimit: number;
+  /** Deduplication IDs are drawn from this many, so repeats are common. */
+  readonly deduplicationIds: number;
+  /** The longest visibility timeout and NACK delay a client asks for (ms). */
+  readonly maxVisibilityMs: number;
+  readonly maxNackDelayMs: number;
+}
+
+/** What an operation can use: its client's queue and connection, the shared pools, the seed's stream for this client. */
+export interface ClientContext {
+  readonly name: string;
+  readonly queue: ReliableQueue<Buffer>;
+  /** A command on the client's own connection (the queue's too): TIME, reads of the documented keys. */
+  raw(args: string[]): Promise<unknown>;
+  readonly random: SeededRandom;
+  readonly clock: ServerClock;
+  readonly pools: Pools;
+  readonly plan: RunPlan;
+  readonly deadlinesKey: string;
+  /** A fresh payload: its token, then `|`, then random bytes. */
+  newPayload(): { token: string; payload: Buffer };
+  /** The bytes sent under a token. */
+  payloadOf(token: string): Buffer | undefined;
+  /** Deduplication IDs whose send had no certain outcome: the next deduplicated send retries one. */
+  readonly retries: string[];
+}
+
+/** How a call ended: its value, or an error that proves it did not run, leaves it uncertain, or is not one the contract names. */
+export type Outcome<R> =
+  { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown; readonly kind: 'not-sent' | 'uncertain' | 'unexpected' };
+
+/**
+ * One entry of the table. To add an operation (for example `extend`): draw its arguments, run it
+ * through the public API, and say in `observe` what each outcome tells the model, uncertain ones
+ * included; if it changes a lease in a way the model does not know yet, add that event and its rule
+ * to torture-model.ts (see the queue README, "Tests").
+ */
+export interface Operation<A, R> {
+  readonly name: string;
+  readonly weight: number;
+  /** False when it cannot run now (nothing held to settle). */
+  ready?(ctx: ClientContext): boolean;
+  /** Its arguments, and optionally the server time to aim the call at (a lease deadline). */
+  draw(ctx: ClientContext): { readonly args: A; readonly aimAtMs?: number };
+  run(ctx: ClientContext, args: A): Promise<R>;
+  /** What the model learns from the call and its outcome. */
+  observe(model: TortureModel, ctx: ClientContext, args: A, op: OpRecord, outcome: Outcome<R>): void;
+  /** Bookkeeping of the shared pools after the call. */
+  after?(ctx: ClientContext, args: A, outcome: Outcome<R>): void;
+  describe(args: A): string;
+}
+
+/** The token a payload carries (its bytes up to the first `|`). */
+export const tokenOf = (payload: Buffer): string => payload.toString('latin1', 0, Math.max(0, payload.indexOf(0x7c)));
+
+const STALE_POOL = 300;
+/** Share of settles that leave the delivery in the pool, so another client may settle it at the same time. */
+const SHARED = 0.1;
+
+/** Takes a delivery from the pools: mostly a held one, sometimes a stale one. */
+function take(ctx: ClientContext, staleChance: number): Held | undefined {
+  const { held, stale } = ctx.pools;
+  const fromStale = stale.length > 0 && (held.length === 0 || ctx.random.chance(staleChance));
+  const pool = fromStale ? stale : held;
+  if (pool.length === 0) return undefined;
+  const index = ctx.random.int(0, pool.length - 1);
+  const item = pool[index]!;
+  if (fromStale || !ctx.random.chance(SHARED)) pool.splice(index, 1);
+  return item;
+}
+
+/** Settled, refused or uncertain: the delivery joins the stale pool (bounded) for later stale attempts. */
+function retire(ctx: ClientContext, items: readonly Held[]): void {
+  const { stale } = ctx.pools;
+  for (const item of items) if (!stale.includes(item)) stale.push(item);
+  if (stale.length > STALE_POOL) stale.splice(0, stale.length - STALE_POOL);
+}
+
+/** Moves deliveries whose lease has surely ended (by the paced estimate) from `held` to `stale`. */
+function prune(ctx: ClientContext): void {
+  const now = ctx.clock.estimateMs();
+  const { held } = ctx.pools;
+  for (let i = held.length - 1; i >= 0; i--) {
+    if (held[i]!.deadline.hi < now - 20) retire(ctx, held.splice(i, 1));
+  }
+}
+
+const canSettle = (ctx: ClientContext) => ctx.pools.held.length > 0 || ctx.pools.stale.length > 0;
+
+/** A NACK delay: often 0, sometimes a few ms, sometimes long. */
+const drawDelay = (ctx: ClientContext) =>
+  ctx.random.weighted([
+    [0, 45],
+    [ctx.random.int(1, 50), 20],
+    [ctx.random.int(50, ctx.plan.maxNackDelayMs), 35],
+  ] as const);
+
+/** The model's events for a settle call of `items`, one per position. */
+function settleEvents(how: 'ack' | 'nack', delayMs: number, items: readonly Held[], op: OpRecord, outcome: Outcome<boolean[]>): MessageEvent[] {
+  return items.map((item, i) => ({
+    kind: 'settle',
+    op,
+    how,
+    delayMs,
+    token: item.token,
+    receipt: item.message.receipt,
+    count: item.message.deliveryCount,
+    position: i + 1,
+    result: outcome.ok ? outcome.value[i] : undefined,
+  }));
+}
+
+/** Several deliveries for a batch settle: from the pools, sometimes with a stale one or a repeat. */
+function drawBatch(ctx: ClientContext): Held[] {
+  prune(ctx);
+  const items: Held[] = [];
+  const size = ctx.random.int(2, 8);
+  for (let i = 0; i < size; i++) {
+    const item = take(ctx, 0.1);
+    if (item !== undefined) items.push(item);
+  }
+  if (items.length > 0 && ctx.random.chance(0.1)) items.splice(ctx.random.int(0, items.length), 0, ctx.random.pick(items));
+  return items;
+}
+
+const label = (items: readonly Held[]) => items.map((h) => `${h.token}/${h.message.deliveryCount}`).join(', ');
+
+interface SendArgs {
+  readonly token: string;
+  readonly payload: Buffer;
+  readonly deduplicationId?: string;
+}
+interface SendReply {
+  readonly id: string;
+  readonly duplicate: boolean;
+}
+
+const send = (deduplicated: boolean): Operation<SendArgs, SendReply> => ({
+  name: deduplicated ? 'send (deduplicated)' : 'send',
+  weight: deduplicated ? 6 : 14,
+  draw(ctx) {
+    const { token, payload } = ctx.newPayload();
+    if (!deduplicated) return { args: { token, payload } };
+    const retry = ctx.retries.length > 0 && ctx.random.chance(0.8) ? ctx.retries.shift() : undefined;
+    return { args: { token, payload, deduplicationId: retry ?? `d-${ctx.random.int(0, ctx.plan.deduplicationIds - 1)}` } };
+  },
+  run: (ctx, args) => ctx.queue.sendWithResult(args.payload, args.deduplicationId === undefined ? {} : { deduplicationId: args.deduplicationId }),
+  observe(model, _ctx, args, op, outcome) {
+    model.record([{ kind: 'send', op, token: args.token, dedupId: args.deduplicationId, reply: outcome.ok ? outcome.value : undefined }]);
+  },
+  after(ctx, args, outcome) {
+    // The contract's advice after an uncertain send: retry with the same deduplication ID.
+    if (!outcome.ok && args.deduplicationId !== undefined) ctx.retries.push(args.deduplicationId);
+  },
+  describe: (args) => `send${args.deduplicationId === undefined ? '' : ` (deduplication ID ${args.deduplicationId})`}`,
+});
+
+export interface ReceiveArgs {
+  readonly visibilityMs: number;
+  readonly max: number;
+}
+interface ReceiveReply {
+  readonly messages: ReceivedMessage<Buffer>[];
+  /** Each message's lease deadline as the deadlines key holds it, read right after (undefined when gone or unread). */
+  readonly deadlines: (number | undefined)[];
+}
+
+export const receive: Operation<ReceiveArgs, ReceiveReply> = {
+  name: 'receive',
+  weight: 22,
+  draw(ctx) {
+    const visibilityMs = ctx.random.weighted([
+      [ctx.random.int(20, 150), 35],
+      [ctx.random.int(150, 800), 45],
+      [ctx.random.int(800, ctx.plan.maxVisibilityMs), 20],
+    ] as const);
+    const max = ctx.random.weighted([
+      [1, 25],
+      [ctx.random.int(2, 5), 45],
+      [ctx.random.int(6, 20), 30],
+    ] as const);
+    return { args: { visibilityMs, max } };
+  },
+  async run(ctx, args) {
+    const messages = await ctx.queue.receive(args.visibilityMs, { max: args.max });
+    let deadlines: (number | undefined)[] = messages.map(() => undefined);
+    if (messages.length > 0) {
+      // The documented member of a lease, `<entry ID>:<receipt>`, scored with its deadline: exact while it is still there.
+      const scores = await ctx.raw(['ZMSCORE', ctx.deadlinesKey, ...messages.map((m) => `${m.id}:${m.receipt}`)]).catch(() => undefined);
+      if (Array.isArray(scores)) deadlines = scores.map((s) => (s === null || s === undefined ? undefined : Number(s)));
+    }
+    return { messages, deadlines };
+  },
+  observe(model, ctx, args, op, outcome) {
+    if (!outcome.ok) return; // a lost receive leaves its batch leased: the model learns nothing it could check
+    const { messages, deadlines } = outcome.value;
+    if (messages.length > args.max) model.callViolation(RULES.max, op, `returned ${messages.length} messages for max ${args.max}`);
+    model.record(
+      messages.map((m, i) => {
+        const token = tokenOf(m.payload);
+        const exact = deadlines[i];
+        return {
+          kind: 'delivery',
+          op,
+          token,
+          id: m.id,
+          count: m.deliveryCount,
+          receipt: m.receipt,
+          deadline:
+            exact !== undefined ? { lo: exact, hi: exact } : { lo: Math.ceil(op.at.lo) + args.visibilityMs, hi: Math.ceil(op.at.hi) + args.visibilityMs },
+          intact: ctx.payloadOf(token)?.equals(m.payload) === true,
+        };
+      }),
+    );
+  },
+  after(ctx, args, outcome) {
+    if (!outcome.ok) return;
+    const { messages, deadlines } = outcome.value;
+    const upper = ctx.clock.floorMs + args.visibilityMs + 1;
+    messages.forEach((message, i) => {
+      const exact = deadlines[i];
+      ctx.pools.held.push({ message, token: tokenOf(message.payload), deadline: exact !== undefined ? { lo: exact, hi: exact } : { lo: 0, hi: upper } });
+    });
+  },
+  describe: (args) => `receive(${args.visibilityMs} ms, max ${args.max})`,
+};
+
+interface SettleOneArgs {
+  readonly item: Held;
+  readonly delayMs: number;
+  /** Aimed at its lease deadline (a boundary test). */
+  readonly aimed: boolean;
+}
+
+const settleOne = (how: 'ack' | 'nack'): Operation<SettleOneArgs, boolean[]> => ({
+  name: how,
+  weight: how === 'ack' ? 16 : 8,
+  ready: canSettle,
+  draw(ctx) {
+    prune(ctx);
+    const delayMs = how === 'nack' ? drawDelay(ctx) : 0;
+    // Now and then, a call aimed within a few ms of a known deadline: the boundary is where an off-by-one hides.
+    const exact = ctx.pools.held.filter((h) => h.deadline.lo === h.deadline.hi && h.deadline.hi - ctx.clock.estimateMs() < 2000);
+    if (exact.length > 0 && ctx.random.chance(0.2)) {
+      const item = ctx.random.pick(exact);
+      ctx.pools.held.splice(ctx.pools.held.indexOf(item), 1);
+      return { args: { item, delayMs, aimed: true }, aimAtMs: item.deadline.hi + ctx.random.int(-3000, 2000) / 1000 };
+    }
+    return { args: { item: take(ctx, 0.1)!, delayMs, aimed: false } };
+  },
+  run: async (ctx, args) => [how === 'ack' ? await ctx.queue.ack(args.item.message) : await ctx.queue.nack(args.item.message, args.delayMs)],
+  observe(model, _ctx, args, op, outcome) {
+    model.record(settleEvents(how, args.delayMs, [args.item], op, outcome));
+  },
+  after: (ctx, args) => retire(ctx, [args.item]),
+  describe: (args) => `${how}(${label([args.item])}${how === 'nack' ? `, ${args.delayMs} ms` : ''})${args.aimed ? ' aimed at its deadline' : ''}`,
+});
+
+export interface SettleManyArgs {
+  readonly items: readonly Held[];
+  readonly delayMs: number;
+}
+
+const settleMany = (how: 'ack' | 'nack'): Operation<SettleManyArgs, boolean[]> => ({
+  name: `${how}Many`,
+  weight: how === 'ack' ? 8 : 3,
+  ready: canSettle,
+  draw: (ctx) => ({ args: { items: drawBatch(ctx), delayMs: how === 'nack' ? drawDelay(ctx) : 0 } }),
+  run: (ctx, args) =>
+    how === 'ack'
+      ? ctx.queue.ackMany(args.items.map((h) => h.message))
+      : ctx.queue.nackMany(
+          args.items.map((h) => h.message),
+          args.delayMs,
+        ),
+  observe(model, _ctx, args, op, outcome) {
+    model.record(settleEvents(how, args.delayMs, args.items, op, outcome));
+  },
+  after: (ctx, args) => retire(ctx, args.items),
+  describe: (args) => `${how}Many(${label(args.items)}${how === 'nack' ? `; ${args.delayMs} ms` : ''})`,
+});
+
+/** Acknowledges many deliveries (also the final drain's way to complete what it receives). */
+export const ackMany = settleMany('ack');
+
+/** The operations the queue has today. Lease extension, delayed sends, sendMany and waiting receives join here as they land. */
+export const OPERATIONS: readonly Operation<never, unknown>[] = [
+  send(false),
+  send(true),
+  receive,
+  settleOne('ack'),
+  ackMany,
+  settleOne('nack'),
+  settleMany('nack'),
+] as unknown as readonly Operation<never, unknown>[];
+
+/** The outcome of a call from what it resolved or rejected with. */
+function outcomeOf<R>(settled: PromiseSettledResult<R>): Outcome<R> {
+  if (settled.status === 'fulfilled') return { ok: true, value: settled.value };
+  const error: unknown = settled.reason;
+  if (isRespireError(error, 'TRANSPORT_FAILED'))
+    return { ok: false, error, kind: (error as { outcomeUnknown?: boolean }).outcomeUnknown === false ? 'not-sent' : 'uncertain' };
+  // A reply that proves the call did not run (BUSY, LOADING, ...): retryable.
+  if (isRespireError(error) && error.retryable) return { ok: false, error, kind: 'not-sent' };
+  return { ok: false, error, kind: 'unexpected' };
+}
+
+/** Tallies of what the clients did, for the report. */
+export type Tally = Record<string, Record<string, number>>;
+
+const describeError = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+
+/** How a client's calls are numbered and timed, and where the outcomes go. */
+export interface CallRunner {
+  readonly model: TortureModel;
+  readonly tally: Tally;
+  /** The next global call number. */
+  nextSeq(): number;
+  /** TIME read on another connection, after a call's reply: its upper bound when the client's own connection just failed. */
+  ceiling(): Promise<number>;
+  /** True once the run is ending: an aimed call stops waiting. */
+  stopped(): boolean;
+}
+
+/** Draws one operation's arguments and runs it as {@link runCall} does. */
+export async function runOperation(ctx: ClientContext, operation: Operation<never, unknown>, runner: CallRunner): Promise<void> {
+  const { args, aimAtMs } = operation.draw(ctx) as { args: never; aimAtMs?: number };
+  await runCall(ctx, operation, args, runner, aimAtMs);
+}
+
+/**
+ * Runs one call as a client: waits for its aim (paced by the estimate), brackets it with TIME on
+ * the client's own connection (sent before it, so the server runs it first; and after its reply),
+ * tells the model what it learned, and tallies the outcome.
+ */
+export async function runCall<A, R>(ctx: ClientContext, operation: Operation<A, R>, args: A, runner: CallRunner, aimAtMs?: number): Promise<void> {
+  if (aimAtMs !== undefined) {
+    for (let wait = aimAtMs - ctx.clock.estimateMs(); wait > 0 && !runner.stopped(); wait = aimAtMs - ctx.clock.estimateMs()) {
+      await new Promise((resolve) => setTimeout(resolve, wait > 2 ? wait - 1 : 0));
+    }
+  }
+  const seq = runner.nextSeq();
+  runner.model.begin(seq);
+  try {
+    await timedCall(ctx, operation, args, runner, seq);
+  } finally {
+    runner.model.end(seq);
+  }
+}
+
+async function timedCall<A, R>(ctx: ClientContext, operation: Operation<A, R>, args: A, runner: CallRunner, seq: number): Promise<void> {
+  const floor = ctx.clock.floorMs;
+  const before = ctx.raw(['TIME']);
+  const [timeBefore, result] = await Promise.allSettled([before, operation.run(ctx, args)]);
+  let outcome = outcomeOf(result);
+  // A TIME answered with anything else means the client matched a reply to the wrong command:
+  // nothing this call was answered can be trusted, so it counts as uncertain.
+  let mismatch: string | undefined;
+  const readTime = (reply: unknown): number | undefined => {
+    try {
+      return timeReplyMs(reply);
+    } catch {
+      mismatch ??= `TIME was answered with ${JSON.stringify(reply)?.slice(0, 80)}`;
+      return undefined;
+    }
+  };
+  let lo = floor;
+  if (timeBefore.status === 'fulfilled') lo = readTime(timeBefore.value) ?? floor;
+  let hi = Infinity;
+  if (outcome.ok) {
+    hi = await ctx.raw(['TIME']).then(
+      (reply) => readTime(reply) ?? Infinity,
+      () => runner.ceiling().catch(() => Infinity),
+    );
+  }
+  if (mismatch !== undefined) outcome = { ok: false, error: new Error(`reply mismatch: ${mismatch}`), kind: 'uncertain' };
+  if (lo > floor) ctx.clock.observe(lo);
+  if (Number.isFinite(hi)) ctx.clock.observe(hi);
+  const kind = outcome.ok ? 'ok' : outcome.kind;
+  const counts = (runner.tally[operation.name] ??= {});
+  counts[kind] = (counts[kind] ?? 0) + 1;
+  const op: OpRecord = {
+    seq,
+    client: ctx.name,
+    name: operation.name,
+    at: { lo, hi },
+    outcome: outcome.ok ? 'ok' : outcome.kind === 'not-sent' ? 'not-sent' : 'uncertain',
+    text: `${operation.describe(args)}${outcome.ok ? '' : ` (${outcome.kind}: ${describeError(outcome.error).slice(0, 160)})`}`,
+  };
+  operation.observe(runner.model, ctx, args, op, outcome);
+  operation.after?.(ctx, args, outcome);
+  if (!outcome.ok && outcome.kind === 'unexpected') runner.model.callViolation(RULES.errors, op, describeError(outcome.error));
+  if (mismatch !== undefined) runner.model.callViolation(RULES.replies, op, `${mismatch} on the client's connection`);
+}
