@@ -133,6 +133,9 @@ describe('the queue torture model: lease extension and delayed sends', () => {
   it('an extend refused while the lease certainly held breaks the honoured rule', () => {
     expect(rules([sent(0), delivered(10, 1, 1000), settled('extend', 20, 1, false, 500)])).toContain(RULES.honoured);
     expect(rules([sent(0), delivered(10, 1, 1000), settled('nack', 15, 1, undefined), settled('extend', 20, 1, false, 500)])).toEqual([]);
+    // A receipt repeated in one extendMany is extended once: its later position returns false (README).
+    const first = settled('extend', 20, 1, true, 500);
+    expect(rules([sent(0), delivered(10, 1, 1000), first, { ...first, position: 2, result: false }])).toEqual([]);
   });
 
   it('a delayed message is not received before the send time plus the delay', () => {

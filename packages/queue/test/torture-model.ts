@@ -302,7 +302,9 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
     }
     // A receipt whose lease certainly still held, with nothing before it that could have settled it, must be honoured.
     if (s.result === false && d !== undefined && s.op.at.hi < deadlineLo(d, settles, s)) {
-      const before = settles.some((o) => o !== s && completes(o) && o.receipt === s.receipt && mayHaveTakenEffect(o) && mayPrecede(o, s));
+      // An earlier position of the same call counts too, extends included: a receipt repeated in one call acts once (README).
+      const sameCallEarlier = (o: SettleEvent) => o.op.seq === s.op.seq && o.position < s.position;
+      const before = settles.some((o) => o !== s && o.receipt === s.receipt && mayHaveTakenEffect(o) && (completes(o) ? mayPrecede(o, s) : sameCallEarlier(o)));
       if (!before) {
         fail(
           RULES.honoured,
