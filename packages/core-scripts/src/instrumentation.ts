@@ -98,7 +98,7 @@ export interface QueueOperationStart {
   readonly operation: QueueOperationName;
   /** The logical queue name (no prefix, no hash tag). */
   readonly queue: string;
-  /** Messages in the call: 1 for send, the number of receipts for ack/nack/extend, `max` for receive. */
+  /** Messages in the call: 1 for send, the items of a sendMany, the number of receipts for ack/nack/extend, `max` for receive. */
   readonly messageCount: number;
   /** Entry IDs for ack/nack/extend. */
   readonly messageIds?: readonly string[];
@@ -112,7 +112,10 @@ export interface QueueOperationEnd {
   readonly messageId?: string;
   /** True when send was suppressed as a duplicate. */
   readonly duplicate?: boolean;
-  /** Messages received, or receipts that were acknowledged / released / extended; absent when the operation failed. */
+  /**
+   * Messages received, or receipts that were acknowledged / released / extended, or messages a
+   * `sendMany` appended (duplicates excluded); absent when the operation failed, and for a single send.
+   */
   readonly completed?: number;
   /** Exhausted messages this receive moved to the dead-letter stream. */
   readonly deadLettered?: number;

@@ -85,7 +85,8 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
               ...metricAttributes,
               [names.ATTR_QUEUE_OUTCOME]: result.error === undefined ? 'ok' : 'error',
             });
-            const count = start.operation === 'send' ? (result.error === undefined && !result.duplicate ? 1 : 0) : (result.completed ?? 0);
+            const count =
+              start.operation === 'send' ? (result.completed ?? (result.error === undefined && !result.duplicate ? 1 : 0)) : (result.completed ?? 0);
             if (count > 0) messages.add(count, metricAttributes);
             if (result.deadLettered) deadLetters.add(result.deadLettered, { [names.ATTR_QUEUE_NAME]: telemetryName });
           } catch {

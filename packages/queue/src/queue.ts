@@ -1,5 +1,5 @@
 // ReliableQueue: send (with deduplication), and receive, ACK and NACK on the lease engine (./leases).
-import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   commandTarget,
@@ -32,6 +32,13 @@ export const MAX_DEDUPLICATION_ID_BYTES = 1024;
  * the most a server takes in one argument. Larger payloads are refused before any I/O.
  */
 export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
+/** Most items of one {@link ReliableQueue.sendMany}. */
+export const MAX_SEND_BATCH = 1000;
+/**
+ * Most bytes of one {@link ReliableQueue.sendMany}, payloads and headers together: 512 MiB, so a
+ * batch fits the server's query buffer (`client-query-buffer-limit`, 1 GiB by default).
+ */
+export const MAX_SEND_BATCH_BYTES = MAX_BULK_BYTES;
 
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
 const QUEUE_OPTIONS = [
@@ -88,7 +95,32 @@ export interface SendOptions {
    * @defaultValue 86_400_000 (one day)
    */
   deduplicationWindowMs?: number;
+  /**
+   * How long the message waits before its first delivery, in ms (0..2^31-1, fractions round up;
+   * beyond the contract: README "Delayed send"). It is not receivable before server time at the
+   * send + the delay; the wait is not a delivery. Deduplication is unchanged: the window starts
+   * at the send.
+   * @defaultValue 0 (receivable at once)
+   */
+  delayMs?: number;
 }
+
+/** One message of a {@link ReliableQueue.sendMany}: its payload and the options of {@link ReliableQueue.send}. */
+export interface SendManyItem<T> extends SendOptions {
+  /** The message's payload, encoded by the queue's codec. */
+  payload: T;
+}
+
+/** A send checked and encoded: what the scripts take. */
+interface PreparedSend {
+  readonly bytes: Buffer;
+  readonly deduplicationId: string | undefined;
+  readonly windowMs: number;
+  readonly delayMs: number;
+}
+
+const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs'] as const satisfies readonly (keyof SendOptions)[];
+const SEND_MANY_ITEM = ['payload', ...SEND_OPTIONS] as const satisfies readonly (keyof SendManyItem<unknown>)[];
 
 /** Options of {@link ReliableQueue.receive}. */
 export interface ReceiveOptions {
@@ -214,31 +246,125 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
-    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
-    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
-    const bytes = this.#encode(payload);
+    const item = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
       async () => {
         const operation = 'ReliableQueue.send';
-        if (deduplicationId === undefined) {
+        const { bytes, deduplicationId, windowMs, delayMs } = item;
+        if (delayMs === 0 && deduplicationId === undefined) {
+          // The hot path: one XADD, no script.
           const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], {
             operation,
             keyType: { key: this.#keys.stream, type: 'stream' },
           });
           return { id: String(id), duplicate: false };
         }
-        const reply = await scriptCalls.queueSend(
-          this.#target,
-          { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
-          { operation },
-        );
-        return { id: reply.entryId, duplicate: reply.duplicate };
+        if (delayMs === 0) {
+          const reply = await scriptCalls.queueSend(
+            this.#target,
+            { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
+            { operation },
+          );
+          return { id: reply.entryId, duplicate: reply.duplicate };
+        }
+        return (await this.#sendBatch([item], operation))[0]!;
       },
       (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
+  }
+
+  /**
+   * Appends up to {@link MAX_SEND_BATCH} (1,000) messages in one round trip and one atomic script
+   * (beyond the contract: README "Batch send"), in order, each with the options of {@link send}.
+   * Every item is checked and encoded before any I/O: one bad item sends nothing. Items sharing a
+   * deduplication ID within the batch: the first is appended, the later ones are its duplicates.
+   * An empty array returns `[]` without I/O.
+   *
+   * A lost reply (`RespireTransportError` with `outcomeUnknown: true`) leaves the outcome of every
+   * item unknown (the script ran entirely or not at all): retrying the same batch is safe for items
+   * with deduplication IDs (each is appended once), while items without one may be appended twice.
+   *
+   * @returns one {@link SendResult} per item, in order.
+   * @throws {@link RespireValidationError} before any I/O for more than 1,000 items, an item that is
+   *   not an object with a payload, a bad option (argument `items[i].<option>`), an encoded payload
+   *   above {@link MAX_PAYLOAD_BYTES}, or a batch above {@link MAX_SEND_BATCH_BYTES}.
+   * @throws {@link RespireCodecError} when the codec's encode throws for an item (nothing is sent).
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} as for {@link send}; nothing changed.
+   * @throws {@link RespireTransportError} / {@link RespireServerError} as for {@link send}.
+   */
+  async sendMany(items: readonly SendManyItem<T>[]): Promise<SendResult[]> {
+    let list: readonly unknown[];
+    try {
+      // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
+      if (!Array.isArray(items)) throw new TypeError('not an array');
+      list = Array.from(items);
+    } catch {
+      throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
+    }
+    if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
+    if (list.length === 0) return [];
+    const prepared: PreparedSend[] = [];
+    let total = 0;
+    for (const [index, item] of list.entries()) {
+      const name = `items[${index}]`;
+      if (typeof item !== 'object' || item === null || !('payload' in item)) {
+        throw new RespireValidationError(name, 'must be an object with a payload');
+      }
+      const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
+      const one = this.#prepare(options.payload, options, `${name}.`);
+      total += one.bytes.length;
+      if (total > MAX_SEND_BATCH_BYTES) {
+        throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
+      }
+      prepared.push(one);
+    }
+    let appended = 0;
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: prepared.length },
+      async () => {
+        const results = await this.#sendBatch(prepared, 'ReliableQueue.sendMany');
+        appended = results.filter((r) => !r.duplicate).length;
+        return results;
+      },
+      (results) => ({ messageId: results.length === 1 ? results[0]!.id : undefined, completed: appended, duplicate: appended === 0 }),
+    );
+  }
+
+  /** One queue-send-many call: the batch's distinct deduplication keys, then five arguments per item. */
+  async #sendBatch(items: readonly PreparedSend[], operation: string): Promise<SendResult[]> {
+    const keyIndex = new Map<string, number>();
+    const deduplicationKeys: string[] = [];
+    const args: (string | Buffer)[] = [];
+    for (const { bytes, deduplicationId, windowMs, delayMs } of items) {
+      let index = 0;
+      if (deduplicationId !== undefined) {
+        const key = this.#keys.deduplicationPrefix + deduplicationId;
+        index = keyIndex.get(key) ?? 0;
+        if (index === 0) {
+          deduplicationKeys.push(key);
+          index = deduplicationKeys.length + 1; // KEYS[1] is the stream
+          keyIndex.set(key, index);
+        }
+      }
+      args.push(bytes, String(index), String(windowMs), String(delayMs), '');
+    }
+    const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation });
+    if (reply.results.length !== items.length) {
+      throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
+    }
+    return reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
+  }
+
+  /** Checks and encodes one send; `prefix` names its arguments in errors (`items[3].`). */
+  #prepare(payload: T, options: SendOptions, prefix: string): PreparedSend {
+    const { deduplicationId, deduplicationWindowMs, delayMs } = options;
+    const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
+    return { bytes: this.#encode(payload, `${prefix}payload`), deduplicationId, windowMs, delayMs: delay };
   }
 
   /**
@@ -367,7 +493,7 @@ export class ReliableQueue<T> {
     );
   }
 
-  #encode(payload: T): Buffer {
+  #encode(payload: T, argument: string): Buffer {
     let encoded: unknown;
     try {
       encoded = this.#codec.encode(payload);
@@ -388,7 +514,7 @@ export class ReliableQueue<T> {
     }
     if (bytes.length > MAX_PAYLOAD_BYTES) {
       throw new RespireValidationError(
-        'payload',
+        argument,
         `encoded to ${bytes.length} bytes, more than the ${MAX_PAYLOAD_BYTES} bytes (512 MiB) Redis takes in one argument ` +
           '(proto-max-bulk-len); nothing was sent, and no retry can succeed: send a reference to the data instead',
       );
@@ -415,14 +541,14 @@ export class ReliableQueue<T> {
   }
 }
 
-function checkDeduplicationId(id: unknown): void {
+function checkDeduplicationId(id: unknown, argument: string): void {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError('deduplicationId', 'must be a nonempty string');
+    throw new RespireValidationError(argument, 'must be a nonempty string');
   }
   if (!isWellFormedText(id)) {
-    throw new RespireValidationError('deduplicationId', 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
+    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
-    throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
+    throw new RespireValidationError(argument, `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
   }
 }
