@@ -233,7 +233,10 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
   // A delayed send: nothing of it is received, or dead-lettered, before its send's server time plus the delay.
   const delayed = sends.find((s) => (s.delayMs ?? 0) > 0);
   if (delayed !== undefined) {
-    const dueAt = floor(delayed.op.at.lo) + delayed.delayMs!;
+    // The due time is counted from the send script's server time, which its entry ID's ms part
+    // shows (unless the server's clock was behind the stream's last ID: an ID after the call).
+    const idMs = delayed.reply === undefined || delayed.reply.duplicate ? -Infinity : Number(delayed.reply.id.split('-')[0]);
+    const dueAt = Math.max(floor(delayed.op.at.lo), idMs <= delayed.op.at.hi ? idMs : -Infinity) + delayed.delayMs!;
     for (const d of deliveries) {
       if (d.op.at.hi < dueAt)
         fail(

@@ -14,6 +14,8 @@ export interface Held {
 export interface Pools {
   readonly held: Held[];
   readonly stale: Held[];
+  /** Server times (ms) at which delayed sends become due: receives are now and then aimed at one. */
+  readonly dueTimes: number[];
 }
 
 /** The run's sizes and mixes, drawn once from the seed. */
@@ -149,31 +151,105 @@ interface SendArgs {
   readonly token: string;
   readonly payload: Buffer;
   readonly deduplicationId?: string;
+  /** A delayed send's delay (ms). */
+  readonly delayMs?: number;
 }
 interface SendReply {
   readonly id: string;
   readonly duplicate: boolean;
 }
 
-const send = (deduplicated: boolean): Operation<SendArgs, SendReply> => ({
-  name: deduplicated ? 'send (deduplicated)' : 'send',
-  weight: deduplicated ? 6 : 14,
+/** A deduplication ID: mostly one whose send had no certain outcome (the contract's advice: retry with it), else drawn from the run's set. */
+function drawDeduplicationId(ctx: ClientContext): string {
+  const retry = ctx.retries.length > 0 && ctx.random.chance(0.8) ? ctx.retries.shift() : undefined;
+  return retry ?? `d-${ctx.random.int(0, ctx.plan.deduplicationIds - 1)}`;
+}
+
+/** A send delay: a few ms (where an early delivery would hide) or up to the longest NACK delay. */
+const drawSendDelay = (ctx: ClientContext) =>
+  ctx.random.weighted([
+    [ctx.random.int(1, 30), 40],
+    [ctx.random.int(30, ctx.plan.maxNackDelayMs), 60],
+  ] as const);
+
+const DUE_TIMES = 50;
+
+/** Keeps a delayed send's due time (its entry ID's ms plus the delay, as the send script counts it) for aimed receives. */
+function noteDue(ctx: ClientContext, args: SendArgs, reply: SendReply): void {
+  if (args.delayMs === undefined || reply.duplicate) return;
+  const { dueTimes } = ctx.pools;
+  dueTimes.push(Number(reply.id.split('-')[0]) + args.delayMs);
+  if (dueTimes.length > DUE_TIMES) dueTimes.splice(0, dueTimes.length - DUE_TIMES);
+}
+
+/** The options of one send as the public API takes them. */
+const sendOptions = (args: SendArgs) => ({
+  ...(args.deduplicationId === undefined ? {} : { deduplicationId: args.deduplicationId }),
+  ...(args.delayMs === undefined ? {} : { delayMs: args.delayMs }),
+});
+
+const describeSend = (args: SendArgs) =>
+  `${args.token}${args.deduplicationId === undefined ? '' : ` (deduplication ID ${args.deduplicationId})`}${args.delayMs === undefined ? '' : ` delayed ${args.delayMs} ms`}`;
+
+const send = (kind: 'plain' | 'deduplicated' | 'delayed'): Operation<SendArgs, SendReply> => ({
+  name: kind === 'plain' ? 'send' : `send (${kind})`,
+  weight: kind === 'plain' ? 12 : kind === 'deduplicated' ? 6 : 4,
   draw(ctx) {
     const { token, payload } = ctx.newPayload();
-    if (!deduplicated) return { args: { token, payload } };
-    const retry = ctx.retries.length > 0 && ctx.random.chance(0.8) ? ctx.retries.shift() : undefined;
-    return { args: { token, payload, deduplicationId: retry ?? `d-${ctx.random.int(0, ctx.plan.deduplicationIds - 1)}` } };
+    if (kind === 'plain') return { args: { token, payload } };
+    if (kind === 'deduplicated') return { args: { token, payload, deduplicationId: drawDeduplicationId(ctx) } };
+    return { args: { token, payload, delayMs: drawSendDelay(ctx), ...(ctx.random.chance(0.3) ? { deduplicationId: drawDeduplicationId(ctx) } : {}) } };
   },
-  run: (ctx, args) => ctx.queue.sendWithResult(args.payload, args.deduplicationId === undefined ? {} : { deduplicationId: args.deduplicationId }),
+  run: (ctx, args) => ctx.queue.sendWithResult(args.payload, sendOptions(args)),
   observe(model, _ctx, args, op, outcome) {
-    model.record([{ kind: 'send', op, token: args.token, dedupId: args.deduplicationId, reply: outcome.ok ? outcome.value : undefined }]);
+    model.record([
+      { kind: 'send', op, token: args.token, dedupId: args.deduplicationId, delayMs: args.delayMs, reply: outcome.ok ? outcome.value : undefined },
+    ]);
   },
   after(ctx, args, outcome) {
     // The contract's advice after an uncertain send: retry with the same deduplication ID.
     if (!outcome.ok && args.deduplicationId !== undefined) ctx.retries.push(args.deduplicationId);
+    if (outcome.ok) noteDue(ctx, args, outcome.value);
   },
-  describe: (args) => `send${args.deduplicationId === undefined ? '' : ` (deduplication ID ${args.deduplicationId})`}`,
+  describe: (args) => `send ${describeSend(args)}`,
 });
+
+/** Several sends in one call (`sendMany`): some deduplicated, some delayed; one result per item, or none when the reply was lost. */
+const sendMany: Operation<readonly SendArgs[], SendReply[]> = {
+  name: 'sendMany',
+  weight: 4,
+  draw(ctx) {
+    const items: SendArgs[] = [];
+    for (let i = ctx.random.int(2, 8); i > 0; i--) {
+      const { token, payload } = ctx.newPayload();
+      items.push({
+        token,
+        payload,
+        ...(ctx.random.chance(0.3) ? { deduplicationId: drawDeduplicationId(ctx) } : {}),
+        ...(ctx.random.chance(0.25) ? { delayMs: drawSendDelay(ctx) } : {}),
+      });
+    }
+    return { args: items };
+  },
+  run: (ctx, items) => ctx.queue.sendMany(items.map((item) => ({ payload: item.payload, ...sendOptions(item) }))),
+  observe(model, _ctx, items, op, outcome) {
+    model.record(
+      items.map((item, i) => ({
+        kind: 'send',
+        op,
+        token: item.token,
+        dedupId: item.deduplicationId,
+        delayMs: item.delayMs,
+        reply: outcome.ok ? outcome.value[i] : undefined,
+      })),
+    );
+  },
+  after(ctx, items, outcome) {
+    if (outcome.ok) items.forEach((item, i) => noteDue(ctx, item, outcome.value[i]!));
+    else for (const item of items) if (item.deduplicationId !== undefined) ctx.retries.push(item.deduplicationId);
+  },
+  describe: (items) => `sendMany(${items.map(describeSend).join(', ')})`,
+};
 
 export interface ReceiveArgs {
   readonly visibilityMs: number;
@@ -199,6 +275,14 @@ export const receive: Operation<ReceiveArgs, ReceiveReply> = {
       [ctx.random.int(2, 5), 45],
       [ctx.random.int(6, 20), 30],
     ] as const);
+    // Now and then aimed within a few ms of a delayed send's due time, where an early delivery hides.
+    const now = ctx.clock.estimateMs();
+    const soon = ctx.pools.dueTimes.filter((t) => t > now && t - now < 2000);
+    if (soon.length > 0 && ctx.random.chance(0.25)) {
+      const dueAt = ctx.random.pick(soon);
+      ctx.pools.dueTimes.splice(ctx.pools.dueTimes.indexOf(dueAt), 1);
+      return { args: { visibilityMs, max }, aimAtMs: dueAt + ctx.random.int(-3000, 1000) / 1000 };
+    }
     return { args: { visibilityMs, max } };
   },
   async run(ctx, args) {
@@ -372,10 +456,12 @@ const extendLeases = (many: boolean): Operation<ExtendArgs, ExtendReply> => ({
   describe: (args) => `${many ? 'extendMany' : 'extend'}(${label(args.items)}, ${args.visibilityMs} ms)${args.aimed ? ' aimed at its deadline' : ''}`,
 });
 
-/** The operations the queue has today. Delayed sends, sendMany and waiting receives join here as they land. */
+/** The operations the queue has today. Waiting receives join here as they land. */
 export const OPERATIONS: readonly Operation<never, unknown>[] = [
-  send(false),
-  send(true),
+  send('plain'),
+  send('deduplicated'),
+  send('delayed'),
+  sendMany,
   receive,
   settleOne('ack'),
   ackMany,

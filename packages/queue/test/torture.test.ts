@@ -121,7 +121,7 @@ it(
       return ms;
     };
     const payloads = new Map<string, Buffer>();
-    const pools: Pools = { held: [], stale: [] };
+    const pools: Pools = { held: [], stale: [], dueTimes: [] };
     const tally: Tally = {};
     let seq = 0;
     let stopped = false;
@@ -291,7 +291,7 @@ it(
         name: 'drain',
         queue: new ReliableQueue(client, queueName, { codec: bytesCodec, deliveryLimit: plan.deliveryLimit }),
         raw: (args: string[]) => client.sendCommand(args),
-        pools: { held: [], stale: [] },
+        pools: { held: [], stale: [], dueTimes: [] },
         close: () => client.isOpen && client.destroy(),
       };
     })();
