@@ -52,7 +52,7 @@ export type Outcome<R> =
   { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown; readonly kind: 'not-sent' | 'uncertain' | 'unexpected' };
 
 /**
- * One entry of the table. To add an operation (for example `extend`): draw its arguments, run it
+ * One entry of the table. To add an operation (for example a waiting receive): draw its arguments, run it
  * through the public API, and say in `observe` what each outcome tells the model, uncertain ones
  * included; if it changes a lease in a way the model does not know yet, add that event and its rule
  * to torture-model.ts (see the queue README, "Tests").
