@@ -18,6 +18,7 @@ import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
+import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
@@ -27,6 +28,8 @@ export const DEFAULT_DELIVERY_LIMIT = 5;
 export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 /** Longest deduplication ID, in UTF-8 bytes. */
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
+/** Longest group ID of a grouped queue's message, in UTF-8 bytes (README "Message groups"). */
+export const MAX_GROUP_ID_BYTES = 1024;
 /**
  * Largest encoded payload, in bytes: 512 MiB (536,870,912), Redis's default `proto-max-bulk-len`,
  * the most a server takes in one argument. Larger payloads are refused before any I/O.
@@ -40,6 +43,7 @@ const QUEUE_OPTIONS = [
   'keyPrefix',
   'instrumentation',
   'commandTimeoutMs',
+  'groups',
 ] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
 
 /** Options of a {@link ReliableQueue}. */
@@ -72,7 +76,20 @@ export interface ReliableQueueOptions<T> {
    * @defaultValue undefined (the client's setting)
    */
   commandTimeoutMs?: number;
+  /**
+   * Makes the queue grouped (README "Message groups", beyond the contract: CONFORMANCE.md): every
+   * send names a `groupId`; messages of one group are delivered in send order, at most one of them
+   * leased at a time, and groups are served round robin. `{}` is the only form today (ordered
+   * groups). A grouped queue keeps its own keys under the queue's hash tag; every instance of a
+   * name must agree, and grouped calls fail with `RespireKeyTypeError` while the ungrouped queue's
+   * stream of the same name exists.
+   * @defaultValue undefined (ungrouped)
+   */
+  groups?: GroupOptions;
 }
+
+/** Options of a grouped queue (see {@link ReliableQueueOptions.groups}); none yet: ordered groups. */
+export type GroupOptions = Record<string, never>;
 
 /** Options of {@link ReliableQueue.send}. */
 export interface SendOptions {
@@ -88,6 +105,11 @@ export interface SendOptions {
    * @defaultValue 86_400_000 (one day)
    */
   deduplicationWindowMs?: number;
+  /**
+   * The message's group, required on a grouped queue and refused on an ungrouped one (README
+   * "Message groups"): a nonempty string of at most 1,024 UTF-8 bytes, well-formed Unicode.
+   */
+  groupId?: string;
 }
 
 /** Options of {@link ReliableQueue.receive}. */
@@ -161,6 +183,7 @@ export class ReliableQueue<T> {
   readonly deliveryLimit: number;
 
   readonly #keys: QueueKeys;
+  readonly #grouped: GroupedQueueKeys | undefined;
   readonly #target: CommandTarget;
   readonly #leases: Leases;
   readonly #codec: Codec<T>;
@@ -180,15 +203,17 @@ export class ReliableQueue<T> {
     }
     toOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
+    if (options.groups !== undefined) toOptions('groups', options.groups, []);
+    this.#grouped = options.groups === undefined ? undefined : groupedQueueKeys(this.#keys);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
-    this.#leases = new Leases(this.#target, queueSource(this.#keys));
+    this.#leases = new Leases(this.#target, this.#grouped ? groupedSource(this.#grouped) : queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
-    this.streamKey = this.#keys.stream;
-    this.deadLetterStreamKey = this.#keys.deadLetter;
+    this.streamKey = this.#grouped?.stream ?? this.#keys.stream;
+    this.deadLetterStreamKey = this.#grouped?.deadLetter ?? this.#keys.deadLetter;
   }
 
   /**
@@ -214,7 +239,9 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
+    if (this.#grouped) return this.#sendGrouped(this.#grouped, payload, options);
+    const { deduplicationId, deduplicationWindowMs, groupId } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'groupId']);
+    if (groupId !== undefined) throw new RespireValidationError('groupId', 'is for a grouped queue (the `groups` option); this queue is ungrouped');
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
     const bytes = this.#encode(payload);
@@ -234,6 +261,40 @@ export class ReliableQueue<T> {
           this.#target,
           { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
           { operation },
+        );
+        return { id: reply.entryId, duplicate: reply.duplicate };
+      },
+      (result) => ({ messageId: result.id, duplicate: result.duplicate }),
+    );
+  }
+
+  /** A grouped queue's send: one script appends to the stream, the group's backlog and, when it was empty, the ready ring. */
+  async #sendGrouped(keys: GroupedQueueKeys, payload: T, options: SendOptions): Promise<SendResult> {
+    if (typeof options === 'object' && options !== null && (options as { delayMs?: unknown }).delayMs !== undefined) {
+      throw new RespireValidationError('delayMs', 'is not supported on a grouped queue: a delayed message would hold back its whole group');
+    }
+    const { deduplicationId, deduplicationWindowMs, groupId } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'groupId']);
+    checkGroupId(groupId);
+    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
+    const bytes = this.#encode(payload);
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: 1 },
+      async () => {
+        const reply = await scriptCalls.groupedSend(
+          this.#target,
+          {
+            stream: keys.stream,
+            ready: keys.ready,
+            backlog: keys.backlogPrefix + groupId,
+            deduplicationKey: keys.deduplicationPrefix + (deduplicationId ?? ''),
+            ungroupedStream: keys.ungroupedStream,
+            payload: bytes,
+            groupId,
+            windowMs: deduplicationId === undefined ? 0 : windowMs,
+          },
+          { operation: 'ReliableQueue.send' },
         );
         return { id: reply.entryId, duplicate: reply.duplicate };
       },
@@ -382,6 +443,18 @@ export class ReliableQueue<T> {
       messages.push({ id, payload, deliveryCount, receipt });
     }
     return messages;
+  }
+}
+
+function checkGroupId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new RespireValidationError('groupId', 'must be a nonempty string: every message of a grouped queue names its group');
+  }
+  if (!isWellFormedText(id)) {
+    throw new RespireValidationError('groupId', 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
+  }
+  if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
+    throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
 }
 

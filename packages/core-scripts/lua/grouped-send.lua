@@ -1,0 +1,47 @@
+--[[ grouped-send: append a message to the back of its group, once per deduplication ID within its window.
+The grouped queue's send (queue README "Message groups"), on the grouped queue's keys
+(includes/leases-grouped.lua): the entry joins the stream with its group, its ID joins the back of
+the group's backlog, and a group whose backlog was empty joins the back of the ready ring. With a
+deduplication window, a repeat within the window returns the original entry ID and appends nothing.
+
+KEYS[1]  stream: grouped stream                 (stream: fields payload, group)
+KEYS[2]  ready: ready ring                      (sorted set: group ID -> position)
+KEYS[3]  backlog: the group's backlog           (sorted set: entry ID -> position; deleted when empty)
+KEYS[4]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry; unused when windowMs is 0)
+KEYS[5]  ungroupedStream: the ungrouped queue's stream    (must not exist)
+ARGV[1]  payload: message payload               (bytes)
+ARGV[2]  groupId: the message's group           (1..1024 bytes)
+ARGV[3]  windowMs: deduplication window         (ms, 1..2^31-1; 0 without a deduplication ID)
+
+Reply    { entryId: string, duplicate: flag }
+         duplicate = 1 when the ID was seen within the window: entryId is then the original
+         entry's ID, nothing is appended and the window is not extended; 0 when the payload was
+         appended.
+Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, ZADD on the backlog and the ring, SET on the key), RESPIRE_UNSUPPORTED
+]]
+--@include acl
+--@include types
+--@include leases-grouped
+
+respire_require_acl()
+local stream, ready, backlog, dedup = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local window = tonumber(ARGV[3])
+respire_grouped_expect_mode(KEYS[5])
+if window > 0 then
+  respire_expect_type(dedup, 'string')
+  local original = redis.call('GET', dedup)
+  if original then
+    return { original, 1 }
+  end
+end
+respire_expect_type(stream, 'stream')
+respire_expect_type(ready, 'zset')
+respire_expect_type(backlog, 'zset')
+respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x')
+respire_allow(backlog, 'ZADD', backlog, '1', 'x')
+respire_allow(ready, 'ZADD', ready, '1', 'x')
+if window > 0 then respire_allow(dedup, 'SET', dedup, 'x', 'PX', '1') end
+local id = redis.call('XADD', stream, '*', 'payload', ARGV[1], 'group', ARGV[2])
+if respire_grouped_append(backlog, id) then respire_grouped_append(ready, ARGV[2]) end
+if window > 0 then redis.call('SET', dedup, id, 'PX', ARGV[3]) end
+return { id, 0 }
