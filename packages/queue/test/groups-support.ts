@@ -50,3 +50,20 @@ export async function deadLetters(conn: Connection, key: string): Promise<{ id: 
     return { id: String(id), sourceId: value('source_id'), deliveryCount: Number(value('delivery_count')) };
   });
 }
+
+/** Every key of the queue with its type and contents, to prove that a refused call changed nothing. */
+export async function groupedSnapshot(conn: Connection, name: string): Promise<string> {
+  const { stream } = groupedKeys(name);
+  const dump: unknown[] = [];
+  for (const key of await existingKeys(conn, name)) {
+    const type = String(await conn.raw(stream, ['TYPE', key]));
+    const read: Record<string, string[]> = {
+      stream: ['XRANGE', key, '-', '+'],
+      zset: ['ZRANGE', key, '0', '-1', 'WITHSCORES'],
+      hash: ['HGETALL', key],
+      string: ['GET', key],
+    };
+    dump.push([key, type, read[type] ? await conn.raw(stream, read[type]) : null]);
+  }
+  return JSON.stringify(dump);
+}
