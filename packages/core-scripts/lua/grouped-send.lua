@@ -34,14 +34,17 @@ if window > 0 then
     return { original, 1 }
   end
 end
-respire_expect_type(stream, 'stream')
-respire_expect_type(ready, 'zset')
-respire_expect_type(backlog, 'zset')
+-- Reads first (a key of another type fails a read or the first write, before anything changed).
+local tail = respire_grouped_tail(backlog)
+local ring_tail = nil
+if not tail then ring_tail = respire_grouped_tail(ready) end
 respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x')
 respire_allow(backlog, 'ZADD', backlog, '1', 'x')
-respire_allow(ready, 'ZADD', ready, '1', 'x')
+if not tail then respire_allow(ready, 'ZADD', ready, '1', 'x') end
 if window > 0 then respire_allow(dedup, 'SET', dedup, 'x', 'PX', '1') end
-local id = redis.call('XADD', stream, '*', 'payload', ARGV[1], 'group', ARGV[2])
-if respire_grouped_append(backlog, id) then respire_grouped_append(ready, ARGV[2]) end
+local id = respire_typed_call(stream, 'stream', 'XADD', stream, '*', 'payload', ARGV[1], 'group', ARGV[2])
+redis.call('ZADD', backlog, respire_int((tail or 0) + 1), id)
+-- The group was idle: it joins the back of the ring.
+if not tail then redis.call('ZADD', ready, respire_int((ring_tail or 0) + 1), ARGV[2]) end
 if window > 0 then redis.call('SET', dedup, id, 'PX', ARGV[3]) end
 return { id, 0 }

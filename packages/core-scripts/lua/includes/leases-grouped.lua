@@ -18,8 +18,8 @@ queue's stream exists (an instance without `groups` used the name) every grouped
                                         -> the source (its keys); `prefix` .. group ID is a backlog
   respire_grouped_expect_mode(ungrouped)
                                         RESPIRE_WRONGTYPE while the ungrouped queue's stream exists
-  respire_grouped_append(key, member)   adds `member` at the back of sorted set `key` (score = the
-                                        last score + 1); -> true when `key` was empty
+  respire_grouped_tail(key)             -> the last score of sorted set `key`, nil when it is empty
+                                        (a member added at the back scores one more)
   respire_source_check(source)          the key types, and the mode (above)
   respire_source_body(source, id)       -> the field list of entry `id`, or nil when it is gone
   respire_source_allow_take(source)     RESPIRE_NOPERM unless the user may take heads
@@ -43,11 +43,9 @@ local function respire_grouped_expect_mode(ungrouped)
   end
 end
 
-local function respire_grouped_append(key, member)
-  local tail = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  local score = tail[2] and tonumber(tail[2]) + 1 or 1
-  redis.call('ZADD', key, respire_int(score), member)
-  return tail[1] == nil
+local function respire_grouped_tail(key)
+  local tail = respire_typed_call(key, 'zset', 'ZRANGE', key, -1, -1, 'WITHSCORES')
+  return tail[2] and tonumber(tail[2])
 end
 
 local function respire_source_check(source)
@@ -105,18 +103,28 @@ local function respire_source_plan_settle(source)
 end
 
 local function respire_source_settle(source, ids)
-  -- Reads first: a key of another type fails here, before anything changed.
+  -- Reads first: a key of another type fails here, before anything changed. A settled message is
+  -- its group's head (one in flight per group), so the backlog's first two tell whether more wait.
   local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
-  for _, group in ipairs(groups) do
-    if group then respire_typed_call(source.prefix .. group, 'zset', 'ZCARD', source.prefix .. group) end
+  local more, tail = {}, nil
+  for i, group in ipairs(groups) do
+    if group then
+      local backlog = source.prefix .. group
+      local first = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, 0, 1)
+      more[i] = #first > 1 or (first[1] ~= nil and first[1] ~= ids[i])
+      if more[i] and not tail then tail = respire_grouped_tail(source.ready) or 0 end
+    end
   end
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
   redis.call('HDEL', source.leased, unpack(ids))
   for i, group in ipairs(groups) do
     if group then
-      local backlog = source.prefix .. group
-      redis.call('ZREM', backlog, ids[i])
-      if redis.call('ZCARD', backlog) > 0 then respire_grouped_append(source.ready, group) end
+      redis.call('ZREM', source.prefix .. group, ids[i])
+      -- The group moves on: to the back of the ring when more of it waits.
+      if more[i] then
+        tail = tail + 1
+        redis.call('ZADD', source.ready, respire_int(tail), group)
+      end
     end
   end
 end
