@@ -8,8 +8,10 @@ KEYS[1]  stream: grouped stream                 (stream: fields payload, group)
 KEYS[2]  deadlines: delivery deadlines          (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
 KEYS[3]  ready: ready ring                      (sorted set: group ID -> position)
 KEYS[4]  leased: heads in flight                (hash: entry ID -> group ID)
+KEYS[5]  inflight: messages in flight per group   (hash: group ID -> count; fair groups only)
 ARGV[1]  backlogPrefix: key prefix of the group backlogs   (the group ID follows)
-ARGV[2..] receipts: entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
+ARGV[2]  concurrency: most messages of a group in flight   (1: ordered groups; 2..1000: fair groups)
+ARGV[3..] receipts: entry ID, receipt, entry ID, receipt, ...   (1..1000 pairs)
 
 Reply    [flag]   per receipt, in order: 1 acknowledged; 0 not (expired, revoked, superseded or completed)
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XDEL, HDEL, ZREM, ZADD), RESPIRE_UNSUPPORTED
@@ -18,6 +20,6 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XDEL, HDEL, ZREM, ZADD), RESPIRE_UNS
 --@include leases-grouped
 
 respire_require_acl()
-local source = respire_grouped_source(KEYS[1], KEYS[3], KEYS[4], ARGV[1], nil)
-local deadlines, first = KEYS[2], 2
+local source = respire_grouped_source(KEYS[1], KEYS[3], KEYS[4], ARGV[1], nil, KEYS[5], tonumber(ARGV[2]))
+local deadlines, first = KEYS[2], 3
 --@include leases-complete

@@ -9,9 +9,11 @@ KEYS[2]  ready: ready ring                      (sorted set: group ID -> positio
 KEYS[3]  backlog: the group's backlog           (sorted set: entry ID -> position; deleted when empty)
 KEYS[4]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry; unused when windowMs is 0)
 KEYS[5]  ungroupedStream: the ungrouped queue's stream    (must not exist)
+KEYS[6]  inflight: messages in flight per group   (hash: group ID -> count; fair groups only)
 ARGV[1]  payload: message payload               (bytes)
 ARGV[2]  groupId: the message's group           (1..1024 bytes)
 ARGV[3]  windowMs: deduplication window         (ms, 1..2^31-1; 0 without a deduplication ID)
+ARGV[4]  concurrency: most messages of a group in flight   (1: ordered groups; 2..1000: fair groups)
 
 Reply    { entryId: string, duplicate: flag }
          duplicate = 1 when the ID was seen within the window: entryId is then the original
@@ -36,15 +38,19 @@ if window > 0 then
 end
 -- Reads first (a key of another type fails a read or the first write, before anything changed).
 local tail = respire_grouped_tail(backlog)
+-- An idle group joins the ring; a fair group only with room for one more in flight.
+local join = not tail
+if join and tonumber(ARGV[4]) > 1 then
+  join = (tonumber(respire_typed_call(KEYS[6], 'hash', 'HGET', KEYS[6], ARGV[2])) or 0) < tonumber(ARGV[4])
+end
 local ring_tail = nil
-if not tail then ring_tail = respire_grouped_tail(ready) end
+if join then ring_tail = respire_grouped_tail(ready) end
 respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x')
 respire_allow(backlog, 'ZADD', backlog, '1', 'x')
-if not tail then respire_allow(ready, 'ZADD', ready, '1', 'x') end
+if join then respire_allow(ready, 'ZADD', ready, '1', 'x') end
 if window > 0 then respire_allow(dedup, 'SET', dedup, 'x', 'PX', '1') end
 local id = respire_typed_call(stream, 'stream', 'XADD', stream, '*', 'payload', ARGV[1], 'group', ARGV[2])
 redis.call('ZADD', backlog, respire_int((tail or 0) + 1), id)
--- The group was idle: it joins the back of the ring.
-if not tail then redis.call('ZADD', ready, respire_int((ring_tail or 0) + 1), ARGV[2]) end
+if join then redis.call('ZADD', ready, respire_int((ring_tail or 0) + 1), ARGV[2]) end
 if window > 0 then redis.call('SET', dedup, id, 'PX', ARGV[3]) end
 return { id, 0 }

@@ -6,6 +6,7 @@ export {
   DEFAULT_DEDUPLICATION_WINDOW_MS,
   MAX_DEDUPLICATION_ID_BYTES,
   MAX_GROUP_ID_BYTES,
+  MAX_GROUP_CONCURRENCY,
   MAX_PAYLOAD_BYTES,
 } from './queue.js';
 export type { ReliableQueueOptions, GroupOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';

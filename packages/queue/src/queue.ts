@@ -79,8 +79,8 @@ export interface ReliableQueueOptions<T> {
   /**
    * Makes the queue grouped (README "Message groups", beyond the contract: CONFORMANCE.md): every
    * send names a `groupId`; messages of one group are delivered in send order, at most one of them
-   * leased at a time, and groups are served round robin. `{}` is the only form today (ordered
-   * groups). A grouped queue keeps its own keys under the queue's hash tag; every instance of a
+   * leased at a time, and groups are served round robin (`{}`: ordered groups); with
+   * `groupConcurrency` above 1, fair groups. A grouped queue keeps its own keys under the queue's hash tag; every instance of a
    * name must agree, and grouped calls fail with `RespireKeyTypeError` while the ungrouped queue's
    * stream of the same name exists.
    * @defaultValue undefined (ungrouped)
@@ -88,8 +88,20 @@ export interface ReliableQueueOptions<T> {
   groups?: GroupOptions;
 }
 
-/** Options of a grouped queue (see {@link ReliableQueueOptions.groups}); none yet: ordered groups. */
-export type GroupOptions = Record<string, never>;
+/** Options of a grouped queue (see {@link ReliableQueueOptions.groups}). */
+export interface GroupOptions {
+  /**
+   * Most messages of one group in flight (leased, or NACKed or expired and not yet redelivered),
+   * 1..1000. 1 keeps each group in send order (ordered groups); above 1, fair groups: up to that
+   * many of a group in flight, in no promised order, groups still served round robin. Every
+   * instance of a queue must use the same.
+   * @defaultValue 1
+   */
+  groupConcurrency?: number;
+}
+
+/** Most messages of one group in flight: a fair group's largest `groupConcurrency`. */
+export const MAX_GROUP_CONCURRENCY = 1000;
 
 /** Options of {@link ReliableQueue.send}. */
 export interface SendOptions {
@@ -184,6 +196,7 @@ export class ReliableQueue<T> {
 
   readonly #keys: QueueKeys;
   readonly #grouped: GroupedQueueKeys | undefined;
+  readonly #groupConcurrency: number;
   readonly #target: CommandTarget;
   readonly #leases: Leases;
   readonly #codec: Codec<T>;
@@ -203,13 +216,14 @@ export class ReliableQueue<T> {
     }
     toOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
-    if (options.groups !== undefined) toOptions('groups', options.groups, []);
+    const { groupConcurrency } = toOptions('groups', options.groups, ['groupConcurrency']);
+    this.#groupConcurrency = toIntegerInRange('groups.groupConcurrency', groupConcurrency ?? 1, 1, MAX_GROUP_CONCURRENCY);
     this.#grouped = options.groups === undefined ? undefined : groupedQueueKeys(this.#keys);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
-    this.#leases = new Leases(this.#target, this.#grouped ? groupedSource(this.#grouped) : queueSource(this.#keys));
+    this.#leases = new Leases(this.#target, this.#grouped ? groupedSource(this.#grouped, this.#groupConcurrency) : queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
     this.streamKey = this.#grouped?.stream ?? this.#keys.stream;
@@ -290,9 +304,11 @@ export class ReliableQueue<T> {
             backlog: keys.backlogPrefix + groupId,
             deduplicationKey: keys.deduplicationPrefix + (deduplicationId ?? ''),
             ungroupedStream: keys.ungroupedStream,
+            inflight: keys.inflight,
             payload: bytes,
             groupId,
             windowMs: deduplicationId === undefined ? 0 : windowMs,
+            concurrency: this.#groupConcurrency,
           },
           { operation: 'ReliableQueue.send' },
         );

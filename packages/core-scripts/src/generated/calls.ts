@@ -282,15 +282,19 @@ export interface GroupedAckArgs {
   readonly ready: string;
   /** KEYS[4] heads in flight (hash: entry ID -> group ID) */
   readonly leased: string;
+  /** KEYS[5] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
   /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
   readonly backlogPrefix: ScriptArg;
-  /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
+  /** ARGV[2] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+  /** ARGV[3..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
   readonly receipts: readonly ScriptArg[];
 }
 
 /** Runs `grouped-ack` (complete deliveries whose receipts still hold their leases, and advance their groups) through {@link runScript} and decodes its reply. */
 export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, options?: ScriptCallOptions): Promise<replies.GroupedAckReply> {
-  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased], [args.backlogPrefix, ...args.receipts], options);
+  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
   return replies.decodeGroupedAckReply(reply, options?.operation);
 }
 
@@ -308,6 +312,8 @@ export interface GroupedReceiveArgs {
   readonly leased: string;
   /** KEYS[6] the ungrouped queue's stream (must not exist) */
   readonly ungroupedStream: string;
+  /** KEYS[7] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
   /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
   readonly visibilityTimeoutMs: ScriptArg;
   /** ARGV[2] most messages (messages, 1..1000) */
@@ -318,11 +324,13 @@ export interface GroupedReceiveArgs {
   readonly token: ScriptArg;
   /** ARGV[5] key prefix of the group backlogs (the group ID follows) */
   readonly backlogPrefix: ScriptArg;
+  /** ARGV[6] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
 }
 
 /** Runs `grouped-receive` (recover due heads, dead-letter exhausted ones, then lease the heads of ready groups) through {@link runScript} and decodes its reply. */
 export async function groupedReceive(target: CommandTarget, args: GroupedReceiveArgs, options?: ScriptCallOptions): Promise<replies.GroupedReceiveReply> {
-  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeGroupedReceiveReply(reply, options?.operation);
 }
 
@@ -338,17 +346,21 @@ export interface GroupedSendArgs {
   readonly deduplicationKey: string;
   /** KEYS[5] the ungrouped queue's stream (must not exist) */
   readonly ungroupedStream: string;
+  /** KEYS[6] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
   /** ARGV[1] message payload (bytes) */
   readonly payload: ScriptArg;
   /** ARGV[2] the message's group (1..1024 bytes) */
   readonly groupId: ScriptArg;
   /** ARGV[3] deduplication window (ms, 1..2^31-1; 0 without a deduplication ID) */
   readonly windowMs: ScriptArg;
+  /** ARGV[4] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
 }
 
 /** Runs `grouped-send` (append a message to the back of its group, once per deduplication ID within its window) through {@link runScript} and decodes its reply. */
 export async function groupedSend(target: CommandTarget, args: GroupedSendArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendReply> {
-  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream], [args.payload, args.groupId, args.windowMs], options);
+  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency], options);
   return replies.decodeGroupedSendReply(reply, options?.operation);
 }
 

@@ -18,6 +18,8 @@ export interface GroupedQueueKeys {
   readonly ready: string;
   /** Hash of the heads in flight: entry ID to group ID. */
   readonly leased: string;
+  /** Hash of each fair group's messages in flight: group ID to count (fair groups only). */
+  readonly inflight: string;
   /** Key prefix of each group's backlog (a sorted set of entry IDs by send position); the group ID follows. */
   readonly backlogPrefix: string;
   /** Key prefix of the deduplication keys; the deduplication ID follows. */
@@ -36,6 +38,7 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
     deadLetter: `${base}:groups:dead-letter`,
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
+    inflight: `${base}:groups:in-flight`,
     backlogPrefix: `${base}:groups:group:`,
     deduplicationPrefix: `${base}:groups:dedup:`,
     ungroupedStream: keys.stream,
@@ -45,20 +48,21 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
 /**
  * The source of a grouped queue's messages: the head of each group at the front of the ready
  * ring, at most one in flight per group; redeliveries come from its deadlines index before anything
- * later of their group. Completing a head deletes it and puts its group, when it has more, at the
+ * later of their group (with `concurrency` above 1, fair groups: up to that many of a group in
+ * flight, in no promised order). Completing a head deletes it and puts its group, when it has more, at the
  * back of the ring. Its scripts are `grouped-receive`, `grouped-ack` and the queue's `queue-nack`
  * on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
  */
-export function groupedSource(keys: GroupedQueueKeys): LeaseSource {
-  const { stream, deadlines, deadLetter, ready, leased, backlogPrefix, ungroupedStream } = keys;
+export function groupedSource(keys: GroupedQueueKeys, concurrency: number): LeaseSource {
+  const { stream, deadlines, deadLetter, ready, leased, inflight, backlogPrefix, ungroupedStream } = keys;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
       scriptCalls.groupedReceive(
         target,
-        { stream, deadlines, deadLetter, ready, leased, ungroupedStream, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix },
+        { stream, deadlines, deadLetter, ready, leased, ungroupedStream, inflight, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix, concurrency },
         { operation },
       ),
-    complete: (target, receipts, operation) => scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, backlogPrefix, receipts }, { operation }),
+    complete: (target, receipts, operation) => scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
   };
 }
