@@ -62,7 +62,8 @@ export function groupedSource(keys: GroupedQueueKeys, concurrency: number): Leas
         { stream, deadlines, deadLetter, ready, leased, ungroupedStream, inflight, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix, concurrency },
         { operation },
       ),
-    complete: (target, receipts, operation) => scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
+    complete: (target, receipts, operation) =>
+      scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
   };
 }
