@@ -5,11 +5,13 @@ export {
   DEFAULT_DELIVERY_LIMIT,
   DEFAULT_DEDUPLICATION_WINDOW_MS,
   MAX_DEDUPLICATION_ID_BYTES,
+  MAX_GROUP_ID_BYTES,
+  MAX_GROUP_CONCURRENCY,
   MAX_PAYLOAD_BYTES,
   MAX_SEND_BATCH,
   MAX_SEND_BATCH_BYTES,
 } from './queue.js';
-export type { ReliableQueueOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
+export type { ReliableQueueOptions, GroupOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
 export { MAX_BATCH } from './leases/leases.js';
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';

@@ -18,6 +18,7 @@ import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
+import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
@@ -27,6 +28,8 @@ export const DEFAULT_DELIVERY_LIMIT = 5;
 export const DEFAULT_DEDUPLICATION_WINDOW_MS = 86_400_000;
 /** Longest deduplication ID, in UTF-8 bytes. */
 export const MAX_DEDUPLICATION_ID_BYTES = 1024;
+/** Longest group ID of a grouped queue's message, in UTF-8 bytes (README "Message groups"). */
+export const MAX_GROUP_ID_BYTES = 1024;
 /**
  * Largest encoded payload, in bytes: 512 MiB (536,870,912), Redis's default `proto-max-bulk-len`,
  * the most a server takes in one argument. Larger payloads are refused before any I/O.
@@ -47,6 +50,7 @@ const QUEUE_OPTIONS = [
   'keyPrefix',
   'instrumentation',
   'commandTimeoutMs',
+  'groups',
 ] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
 
 /** Options of a {@link ReliableQueue}. */
@@ -79,7 +83,32 @@ export interface ReliableQueueOptions<T> {
    * @defaultValue undefined (the client's setting)
    */
   commandTimeoutMs?: number;
+  /**
+   * Makes the queue grouped (README "Message groups", beyond the contract: CONFORMANCE.md): every
+   * send names a `groupId`; messages of one group are delivered in send order, at most one of them
+   * leased at a time, and groups are served round robin (`{}`: ordered groups); with
+   * `groupConcurrency` above 1, fair groups. A grouped queue keeps its own keys under the queue's hash tag; every instance of a
+   * name must agree, and grouped calls fail with `RespireKeyTypeError` while the ungrouped queue's
+   * stream of the same name exists.
+   * @defaultValue undefined (ungrouped)
+   */
+  groups?: GroupOptions;
 }
+
+/** Options of a grouped queue (see {@link ReliableQueueOptions.groups}). */
+export interface GroupOptions {
+  /**
+   * Most messages of one group in flight (leased, or NACKed or expired and not yet redelivered),
+   * 1..1000. 1 keeps each group in send order (ordered groups); above 1, fair groups: up to that
+   * many of a group in flight, in no promised order, groups still served round robin. Every
+   * instance of a queue must use the same.
+   * @defaultValue 1
+   */
+  groupConcurrency?: number;
+}
+
+/** Most messages of one group in flight: a fair group's largest `groupConcurrency`. */
+export const MAX_GROUP_CONCURRENCY = 1000;
 
 /** Options of {@link ReliableQueue.send}. */
 export interface SendOptions {
@@ -103,6 +132,11 @@ export interface SendOptions {
    * @defaultValue 0 (receivable at once)
    */
   delayMs?: number;
+  /**
+   * The message's group, required on a grouped queue and refused on an ungrouped one (README
+   * "Message groups"): a nonempty string of at most 1,024 UTF-8 bytes, well-formed Unicode.
+   */
+  groupId?: string;
 }
 
 /** One message of a {@link ReliableQueue.sendMany}: its payload and the options of {@link ReliableQueue.send}. */
@@ -119,7 +153,7 @@ interface PreparedSend {
   readonly delayMs: number;
 }
 
-const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs'] as const satisfies readonly (keyof SendOptions)[];
+const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs', 'groupId'] as const satisfies readonly (keyof SendOptions)[];
 const SEND_MANY_ITEM = ['payload', ...SEND_OPTIONS] as const satisfies readonly (keyof SendManyItem<unknown>)[];
 
 /** Options of {@link ReliableQueue.receive}. */
@@ -193,6 +227,8 @@ export class ReliableQueue<T> {
   readonly deliveryLimit: number;
 
   readonly #keys: QueueKeys;
+  readonly #grouped: GroupedQueueKeys | undefined;
+  readonly #groupConcurrency: number;
   readonly #target: CommandTarget;
   readonly #leases: Leases;
   readonly #codec: Codec<T>;
@@ -212,15 +248,18 @@ export class ReliableQueue<T> {
     }
     toOptions('options', options, QUEUE_OPTIONS);
     this.#keys = queueKeys(name, options.keyPrefix);
+    const { groupConcurrency } = toOptions('groups', options.groups, ['groupConcurrency']);
+    this.#groupConcurrency = toIntegerInRange('groups.groupConcurrency', groupConcurrency ?? 1, 1, MAX_GROUP_CONCURRENCY);
+    this.#grouped = options.groups === undefined ? undefined : groupedQueueKeys(this.#keys);
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
-    this.#leases = new Leases(this.#target, queueSource(this.#keys));
+    this.#leases = new Leases(this.#target, this.#grouped ? groupedSource(this.#grouped, this.#groupConcurrency) : queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
-    this.streamKey = this.#keys.stream;
-    this.deadLetterStreamKey = this.#keys.deadLetter;
+    this.streamKey = this.#grouped?.stream ?? this.#keys.stream;
+    this.deadLetterStreamKey = this.#grouped?.deadLetter ?? this.#keys.deadLetter;
   }
 
   /**
@@ -246,6 +285,7 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
+    if (this.#grouped) return this.#sendGrouped(this.#grouped, payload, options);
     const item = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
@@ -270,6 +310,42 @@ export class ReliableQueue<T> {
           return { id: reply.entryId, duplicate: reply.duplicate };
         }
         return (await this.#sendBatch([item], operation))[0]!;
+      },
+      (result) => ({ messageId: result.id, duplicate: result.duplicate }),
+    );
+  }
+
+  /** A grouped queue's send: one script appends to the stream, the group's backlog and, when it was empty, the ready ring. */
+  async #sendGrouped(keys: GroupedQueueKeys, payload: T, options: SendOptions): Promise<SendResult> {
+    if (typeof options === 'object' && options !== null && (options as { delayMs?: unknown }).delayMs !== undefined) {
+      throw new RespireValidationError('delayMs', 'is not supported on a grouped queue: a delayed message would hold back its whole group');
+    }
+    const { deduplicationId, deduplicationWindowMs, groupId } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'groupId']);
+    checkGroupId(groupId);
+    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, 'deduplicationId');
+    const bytes = this.#encode(payload, 'payload');
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: 1 },
+      async () => {
+        const reply = await scriptCalls.groupedSend(
+          this.#target,
+          {
+            stream: keys.stream,
+            ready: keys.ready,
+            backlog: keys.backlogPrefix + groupId,
+            deduplicationKey: keys.deduplicationPrefix + (deduplicationId ?? ''),
+            ungroupedStream: keys.ungroupedStream,
+            inflight: keys.inflight,
+            payload: bytes,
+            groupId,
+            windowMs: deduplicationId === undefined ? 0 : windowMs,
+            concurrency: this.#groupConcurrency,
+          },
+          { operation: 'ReliableQueue.send' },
+        );
+        return { id: reply.entryId, duplicate: reply.duplicate };
       },
       (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
@@ -303,6 +379,8 @@ export class ReliableQueue<T> {
     } catch {
       throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
     }
+    if (this.#grouped)
+      throw new RespireValidationError('items', 'sendMany is not available on a grouped queue yet (README "Message groups"): send each message');
     if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
     if (list.length === 0) return [];
     const prepared: PreparedSend[] = [];
@@ -360,7 +438,8 @@ export class ReliableQueue<T> {
 
   /** Checks and encodes one send; `prefix` names its arguments in errors (`items[3].`). */
   #prepare(payload: T, options: SendOptions, prefix: string): PreparedSend {
-    const { deduplicationId, deduplicationWindowMs, delayMs } = options;
+    const { deduplicationId, deduplicationWindowMs, delayMs, groupId } = options;
+    if (groupId !== undefined) throw new RespireValidationError(`${prefix}groupId`, 'is for a grouped queue (the `groups` option); this queue is ungrouped');
     const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
@@ -538,6 +617,18 @@ export class ReliableQueue<T> {
       messages.push({ id, payload, deliveryCount, receipt });
     }
     return messages;
+  }
+}
+
+function checkGroupId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new RespireValidationError('groupId', 'must be a nonempty string: every message of a grouped queue names its group');
+  }
+  if (!isWellFormedText(id)) {
+    throw new RespireValidationError('groupId', 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
+  }
+  if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
+    throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
 }
 

@@ -4,6 +4,7 @@ import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, A
 import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
+import { groups } from './groups-section.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
 import { fakeScriptRate } from './scenarios/fake.js';
 import { fenceCost } from './scenarios/fence-cost.js';
@@ -238,4 +239,4 @@ const history: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups];

@@ -272,6 +272,98 @@ export async function adminRetryWorkerDeadLetters(target: CommandTarget, args: A
   return replies.decodeAdminRetryWorkerDeadLettersReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `grouped-ack`, named as in its header. */
+export interface GroupedAckArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[3] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[4] heads in flight (hash: entry ID -> group ID) */
+  readonly leased: string;
+  /** KEYS[5] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
+  readonly backlogPrefix: ScriptArg;
+  /** ARGV[2] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+  /** ARGV[3..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
+  readonly receipts: readonly ScriptArg[];
+}
+
+/** Runs `grouped-ack` (complete deliveries whose receipts still hold their leases, and advance their groups) through {@link runScript} and decodes its reply. */
+export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, options?: ScriptCallOptions): Promise<replies.GroupedAckReply> {
+  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
+  return replies.decodeGroupedAckReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-receive`, named as in its header. */
+export interface GroupedReceiveArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[3] dead-letter stream (stream) */
+  readonly deadLetter: string;
+  /** KEYS[4] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[5] heads in flight (hash: entry ID -> group ID) */
+  readonly leased: string;
+  /** KEYS[6] the ungrouped queue's stream (must not exist) */
+  readonly ungroupedStream: string;
+  /** KEYS[7] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
+  readonly visibilityTimeoutMs: ScriptArg;
+  /** ARGV[2] most messages (messages, 1..1000) */
+  readonly max: ScriptArg;
+  /** ARGV[3] delivery limit (deliveries, >= 1) */
+  readonly deliveryLimit: ScriptArg;
+  /** ARGV[4] receipt token of this call (16 URL-safe characters, client-generated) */
+  readonly token: ScriptArg;
+  /** ARGV[5] key prefix of the group backlogs (the group ID follows) */
+  readonly backlogPrefix: ScriptArg;
+  /** ARGV[6] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+}
+
+/** Runs `grouped-receive` (recover due heads, dead-letter exhausted ones, then lease the heads of ready groups) through {@link runScript} and decodes its reply. */
+export async function groupedReceive(target: CommandTarget, args: GroupedReceiveArgs, options?: ScriptCallOptions): Promise<replies.GroupedReceiveReply> {
+  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  return replies.decodeGroupedReceiveReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-send`, named as in its header. */
+export interface GroupedSendArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  readonly stream: string;
+  /** KEYS[2] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[3] the group's backlog (sorted set: entry ID -> position; deleted when empty) */
+  readonly backlog: string;
+  /** KEYS[4] deduplication key of this ID (string: the original entry ID, with PX expiry; unused when windowMs is 0) */
+  readonly deduplicationKey: string;
+  /** KEYS[5] the ungrouped queue's stream (must not exist) */
+  readonly ungroupedStream: string;
+  /** KEYS[6] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** ARGV[1] message payload (bytes) */
+  readonly payload: ScriptArg;
+  /** ARGV[2] the message's group (1..1024 bytes) */
+  readonly groupId: ScriptArg;
+  /** ARGV[3] deduplication window (ms, 1..2^31-1; 0 without a deduplication ID) */
+  readonly windowMs: ScriptArg;
+  /** ARGV[4] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+}
+
+/** Runs `grouped-send` (append a message to the back of its group, once per deduplication ID within its window) through {@link runScript} and decodes its reply. */
+export async function groupedSend(target: CommandTarget, args: GroupedSendArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendReply> {
+  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency], options);
+  return replies.decodeGroupedSendReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `queue-ack`, named as in its header. */
 export interface QueueAckArgs {
   /** KEYS[1] ready stream (stream) */

@@ -349,49 +349,77 @@ export function decodeAdminRetryWorkerDeadLettersReply(value: unknown, operation
   return decodeAdminRetryQueueDeadLettersReply(value, operation);
 }
 
-/** The reply of `queue-ack`: `[flag]`, as its header's `Reply` line declares it. */
-export type QueueAckReply = boolean[];
+/** The reply of `grouped-ack`: `[flag]`, as its header's `Reply` line declares it. */
+export type GroupedAckReply = boolean[];
 
 /**
- * Decodes a reply of `queue-ack`; `operation` names the call in errors.
+ * Decodes a reply of `grouped-ack`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
-export function decodeQueueAckReply(value: unknown, operation = "queue-ack"): QueueAckReply {
+export function decodeGroupedAckReply(value: unknown, operation = "grouped-ack"): GroupedAckReply {
   const list = d.array(value, operation);
   const out: boolean[] = [];
   for (const element of list) out.push(d.flag(element, operation));
   return out;
 }
 
-/** The reply of `queue-extend`: the same as `queue-ack`'s. */
-export type QueueExtendReply = QueueAckReply;
-
-/** Decodes a reply of `queue-extend` (as {@link decodeQueueAckReply}). */
-export function decodeQueueExtendReply(value: unknown, operation = "queue-extend"): QueueExtendReply {
-  return decodeQueueAckReply(value, operation);
-}
-
-/** The reply of `queue-nack`: the same as `queue-ack`'s. */
-export type QueueNackReply = QueueAckReply;
-
-/** Decodes a reply of `queue-nack` (as {@link decodeQueueAckReply}). */
-export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): QueueNackReply {
-  return decodeQueueAckReply(value, operation);
-}
-
-/** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }`, as its header's `Reply` line declares it. */
-export type QueueReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] };
+/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }`, as its header's `Reply` line declares it. */
+export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] };
 
 /**
- * Decodes a reply of `queue-receive`; `operation` names the call in errors.
+ * Decodes a reply of `grouped-receive`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
-export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
+export function decodeGroupedReceiveReply(value: unknown, operation = "grouped-receive"): GroupedReceiveReply {
   const t = d.table(value, 1, operation);
   if ((t.length - 1) % 3 !== 0) return d.unexpected(operation, 'groups of 3 after element 1', value);
   const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] = [];
   for (let i = 1; i < t.length; i += 3) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation) });
   return { deadLettered: d.int(t[0], operation), entries };
+}
+
+/** The reply of `grouped-send`: `{ entryId: string, duplicate: flag }`, as its header's `Reply` line declares it. */
+export type GroupedSendReply = { readonly entryId: string; readonly duplicate: boolean };
+
+/**
+ * Decodes a reply of `grouped-send`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeGroupedSendReply(value: unknown, operation = "grouped-send"): GroupedSendReply {
+  const t = d.table(value, 2, operation);
+  return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation) };
+}
+
+/** The reply of `queue-ack`: the same as `grouped-ack`'s. */
+export type QueueAckReply = GroupedAckReply;
+
+/** Decodes a reply of `queue-ack` (as {@link decodeGroupedAckReply}). */
+export function decodeQueueAckReply(value: unknown, operation = "queue-ack"): QueueAckReply {
+  return decodeGroupedAckReply(value, operation);
+}
+
+/** The reply of `queue-extend`: the same as `grouped-ack`'s. */
+export type QueueExtendReply = GroupedAckReply;
+
+/** Decodes a reply of `queue-extend` (as {@link decodeGroupedAckReply}). */
+export function decodeQueueExtendReply(value: unknown, operation = "queue-extend"): QueueExtendReply {
+  return decodeGroupedAckReply(value, operation);
+}
+
+/** The reply of `queue-nack`: the same as `grouped-ack`'s. */
+export type QueueNackReply = GroupedAckReply;
+
+/** Decodes a reply of `queue-nack` (as {@link decodeGroupedAckReply}). */
+export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): QueueNackReply {
+  return decodeGroupedAckReply(value, operation);
+}
+
+/** The reply of `queue-receive`: the same as `grouped-receive`'s. */
+export type QueueReceiveReply = GroupedReceiveReply;
+
+/** Decodes a reply of `queue-receive` (as {@link decodeGroupedReceiveReply}). */
+export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
+  return decodeGroupedReceiveReply(value, operation);
 }
 
 /** The reply of `queue-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
@@ -409,16 +437,12 @@ export function decodeQueueSendManyReply(value: unknown, operation = "queue-send
   return { results };
 }
 
-/** The reply of `queue-send`: `{ entryId: string, duplicate: flag }`, as its header's `Reply` line declares it. */
-export type QueueSendReply = { readonly entryId: string; readonly duplicate: boolean };
+/** The reply of `queue-send`: the same as `grouped-send`'s. */
+export type QueueSendReply = GroupedSendReply;
 
-/**
- * Decodes a reply of `queue-send`; `operation` names the call in errors.
- * @throws {@link RespireServerError} for a reply of another shape.
- */
+/** Decodes a reply of `queue-send` (as {@link decodeGroupedSendReply}). */
 export function decodeQueueSendReply(value: unknown, operation = "queue-send"): QueueSendReply {
-  const t = d.table(value, 2, operation);
-  return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation) };
+  return decodeGroupedSendReply(value, operation);
 }
 
 /** The reply of `worker-append`: `{ entryId: string, idempotent: flag }`, as its header's `Reply` line declares it. */

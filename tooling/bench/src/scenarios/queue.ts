@@ -22,6 +22,8 @@ export interface QueueRun {
   sampleEveryMs?: number;
   /** Appended to the scenario's label. */
   label?: string;
+  /** A grouped queue (README "Message groups"), message i in group i mod `groups`. */
+  groups?: number;
 }
 
 const SEND_WINDOW = 256;
@@ -33,9 +35,12 @@ export async function queueThroughput(url: string, run: QueueRun): Promise<Throu
   const queue = new ReliableQueue(client, name, {
     codec: bytesCodec,
     ...(run.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: run.commandTimeoutMs }),
+    ...(run.groups === undefined ? {} : { groups: {} }),
   });
   const payload = payloadOf(run.payloadBytes);
-  const produce = () => pooled(run.messages, SEND_WINDOW, () => queue.send(payload));
+  const groups = run.groups;
+  const produce = () =>
+    pooled(run.messages, SEND_WINDOW, groups === undefined ? () => queue.send(payload) : (i) => queue.send(payload, { groupId: `g${i % groups}` }));
   let acked = 0;
   const complete = async (batch: ReceivedMessage<Buffer>[]) => {
     if (batch.length === 0) return;

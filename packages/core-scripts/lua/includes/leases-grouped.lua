@@ -1,0 +1,223 @@
+--[[ include: leases-grouped - a grouped queue (ordered message groups) as the lease engine's source
+A grouped queue's source of messages for the lease engine (leases.lua, included after this file).
+Message bodies are entries of the grouped stream (fields `payload`, `group`). Per group, its
+backlog is a sorted set of its entry IDs scored by send position (deleted when empty, so an empty
+group leaves no key); the ready ring is a sorted set of the group IDs whose head may be taken,
+scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
+group ID) and its group leaves the ring, so at most one message of a group is in flight; the head
+stays in its backlog until it is settled, and a redelivery comes from the deadlines index, so it
+goes before anything later of its group. Settling a head removes it from its backlog and the
+stream and puts its group, when it has more, at the back of the ring (round robin). Every
+operation is O(log n) in the ring, the backlog and the leased hash; nothing scans groups or a
+backlog (except past heads whose stream entries were deleted behind the queue's back).
+
+Fair groups (concurrency k > 1): up to k messages of a group are in flight, in no promised order.
+A taken message leaves its backlog at once, the in-flight hash counts each group's messages in
+flight, and a group is in the ring while it has a backlog and fewer than k in flight; a take serves
+a group once and puts it back at the end of the ring while it may take more.
+
+The grouped keys are beside the ungrouped queue's under the queue's hash tag; while the ungrouped
+queue's stream exists (an instance without `groups` used the name) every grouped script refuses.
+
+  respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
+                                        -> the source (its keys); `prefix` .. group ID is a backlog;
+                                           `inflight` (group ID -> count) serves concurrency > 1
+  respire_grouped_expect_mode(ungrouped)
+                                        RESPIRE_WRONGTYPE while the ungrouped queue's stream exists
+  respire_grouped_tail(key)             -> the last score of sorted set `key`, nil when it is empty
+                                        (a member added at the back scores one more)
+  respire_source_check(source)          the key types, and the mode (above)
+  respire_source_body(source, id)       -> the field list of entry `id`, or nil when it is gone
+  respire_source_allow_take(source)     RESPIRE_NOPERM unless the user may take heads
+  respire_source_take(source, count)    -> the heads of up to `count` groups from the front of the
+                                           ring { { id, fields }, ... }; reads first, then writes
+  respire_source_due(fields)            -> nil: a grouped queue takes no delayed sends, so a head is
+                                           due at once
+  respire_source_plan_settle(source)    checks the permissions settling needs
+  respire_source_settle(source, ids)    removes settled heads and advances their groups
+]]
+--@include acl
+--@include types
+--@include server
+
+local function respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
+  return { stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight, concurrency = concurrency }
+end
+
+local function respire_grouped_expect_mode(ungrouped)
+  if redis.call('EXISTS', ungrouped) == 1 then
+    error({ err = 'RESPIRE_WRONGTYPE ' .. ungrouped .. ' holds an ungrouped queue of the same name, expected none: '
+      .. 'this queue is grouped, and one name cannot be both' })
+  end
+end
+
+local function respire_grouped_tail(key)
+  local tail = respire_typed_call(key, 'zset', 'ZRANGE', key, -1, -1, 'WITHSCORES')
+  return tail[2] and tonumber(tail[2])
+end
+
+local function respire_source_check(source)
+  respire_grouped_expect_mode(source.ungrouped)
+  respire_expect_type(source.stream, 'stream')
+  respire_expect_type(source.ready, 'zset')
+  respire_expect_type(source.leased, 'hash')
+  if source.concurrency > 1 then respire_expect_type(source.inflight, 'hash') end
+end
+
+local function respire_source_body(source, id)
+  local entry = redis.call('XRANGE', source.stream, id, id)[1]
+  return entry and entry[2]
+end
+
+-- A backlog's permissions are checked on `prefix` itself, the key of no group (IDs are nonempty).
+local function respire_source_allow_take(source)
+  respire_allow(source.ready, 'ZREM', source.ready, 'x')
+  respire_allow(source.leased, 'HSET', source.leased, 'x', 'x')
+  respire_allow(source.prefix, 'ZREM', source.prefix, 'x')
+  if source.concurrency > 1 then
+    respire_allow(source.inflight, 'HINCRBY', source.inflight, 'x', '1')
+    respire_allow(source.ready, 'ZADD', source.ready, '1', 'x')
+  end
+end
+
+-- Fair groups: a group's next message leaves its backlog when taken; the group goes back to the
+-- end of the ring while it has more and fewer than `concurrency` in flight.
+local function respire_grouped_take_fair(source, groups)
+  local taken, leased, gone, again = {}, {}, {}, {}
+  local counts = #groups > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(groups)) or {}
+  for g, group in ipairs(groups) do
+    local backlog = source.prefix .. group
+    local i = 0
+    while true do
+      local pair = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, i, i + 1)
+      local head = pair[1]
+      if not head then break end
+      local fields = respire_source_body(source, head)
+      gone[#gone + 1] = { backlog, head }
+      if fields then
+        taken[#taken + 1] = { head, fields }
+        leased[#leased + 1] = head
+        leased[#leased + 1] = group
+        if pair[2] and (tonumber(counts[g]) or 0) + 1 < source.concurrency then again[#again + 1] = group end
+        break
+      end
+      i = i + 1
+    end
+  end
+  local tail = #again > 0 and (respire_grouped_tail(source.ready) or 0) or 0
+  if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
+  if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  for _, pair in ipairs(gone) do redis.call('ZREM', pair[1], pair[2]) end
+  for f = 2, #leased, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
+  for _, group in ipairs(again) do
+    tail = tail + 1
+    redis.call('ZADD', source.ready, respire_int(tail), group)
+  end
+  return taken
+end
+
+local function respire_source_take(source, count)
+  local groups = redis.call('ZRANGE', source.ready, 0, count - 1)
+  if source.concurrency > 1 then return respire_grouped_take_fair(source, groups) end
+  local taken, leased, gone = {}, {}, {}
+  for _, group in ipairs(groups) do
+    local backlog = source.prefix .. group
+    local i = 0
+    while true do
+      local head = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, i, i)[1]
+      if not head then break end
+      local fields = respire_source_body(source, head)
+      if fields then
+        taken[#taken + 1] = { head, fields }
+        leased[#leased + 1] = head
+        leased[#leased + 1] = group
+        break
+      end
+      -- Deleted from the stream behind the queue's back: dropped from its backlog.
+      gone[#gone + 1] = { backlog, head }
+      i = i + 1
+    end
+  end
+  if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
+  if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  for _, pair in ipairs(gone) do redis.call('ZREM', pair[1], pair[2]) end
+  return taken
+end
+
+local function respire_source_due(_fields)
+  return nil
+end
+
+local function respire_source_plan_settle(source)
+  respire_allow(source.stream, 'XDEL', source.stream, '0-1')
+  respire_allow(source.leased, 'HDEL', source.leased, 'x')
+  respire_allow(source.prefix, 'ZREM', source.prefix, 'x')
+  respire_allow(source.ready, 'ZADD', source.ready, '1', 'x')
+  if source.concurrency > 1 then respire_allow(source.inflight, 'HSET', source.inflight, 'x', '1') end
+  if source.concurrency > 1 then respire_allow(source.inflight, 'HDEL', source.inflight, 'x') end
+  return true
+end
+
+-- Fair groups: each group's in-flight count drops by its settled messages; a group outside the ring
+-- with a backlog and room joins the end of it.
+local function respire_grouped_settle_fair(source, ids)
+  local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
+  local order, settled = {}, {}
+  for _, group in ipairs(groups) do
+    if group then
+      if not settled[group] then order[#order + 1] = group end
+      settled[group] = (settled[group] or 0) + 1
+    end
+  end
+  local counts = #order > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(order)) or {}
+  local join, left = {}, {}
+  for g, group in ipairs(order) do
+    left[g] = math.max((tonumber(counts[g]) or 0) - settled[group], 0)
+    local backlog = source.prefix .. group
+    if left[g] < source.concurrency and respire_typed_call(backlog, 'zset', 'ZCARD', backlog) > 0 and not redis.call('ZSCORE', source.ready, group) then
+      join[#join + 1] = group
+    end
+  end
+  local tail = #join > 0 and (respire_grouped_tail(source.ready) or 0) or 0
+  respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
+  redis.call('HDEL', source.leased, unpack(ids))
+  for g, group in ipairs(order) do
+    if left[g] == 0 then
+      redis.call('HDEL', source.inflight, group)
+    else
+      redis.call('HSET', source.inflight, group, left[g])
+    end
+  end
+  for _, group in ipairs(join) do
+    tail = tail + 1
+    redis.call('ZADD', source.ready, respire_int(tail), group)
+  end
+end
+
+local function respire_source_settle(source, ids)
+  if source.concurrency > 1 then return respire_grouped_settle_fair(source, ids) end
+  -- Reads first: a key of another type fails here, before anything changed. A settled message is
+  -- its group's head (one in flight per group), so the backlog's first two tell whether more wait.
+  local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
+  local more, tail = {}, nil
+  for i, group in ipairs(groups) do
+    if group then
+      local backlog = source.prefix .. group
+      local first = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, 0, 1)
+      more[i] = #first > 1 or (first[1] ~= nil and first[1] ~= ids[i])
+      if more[i] and not tail then tail = respire_grouped_tail(source.ready) or 0 end
+    end
+  end
+  respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
+  redis.call('HDEL', source.leased, unpack(ids))
+  for i, group in ipairs(groups) do
+    if group then
+      redis.call('ZREM', source.prefix .. group, ids[i])
+      -- The group moves on: to the back of the ring when more of it waits.
+      if more[i] then
+        tail = tail + 1
+        redis.call('ZADD', source.ready, respire_int(tail), group)
+      end
+    end
+  end
+end

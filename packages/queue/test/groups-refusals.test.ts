@@ -1,0 +1,90 @@
+// A grouped queue's refusals change nothing: key types on every target, ACL permissions on a private Redis.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAclUser } from '@respire/harness';
+import { ReliableQueue, RespireKeyTypeError, isRespireError, utf8Codec } from '@respire/queue';
+import { groupedKeys, groupedSnapshot } from './groups-support.js';
+import { describeOnTargets, queueFixture, standalone, targets, uniqueName, type Connection } from './support.js';
+
+describeOnTargets('ReliableQueue with groups: key types', targets, (_target, connection) => {
+  const queueOf = queueFixture(connection);
+
+  it('a string at the ready ring: send and receive throw RespireKeyTypeError naming it, and nothing changes', async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const keys = groupedKeys(queue.name);
+    await queue.send('a1', { groupId: 'a' });
+    await connection().raw(keys.ready, ['DEL', keys.ready]);
+    await connection().raw(keys.ready, ['SET', keys.ready, 'x']);
+    const before = await groupedSnapshot(connection(), queue.name);
+    await expect(queue.send('a2', { groupId: 'b' })).rejects.toThrow(RespireKeyTypeError);
+    await expect(queue.receive(30_000)).rejects.toThrow(new RegExp(`${keys.ready.replace(/[{}]/g, '\\$&')} holds a string`));
+    expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+  });
+
+  it("a string at a ready group's backlog: receive throws RespireKeyTypeError before taking any head, and nothing changes", async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const keys = groupedKeys(queue.name);
+    await queue.send('a1', { groupId: 'a' });
+    await queue.send('b1', { groupId: 'b' });
+    await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}b`]);
+    await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}b`, 'x']);
+    const before = await groupedSnapshot(connection(), queue.name);
+    await expect(queue.receive(30_000, { max: 10 })).rejects.toThrow(RespireKeyTypeError);
+    await expect(queue.send('b2', { groupId: 'b' })).rejects.toThrow(RespireKeyTypeError);
+    expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+  });
+});
+
+describe('ReliableQueue with groups: permissions', () => {
+  let admin: Connection;
+  beforeAll(async () => {
+    admin = await standalone(inject('redisUrl'));
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  async function restricted<R>(name: string, rules: string[], run: (queue: ReliableQueue<string>) => Promise<R>): Promise<R> {
+    const user = await createAclUser([inject('redisUrl')], `u-${uniqueName()}`, rules);
+    const conn = await standalone(user.urlFor(inject('redisUrl')));
+    try {
+      return await run(new ReliableQueue(conn.client, name, { codec: utf8Codec, groups: {} }));
+    } finally {
+      await conn.close();
+    }
+  }
+
+  const refusal = (call: Promise<unknown>): Promise<unknown> =>
+    call.then(
+      () => null,
+      (e: unknown) => e,
+    );
+
+  it('a user without HSET cannot receive, and one without ZADD cannot ack: typed errors naming the command, nothing changed', async () => {
+    const name = uniqueName();
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec, groups: {} });
+    await owner.send('a1', { groupId: 'a' });
+    await owner.send('a2', { groupId: 'a' });
+    let before = await groupedSnapshot(admin, name);
+    const noHset = await restricted(name, ['~*', '+@all', '-hset'], (queue) => refusal(queue.receive(30_000)));
+    expect(isRespireError(noHset, 'PERMISSION_DENIED'), String(noHset)).toBe(true);
+    expect((noHset as Error).message).toContain('HSET');
+    expect(await groupedSnapshot(admin, name)).toBe(before);
+
+    const [head] = await owner.receive(30_000);
+    before = await groupedSnapshot(admin, name);
+    // The group has more: settling would put it back on the ring with ZADD.
+    const noZadd = await restricted(name, ['~*', '+@all', '-zadd'], (queue) => refusal(queue.ack(head!)));
+    expect(isRespireError(noZadd, 'PERMISSION_DENIED'), String(noZadd)).toBe(true);
+    expect((noZadd as Error).message).toContain('ZADD');
+    expect(await groupedSnapshot(admin, name)).toBe(before);
+    expect(await owner.ack(head!)).toBe(true);
+    expect((await owner.receive(30_000)).map((m) => m.payload)).toEqual(['a2']);
+  });
+
+  it('a user without XADD cannot send: nothing is appended to the stream, the backlog or the ring', async () => {
+    const name = uniqueName();
+    const error = await restricted(name, ['~*', '+@all', '-xadd'], (queue) => refusal(queue.send('a1', { groupId: 'a' })));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect(await groupedSnapshot(admin, name)).toBe('[]');
+  });
+});
