@@ -6,6 +6,8 @@ export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTran
 export { commandTarget } from './transport.js';
 export type { CommandTarget, SendOptions } from './transport.js';
 export { replyWithin } from './deadline.js';
+export { toDurability } from './durability.js';
+export type { Durability } from './durability.js';
 export { infoField, parseEntries, replyString } from './replies.js';
 export type { RawEntry } from './replies.js';
 export { runScript } from './runner.js';

@@ -24,6 +24,7 @@ export {
   RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
+  RespireNotDurableError,
   RespireCodecError,
   RespireScopeError,
   RespireCanceledError,

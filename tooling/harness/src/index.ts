@@ -3,6 +3,8 @@ export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli, redi
 export type { RedisServerHandle, StartOptions } from './servers.js';
 export { startRedisCluster } from './cluster.js';
 export type { RedisClusterHandle } from './cluster.js';
+export { startReplicatedServer } from './replicas.js';
+export type { ReplicatedServerHandle, ReplicatedServerOptions } from './replicas.js';
 export { createAclUser } from './acl.js';
 export type { AclUser } from './acl.js';
 export { contractTargets, describeOnTargets, standalone, commandCalls } from './targets.js';
