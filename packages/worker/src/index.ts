@@ -1,8 +1,8 @@
 // The public entry of @respire/worker.
 export { StreamWorker } from './worker.js';
 export type { StreamWorkerState } from './worker.js';
-export { StreamWorkerHost } from './host.js';
-export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy } from './host.js';
+export { StreamWorkerHost, DEFAULT_MAX_RESTARTS, DEFAULT_RESTART_INITIAL_DELAY_MS, DEFAULT_RESTART_MAX_DELAY_MS } from './host.js';
+export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy, StreamWorkerRestartOptions } from './host.js';
 export {
   StreamWorkerResult,
   MAX_DEAD_LETTER_FIELD_PAIRS,
