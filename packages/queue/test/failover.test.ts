@@ -1,0 +1,80 @@
+// A failover to a lagging replica: what acknowledged sends it loses, without and with the durability option.
+import { describe, expect, it } from 'vitest';
+import { startReplicatedServer, sleep } from '@respire/harness';
+import { ReliableQueue, RespireNotDurableError, utf8Codec, type ReliableQueueOptions } from '@respire/queue';
+import { standalone, uniqueName } from './support.js';
+
+const PRODUCERS = 8;
+
+interface Round {
+  /** Sends that resolved: the producer was told the message exists. */
+  acknowledged: number;
+  /** Of those, the ones the promoted replica does not have. */
+  lost: number;
+  /** Sends that raised RespireNotDurableError (applied on the old master, not confirmed). */
+  notDurable: number;
+}
+
+/**
+ * One round: producers send under load to a master with one replica; the replica lags (its process
+ * stopped and its link dropping what the master sends); the master is killed (SIGKILL) and the
+ * replica promoted (REPLICAOF NO ONE). Every send the producers saw succeed is looked up on it.
+ */
+async function failoverRound(durability: ReliableQueueOptions<string>['durability']): Promise<Round> {
+  const set = await startReplicatedServer({ replicas: 1 });
+  const conn = await standalone(set.master.url);
+  const name = uniqueName();
+  const queue = new ReliableQueue<string>(conn.client, name, { codec: utf8Codec, durability });
+  const acknowledged: string[] = [];
+  let notDurable = 0;
+  let running = true;
+  const producer = async () => {
+    while (running) {
+      try {
+        acknowledged.push(await queue.send('payload'));
+      } catch (error) {
+        if (error instanceof RespireNotDurableError) notDurable++;
+        else return; // the master is gone
+      }
+    }
+  };
+  try {
+    const producers = Array.from({ length: PRODUCERS }, producer);
+    await sleep(150);
+    set.pause(set.replicas[0]!);
+    await sleep(300);
+    await set.master.kill();
+    running = false;
+    await Promise.all(producers);
+    await set.promote(set.replicas[0]!);
+    const promoted = await standalone(set.replicas[0]!.url);
+    try {
+      const stored = (await promoted.raw(queue.streamKey, ['XRANGE', queue.streamKey, '-', '+'])) as [string, unknown][];
+      const ids = new Set(stored.map((entry) => String(entry[0])));
+      return { acknowledged: acknowledged.length, lost: acknowledged.filter((id) => !ids.has(id)).length, notDurable };
+    } finally {
+      await promoted.close();
+    }
+  } finally {
+    running = false;
+    await conn.close().catch(() => {});
+    await set.close();
+  }
+}
+
+describe('failover to a lagging replica (standalone, SIGKILL of the master, REPLICAOF NO ONE)', () => {
+  it('without the durability option, acknowledged sends are lost', async () => {
+    const round = await failoverRound(undefined);
+    console.info(`without durability: ${JSON.stringify(round)}`);
+    expect(round.acknowledged).toBeGreaterThan(0);
+    expect(round.lost).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('with replicas: 1, no acknowledged send is lost, and the unconfirmed ones raised RespireNotDurableError', async () => {
+    const round = await failoverRound({ replicas: 1, timeoutMs: 100 });
+    console.info(`with replicas: 1: ${JSON.stringify(round)}`);
+    expect(round.acknowledged).toBeGreaterThan(0);
+    expect(round.lost).toBe(0);
+    expect(round.notDurable).toBeGreaterThan(0);
+  }, 60_000);
+});
