@@ -1,6 +1,6 @@
 // A failover to a lagging replica: what acknowledged sends it loses, without and with the durability option.
 import { describe, expect, it } from 'vitest';
-import { startReplicatedServer, sleep } from '@respire/harness';
+import { startRedisServer, startReplicatedServer, sleep } from '@respire/harness';
 import { ReliableQueue, RespireNotDurableError, utf8Codec, type ReliableQueueOptions } from '@respire/queue';
 import { standalone, uniqueName } from './support.js';
 
@@ -77,4 +77,61 @@ describe('failover to a lagging replica (standalone, SIGKILL of the master, REPL
     expect(round.lost).toBe(0);
     expect(round.notDurable).toBeGreaterThan(0);
   }, 60_000);
+});
+
+/** Producers send for a while; the server is killed (SIGKILL) and restarted on its directory; acknowledged sends it lacks are counted. */
+async function restartRound(args: string[]): Promise<Round> {
+  const server = await startRedisServer({ args });
+  const conn = await standalone(server.url);
+  const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
+  const acknowledged: string[] = [];
+  let running = true;
+  const producer = async () => {
+    while (running) {
+      try {
+        acknowledged.push(await queue.send('payload'));
+      } catch {
+        return; // the server is gone
+      }
+    }
+  };
+  try {
+    const producers = Array.from({ length: PRODUCERS }, producer);
+    await sleep(300);
+    await server.restart();
+    running = false;
+    await Promise.all(producers);
+    const after = await standalone(server.url);
+    try {
+      const stored = (await after.raw(queue.streamKey, ['XRANGE', queue.streamKey, '-', '+'])) as [string, unknown][];
+      const ids = new Set(stored.map((entry) => String(entry[0])));
+      return { acknowledged: acknowledged.length, lost: acknowledged.filter((id) => !ids.has(id)).length, notDurable: 0 };
+    } finally {
+      await after.close();
+    }
+  } finally {
+    running = false;
+    await conn.close().catch(() => {});
+    await server.close();
+  }
+}
+
+describe('a crash and restart of a standalone server (SIGKILL, then it reloads its directory)', () => {
+  it('without persistence, every acknowledged send is lost', async () => {
+    const round = await restartRound([]);
+    console.info(`no persistence: ${JSON.stringify(round)}`);
+    expect(round.acknowledged).toBeGreaterThan(0);
+    expect(round.lost).toBe(round.acknowledged);
+  }, 60_000);
+
+  it.each(['everysec', 'always'])(
+    'with appendonly yes and appendfsync %s, a process crash loses no acknowledged send',
+    async (fsync) => {
+      const round = await restartRound(['--appendonly', 'yes', '--appendfsync', fsync]);
+      console.info(`AOF ${fsync}: ${JSON.stringify(round)}`);
+      expect(round.acknowledged).toBeGreaterThan(0);
+      expect(round.lost).toBe(0);
+    },
+    60_000,
+  );
 });
