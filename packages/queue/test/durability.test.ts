@@ -4,7 +4,7 @@ import { createClient } from 'redis';
 import { serverBinary, binaryVersion, startReplicatedServer, startRedisServer, type ReplicatedServerHandle } from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
 import { ReliableQueue, RespireNotDurableError, RespireUnsupportedServerError, RespireValidationError, utf8Codec } from '@respire/queue';
-import { standalone, uniqueName, type Connection } from './support.js';
+import { standalone, targets, uniqueName, type Connection } from './support.js';
 
 /** WAITAOF came with Redis 7.2; every Valkey of the matrix (8.0+) has it. */
 function hasWaitAof(): boolean {
@@ -180,4 +180,26 @@ describe('durability option with aof', () => {
       }
     });
   }
+});
+
+describe('durability option in a Cluster (the harness Cluster has no replicas)', () => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await targets.find((t) => t.name.startsWith('cluster'))!.connect()));
+  afterAll(async () => conn?.close());
+
+  it("waits on the slot's master: a write is applied there and, with no replica to confirm it, raises RespireNotDurableError", async () => {
+    const queue = queueOn(conn, { replicas: 1, timeoutMs: 50 });
+    const error = await queue.send('in a cluster').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'NOT_DURABLE', replicasReached: 0 });
+    const id = String((error as RespireNotDurableError).reply);
+    expect(await conn.raw(queue.streamKey, ['XRANGE', queue.streamKey, id, id])).toHaveLength(1);
+    const deduplicated = await queue.send('once', { deduplicationId: 'c-1' }).catch((e: unknown) => e);
+    expect(deduplicated).toMatchObject({ code: 'NOT_DURABLE', retrySafe: true });
+  });
+
+  it('refuses aof before writing anything when the masters run without appendonly', async () => {
+    const queue = queueOn(conn, { aof: 'local', timeoutMs: 50 });
+    await expect(queue.send('x')).rejects.toThrow(RespireUnsupportedServerError);
+    expect(await conn.raw(queue.streamKey, ['EXISTS', queue.streamKey])).toBe(0);
+  });
 });
