@@ -20,6 +20,7 @@ export {
   DEFAULT_TRACE_PARENT_FIELD,
   DEFAULT_TRACE_STATE_FIELD,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  MAX_WORKER_DURABILITY_TIMEOUT_MS,
 } from './options.js';
 export type {
   StreamHandler,
