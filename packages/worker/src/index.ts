@@ -46,6 +46,7 @@ export {
   RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
+  RespireNotDurableError,
   RespireCodecError,
   RespireScopeError,
   RespireCanceledError,

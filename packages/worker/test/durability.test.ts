@@ -1,7 +1,7 @@
 // The worker's durability option: completions wait for a replica; one that falls short is logged and the worker goes on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicatedServer, type ReplicatedServerHandle } from '@respire/harness';
-import { RespireValidationError, StreamWorker } from '../src/index.js';
+import { RespireNotDurableError, RespireValidationError, StreamProducer, StreamWorker } from '../src/index.js';
 import { add, eventually, pendingCount, recordingLogger, standalone, uniqueKeys, workerFixture, type Connection } from './support.js';
 
 describe('StreamWorker durability (beyond the contract)', () => {
@@ -50,6 +50,23 @@ describe('StreamWorker durability (beyond the contract)', () => {
     await eventually(() => seen.length === 3, 5000);
     await w.stop();
     await expect(w.done).resolves.toBeUndefined();
+  }, 30_000);
+
+  it('StreamProducer: an append waits for the replica, and one the lagging replica did not confirm raises RespireNotDurableError', async () => {
+    const { stream } = uniqueKeys();
+    const producer = new StreamProducer<string>({ client: conn.client, stream, serialize: (v) => ({ v }), durability: { replicas: 1, timeoutMs: 200 } });
+    await producer.add('confirmed');
+    expect(Number(await replica.raw(stream, ['XLEN', stream]))).toBe(1);
+    set.pause(set.replicas[0]!);
+    try {
+      const error = await producer.add('unconfirmed').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RespireNotDurableError);
+      expect(error).toMatchObject({ applied: true, replicasReached: 0, replicasRequired: 1 });
+      expect(Number(await conn.raw(stream, ['XLEN', stream]))).toBe(2);
+    } finally {
+      set.resume(set.replicas[0]!);
+      await set.waitForLinks();
+    }
   }, 30_000);
 
   it.each([
