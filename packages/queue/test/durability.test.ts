@@ -64,6 +64,19 @@ describe('durability option: validation, before any I/O', () => {
     expect(await conn.raw(queue.streamKey, ['XLEN', queue.streamKey])).toBe(1);
   });
 
+  it('refuses aof on a fake Redis 8.6 (WAITAOF, but no appendonly) before writing anything', async () => {
+    const fake86 = await FakeRedisServer.start({ version: '8.6' });
+    const conn86 = await standalone(fake86.url);
+    try {
+      const queue = queueOn(conn86, { aof: true, replicas: 0, timeoutMs: 50 });
+      await expect(queue.send('hello')).rejects.toThrow(/appendonly is off/);
+      expect(await conn86.raw(queue.streamKey, ['EXISTS', queue.streamKey])).toBe(0);
+    } finally {
+      await conn86.close();
+      await fake86.close();
+    }
+  });
+
   it('refuses aof on a server without WAITAOF before writing anything', async () => {
     const queue = queueOn(conn, { aof: 'local', timeoutMs: 50 });
     await expect(queue.send('hello')).rejects.toThrow(RespireUnsupportedServerError);
