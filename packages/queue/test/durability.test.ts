@@ -1,8 +1,17 @@
 // The durability option: WAIT / WAITAOF after each write, a typed error when a write is not confirmed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
-import { serverBinary, binaryVersion, startReplicatedServer, startRedisServer, type ReplicatedServerHandle } from '@respire/harness';
+import { createClient, createCluster } from 'redis';
+import {
+  serverBinary,
+  binaryVersion,
+  startRedisCluster,
+  startReplicatedServer,
+  startRedisServer,
+  type RedisClusterHandle,
+  type ReplicatedServerHandle,
+} from '@respire/harness';
 import { FakeRedisServer } from '@respire/testing';
+import { keySlot } from '@respire/core-scripts/internal';
 import { ReliableQueue, RespireNotDurableError, RespireUnsupportedServerError, RespireValidationError, utf8Codec } from '@respire/queue';
 import { standalone, targets, uniqueName, type Connection } from './support.js';
 
@@ -215,4 +224,51 @@ describe('durability option in a Cluster (the harness Cluster has no replicas)',
     await expect(queue.send('x')).rejects.toThrow(RespireUnsupportedServerError);
     expect(await conn.raw(queue.streamKey, ['EXISTS', queue.streamKey])).toBe(0);
   });
+});
+
+describe('durability option in a Cluster with a replica per master', () => {
+  let cluster: RedisClusterHandle;
+  let client: ReturnType<typeof createCluster>;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(serverBinary(), { replicasPerMaster: 1 });
+    client = createCluster({ rootNodes: cluster.rootNodes });
+    client.on('error', () => {});
+    await client.connect();
+  }, 90_000);
+  afterAll(async () => {
+    client?.destroy();
+    await cluster?.close();
+  });
+
+  it("every write returns once the slot master's replica has it, for queues in different slots", async () => {
+    for (let q = 0; q < 3; q++) {
+      const queue = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec, durability: { replicas: 1, timeoutMs: 5000 } });
+      await queue.send('a');
+      await queue.send('b', { deduplicationId: 'b' });
+      const batch = await queue.receive(30_000, { max: 2 });
+      expect(await queue.ackMany(batch)).toEqual([true, true]);
+    }
+  }, 30_000);
+
+  it("waits on the slot's own master: with that master's replica stopped the write raises RespireNotDurableError, other slots are confirmed", async () => {
+    const queue = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec, durability: { replicas: 1, timeoutMs: 200 } });
+    // The harness splits the slots evenly in order: master i serves the i-th third, replicas[i] replicates it.
+    const serving = Math.floor(keySlot(queue.streamKey) / Math.ceil(16384 / cluster.nodes.length));
+    const stopped = cluster.replicas[serving]!;
+    process.kill(stopped.pid, 'SIGSTOP');
+    try {
+      const error = await queue.send('unconfirmed').catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'NOT_DURABLE', replicasReached: 0 });
+      // A queue whose slot another master serves is confirmed meanwhile.
+      for (let i = 0; i < 20; i++) {
+        const other = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec, durability: { replicas: 1, timeoutMs: 2000 } });
+        const slotOwner = Math.floor(keySlot(other.streamKey) / Math.ceil(16384 / cluster.nodes.length));
+        if (slotOwner === serving) continue;
+        await other.send('confirmed');
+        break;
+      }
+    } finally {
+      process.kill(stopped.pid, 'SIGCONT');
+    }
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 // The harness starts a master with replicas, pauses one (SIGSTOP) and promotes it.
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { startReplicatedServer } from '../src/index.js';
+import { startRedisCluster, startReplicatedServer } from '../src/index.js';
 
 describe('replicated server', () => {
   it('links the replicas, so WAIT counts them, and a paused replica is no longer counted', async () => {
@@ -45,4 +45,26 @@ describe('replicated server', () => {
       await set.close();
     }
   });
+});
+
+describe('Cluster with a replica per master', () => {
+  it('links one replica to each master, so WAIT on a master counts it', async () => {
+    const cluster = await startRedisCluster(undefined, { replicasPerMaster: 1 });
+    try {
+      expect(cluster.replicas).toHaveLength(3);
+      for (const master of cluster.nodes) {
+        const client = createClient({ url: master.url });
+        client.on('error', () => {});
+        await client.connect();
+        try {
+          expect(String(await client.sendCommand(['INFO', 'replication']))).toContain('connected_slaves:1');
+          expect(await client.sendCommand(['WAIT', '1', '5000'])).toBe(1);
+        } finally {
+          client.destroy();
+        }
+      }
+    } finally {
+      await cluster.close();
+    }
+  }, 90_000);
 });
