@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { startRedisServer, startReplicatedServer, sleep } from '@respire/harness';
 import { ReliableQueue, RespireNotDurableError, utf8Codec, type ReliableQueueOptions } from '@respire/queue';
-import { standalone, uniqueName } from './support.js';
+import { eventually, standalone, uniqueName } from './support.js';
 
 const PRODUCERS = 8;
 
@@ -134,4 +134,50 @@ describe('a crash and restart of a standalone server (SIGKILL, then it reloads i
     },
     60_000,
   );
+});
+
+describe('a planned failover (FAILOVER: writes paused until the replica caught up)', () => {
+  it('loses no acknowledged send, without the durability option', async () => {
+    const set = await startReplicatedServer({ replicas: 1 });
+    const conn = await standalone(set.master.url);
+    const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec });
+    const acknowledged: string[] = [];
+    let running = true;
+    let refused = 0;
+    const producer = async () => {
+      while (running) {
+        try {
+          acknowledged.push(await queue.send('payload'));
+        } catch {
+          refused++; // READONLY once the old master follows the new one
+          await sleep(5);
+        }
+      }
+    };
+    try {
+      const producers = Array.from({ length: PRODUCERS }, producer);
+      await sleep(150);
+      const replica = set.replicas[0]!;
+      await conn.raw(queue.streamKey, ['FAILOVER', 'TO', '127.0.0.1', String(replica.port), 'TIMEOUT', '5000']);
+      const promoted = await standalone(replica.url);
+      try {
+        await eventually(async () => String(await promoted.raw(queue.streamKey, ['INFO', 'replication'])).includes('role:master'), 10_000);
+        await sleep(100);
+        running = false;
+        await Promise.all(producers);
+        const stored = (await promoted.raw(queue.streamKey, ['XRANGE', queue.streamKey, '-', '+'])) as [string, unknown][];
+        const ids = new Set(stored.map((entry) => String(entry[0])));
+        const lost = acknowledged.filter((id) => !ids.has(id)).length;
+        console.info(`planned failover: ${JSON.stringify({ acknowledged: acknowledged.length, lost, refused })}`);
+        expect(acknowledged.length).toBeGreaterThan(0);
+        expect(lost).toBe(0);
+      } finally {
+        await promoted.close();
+      }
+    } finally {
+      running = false;
+      await conn.close().catch(() => {});
+      await set.close();
+    }
+  }, 60_000);
 });
