@@ -148,14 +148,18 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
    * slot's master (a Cluster client resolves the node asynchronously per command, so two of its
    * commands are not known to be written together). Undefined while a Cluster's slots are unknown.
    */
-  const connectionFor = async (key: RedisArg): Promise<StandaloneClientLike | undefined> => {
+  const connectionFor = (key: RedisArg): StandaloneClientLike | undefined | Promise<StandaloneClientLike> => {
     if (!isCluster) return candidate as StandaloneClientLike;
     const cluster = candidate as unknown as { slots: readonly ({ master: unknown } | undefined)[]; nodeClient(node: unknown): unknown };
     const master = cluster.slots[keySlot(key)]?.master;
-    return master === undefined ? undefined : ((await cluster.nodeClient(master)) as StandaloneClientLike);
+    if (master === undefined) return undefined;
+    const node = cluster.nodeClient(master) as StandaloneClientLike | Promise<StandaloneClientLike>;
+    return node;
   };
   /** Once per target (again after a failure): the server has the waits, appendonly when needed, and the user may run them. */
   let probed: Promise<void> | undefined;
+  /** Set once the probe passed: later writes reach their connection without yielding first. */
+  let probeDone = false;
   const probe = (key: RedisArg, operation: string): Promise<void> => {
     probed ??= (async () => {
       const probes = durability!.usesWaitAof ? [WAITAOF_PROBE] : [];
@@ -171,22 +175,29 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         }
       }
     })();
-    return probed.catch((error: unknown) => {
-      probed = undefined;
-      throw error;
-    });
+    return probed.then(
+      () => void (probeDone = true),
+      (error: unknown) => {
+        probed = undefined;
+        throw error;
+      },
+    );
   };
   /** A write followed, on the same connection and without a round trip in between, by its waits. */
   const sendDurable = async (key: RedisArg, args: readonly RedisArg[], send: SendOptions | undefined, operation: string, timeoutMs: number | undefined) => {
     const d = durability!;
-    await probe(key, operation);
+    if (!probeDone) await probe(key, operation);
     // The waits run one after another on the server, each up to d.timeoutMs.
     const waitTimeoutMs = timeoutMs ? timeoutMs + d.waits.length * d.timeoutMs : undefined;
     const waitOptions = commandOptions(false, waitTimeoutMs);
     let reply: unknown;
     let waits: Promise<unknown>[];
     try {
-      const connection = await connectionFor(key);
+      // Written in the same tick as the call when the connection is at hand (a standalone client, a
+      // Cluster node client already open): a command the caller sends next (the worker's read behind
+      // its completions) goes after the write and its waits, not before.
+      const found = connectionFor(key);
+      const connection = found instanceof Promise ? await found : found;
       const write = connection ? connection.sendCommand(args, optionsFor(send)) : raw(key, args, optionsFor(send));
       waits = d.waits.map((wait) => (connection ? connection.sendCommand(wait, waitOptions) : raw(key, wait, waitOptions)));
       for (const wait of waits) wait.catch(() => {}); // read below, or abandoned with the write
