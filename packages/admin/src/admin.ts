@@ -53,7 +53,7 @@ import { nearest } from './not-found.js';
 import * as pages from './pages.js';
 import * as pendingActions from './pending-actions.js';
 import * as queueMessages from './queue-messages.js';
-import { Redis, RespireValidationError, toDurationMs } from './redis.js';
+import { Redis, RespireValidationError, toDurationMs, type DurabilityOptions } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
@@ -98,6 +98,15 @@ export interface RespireAdminOptions {
    */
   readonly commandTimeoutMs?: number;
   /**
+   * Beyond the contract: each repair action (retries of dead letters, pending acks and releases,
+   * removing idle consumers, queue-message releases and deletes) waits until its write reached
+   * `replicas` replicas and/or the AOF (`WAIT` / `WAITAOF` behind it on its connection; the queue
+   * README's "Durability"). Short of it the action stays applied and throws
+   * `RespireNotDurableError` (the audit records the failure). Reads, history and jobs do not wait.
+   * @defaultValue undefined (no wait)
+   */
+  readonly durability?: DurabilityOptions;
+  /**
    * How history samples are kept: `retentionMs` (default 24 hours, 1 minute to 30 days) and
    * `maxGroups` per stream (default 64). Samples are recorded only by {@link RespireAdmin.recordHistory}
    * or a sampler ({@link RespireAdmin.startHistory}).
@@ -112,7 +121,18 @@ export interface RespireAdminOptions {
   readonly jobs?: JobSettings;
 }
 
-const KNOWN_OPTIONS = ['queues', 'streams', 'discoverQueues', 'audit', 'auditStream', 'auditStreamMaxLength', 'commandTimeoutMs', 'history', 'jobs'];
+const KNOWN_OPTIONS = [
+  'queues',
+  'streams',
+  'discoverQueues',
+  'audit',
+  'auditStream',
+  'auditStreamMaxLength',
+  'commandTimeoutMs',
+  'durability',
+  'history',
+  'jobs',
+];
 
 /**
  * The operator's API over Respire's queues and worker streams: bounded reads (every page carries
@@ -146,7 +166,7 @@ export class RespireAdmin implements AdminApi {
   constructor(client: unknown, options: RespireAdminOptions = {}) {
     const o = toOptions('options', options, KNOWN_OPTIONS);
     const timeout = o.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', o.commandTimeoutMs, true);
-    const redis = new Redis(client, timeout);
+    const redis = new Redis(client, timeout, o.durability);
     const resources = new Resources(redis, toList('queues', o.queues), toList('streams', o.streams), o.discoverQueues);
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);

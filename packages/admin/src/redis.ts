@@ -10,6 +10,7 @@ import {
   RespireTransportError,
   RespireValidationError,
   isRespireError,
+  type DurabilityOptions,
   type RedisArg,
   type RedisClientLike,
 } from '@respire/core-scripts';
@@ -79,6 +80,18 @@ const adminScripts = {
   jobCancel: scriptCalls.adminJobCancel,
 };
 
+/** The admin scripts that repair state (retries, pending and queue-message actions): the ones the `durability` option waits after. */
+const REPAIRS: ReadonlySet<string> = new Set([
+  'retryWorker',
+  'retryQueue',
+  'append',
+  'releasePending',
+  'ackPending',
+  'removeIdleConsumers',
+  'releaseQueueMessage',
+  'deleteQueueMessage',
+]);
+
 /** An admin script, by its short name. */
 export type AdminScript = keyof typeof adminScripts;
 /** The named KEYS and ARGV of an admin script (its header's names). */
@@ -100,10 +113,13 @@ export function retriedEntries(entries: readonly RetriedEntry[]): ScriptArg[] {
 /** How the admin talks to Redis: one command or script at a time, routed by key in a Cluster. */
 export class Redis {
   readonly target: CommandTarget;
+  /** Where repair scripts go: `target`, with the `durability` waits when set. */
+  readonly repairTarget: CommandTarget;
   readonly client: RedisClientLike;
 
-  constructor(client: unknown, commandTimeoutMs: number | undefined) {
+  constructor(client: unknown, commandTimeoutMs: number | undefined, durability?: DurabilityOptions) {
     this.target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
+    this.repairTarget = durability === undefined ? this.target : commandTarget(client, 'client', { commandTimeoutMs, durability });
     this.client = client as RedisClientLike;
   }
 
@@ -134,7 +150,7 @@ export class Redis {
   script<S extends AdminScript>(name: S, args: AdminScriptArgs<S>, operation: string): Promise<AdminScriptReply<S>> {
     // One wrapper per name; TypeScript cannot relate `name` to `args` through the union itself.
     const call = adminScripts[name] as (target: CommandTarget, args: AdminScriptArgs<S>, options: { operation: string }) => Promise<AdminScriptReply<S>>;
-    return call(this.target, args, { operation });
+    return call(REPAIRS.has(name) ? this.repairTarget : this.target, args, { operation });
   }
 
   /**
@@ -226,3 +242,4 @@ export function parseWithScores(reply: unknown): [string, number][] {
   for (let i = 0; i + 1 < reply.length; i += 2) out.push([text(reply[i]), Number(text(reply[i + 1]))]);
   return out;
 }
+export type { DurabilityOptions } from '@respire/core-scripts';

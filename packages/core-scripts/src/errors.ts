@@ -16,6 +16,7 @@ export type RespireErrorCode =
   | 'TOO_MANY_FIELDS'
   | 'SERVER_ERROR'
   | 'TRANSPORT_FAILED'
+  | 'NOT_DURABLE'
   | 'CODEC_FAILED'
   | 'SCOPE_FAILED'
   | 'CANCELED';
@@ -147,6 +148,52 @@ export class RespireTransportError extends RespireError {
   }
 }
 
+/**
+ * A write that WAS applied on the master but whose durability target (the `durability` option:
+ * `WAIT` / `WAITAOF`) was not confirmed within its timeout, or whose wait failed. The write is not
+ * undone: a failover before it reaches a replica may still lose it. Code `NOT_DURABLE`;
+ * `retryable` is false (the write ran). Repeating the call repeats the write unless it is
+ * idempotent: `retrySafe` says when it is (a send with a deduplication ID).
+ */
+export class RespireNotDurableError extends RespireError {
+  override name = 'RespireNotDurableError';
+  /** Always true: the write was applied on the master before the wait. */
+  readonly applied = true;
+  /** The write's own reply (for a plain XADD the entry ID), as the server sent it. */
+  readonly reply: unknown;
+  /** Replicas that had to acknowledge the write. */
+  readonly replicasRequired: number;
+  /** Replicas that did within the timeout (`WAIT`'s or `WAITAOF`'s count; 0 when the wait itself failed). */
+  readonly replicasReached: number;
+  /** True when the master had to fsync the write to its AOF (`WAITAOF` numlocal 1). */
+  readonly localAofRequired: boolean;
+  /** True when it did within the timeout. */
+  readonly localAofReached: boolean;
+  /** True when repeating the call cannot apply the write twice (a send with a deduplication ID). */
+  readonly retrySafe: boolean;
+
+  constructor(
+    message: string,
+    details: {
+      reply: unknown;
+      replicasRequired: number;
+      replicasReached: number;
+      localAofRequired: boolean;
+      localAofReached: boolean;
+      retrySafe: boolean;
+    },
+    options?: RespireErrorOptions,
+  ) {
+    super('NOT_DURABLE', message, options);
+    this.reply = details.reply;
+    this.replicasRequired = details.replicasRequired;
+    this.replicasReached = details.replicasReached;
+    this.localAofRequired = details.localAofRequired;
+    this.localAofReached = details.localAofReached;
+    this.retrySafe = details.retrySafe;
+  }
+}
+
 /** A codec's encode or decode threw; `cause` is what it threw. Code `CODEC_FAILED`. */
 export class RespireCodecError extends RespireError {
   override name = 'RespireCodecError';
@@ -188,6 +235,7 @@ const CODES = new Set<string>([
   'TOO_MANY_FIELDS',
   'SERVER_ERROR',
   'TRANSPORT_FAILED',
+  'NOT_DURABLE',
   'CODEC_FAILED',
   'SCOPE_FAILED',
   'CANCELED',

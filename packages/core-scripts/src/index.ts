@@ -12,6 +12,7 @@ export {
   RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
+  RespireNotDurableError,
   RespireCodecError,
   RespireScopeError,
   RespireCanceledError,
@@ -19,6 +20,7 @@ export {
 } from './errors.js';
 export type { RespireErrorCode, RespireErrorOptions } from './errors.js';
 export { MAX_DURATION_MS } from './options.js';
+export type { DurabilityOptions } from './durability.js';
 export { MAX_BULK_BYTES } from './bulk-limit.js';
 export type { RedisArg, RedisClientLike, StandaloneClientLike, ClusterClientLike } from './client.js';
 export type {

@@ -6,6 +6,8 @@ export { RETRY_INITIAL_DELAY_MS, RETRY_MAX_DELAY_MS, TransientBackoff, retryTran
 export { commandTarget } from './transport.js';
 export type { CommandTarget, SendOptions } from './transport.js';
 export { replyWithin } from './deadline.js';
+export { toDurability } from './durability.js';
+export type { Durability } from './durability.js';
 export { infoField, parseEntries, replyString } from './replies.js';
 export type { RawEntry } from './replies.js';
 export { runScript } from './runner.js';
@@ -13,6 +15,7 @@ export type { ScriptArg } from './runner.js';
 export * as scripts from './generated/scripts.js';
 export * as scriptCalls from './generated/calls.js';
 export type * from './generated/replies.js';
+export { decodeWorkerCompleteReply } from './generated/replies.js';
 export { compareEntryIds, entryIdParts, isEntryId, nextEntryId, previousEntryId, toEntryId } from './formats/entry-ids.js';
 export { isReceipt, leaseMember, newReceiptToken, parseLeaseMember, receiptOf } from './formats/receipts.js';
 export { queueDeadLetterFields, readQueueDeadLetter } from './formats/queue-dead-letters.js';

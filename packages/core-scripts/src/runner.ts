@@ -23,6 +23,8 @@ export interface ScriptCallOptions {
    * with its next read, and the fallback must not queue behind that read). @defaultValue `target`
    */
   noScriptTarget?: CommandTarget;
+  /** Repeating this call cannot apply it twice; see `SendOptions.retrySafe` (the durability option). */
+  retrySafe?: boolean;
 }
 
 const toArg = (value: ScriptArg): RedisArg => (typeof value === 'number' ? String(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value);
@@ -54,7 +56,7 @@ export async function runScript(
   const command: RedisArg[] = ['EVALSHA', script.sha1, String(keys.length)];
   for (const key of keys) command.push(key);
   for (const arg of args) command.push(toArg(arg));
-  const send: SendOptions = { binary: options.binary, operation: options.operation ?? script.name };
+  const send: SendOptions = { binary: options.binary, operation: options.operation ?? script.name, retrySafe: options.retrySafe };
   try {
     return await target.send(firstKey, command, send);
   } catch (error) {

@@ -1,9 +1,10 @@
 // The one way Respire sends a command: routed by key in a Cluster, timed, every failure a RespireError.
 import { MAX_BULK_BYTES, oversizedArgument } from './bulk-limit.js';
-import { isErrorReply, toRespireError } from './classify.js';
+import { isErrorReply, replyCode, toRespireError } from './classify.js';
 import { checkClient, type ClusterClientLike, type RedisArg, type RedisClientLike, type StandaloneClientLike } from './client.js';
 import { replyWithin } from './deadline.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
+import { WAITAOF_PROBE, checkDurable, toDurability, waitAofRefusal, type DurabilityOptions } from './durability.js';
 import { RespireKeyTypeError, RespireTransportError, RespireValidationError } from './errors.js';
 import { keySlot } from './slots.js';
 
@@ -20,6 +21,17 @@ export interface CommandTargetOptions {
    * reply as long as the connection lives.
    */
   commandTimeoutMs?: number;
+  /**
+   * Waits after every write (every command not sent `readOnly`) until it reached replicas and/or
+   * the AOF (`WAIT` / `WAITAOF`), pipelined on the write's own connection right behind it: the
+   * client itself, or in a Cluster the node client of the slot's master. See {@link DurabilityOptions}.
+   * Before the first write one probe (`WAIT 0 0`, `WAITAOF 1 0 1`) checks that the server has the
+   * commands, `appendonly` when needed, and the ACL user's permission. A write whose wait falls
+   * short throws `RespireNotDurableError` (the write was applied). The command deadline of a wait
+   * is `commandTimeoutMs` plus `timeoutMs` per wait.
+   * @defaultValue undefined (no wait)
+   */
+  durability?: DurabilityOptions;
 }
 
 /** How one command is sent and what its failures are called. */
@@ -44,6 +56,13 @@ export interface SendOptions {
    * whatever key routes it). Ignored by a standalone client.
    */
   readonly node?: boolean;
+  /** A read: never followed by the target's durability waits. */
+  readonly readOnly?: boolean;
+  /**
+   * For a target with durability: repeating this write cannot apply it twice (a send with a
+   * deduplication ID), as a `RespireNotDurableError` then says (`retrySafe`).
+   */
+  readonly retrySafe?: boolean;
 }
 
 /**
@@ -70,12 +89,13 @@ const BINARY_MAPPING = { 36: Buffer, 37: Array };
  * Wraps a node-redis client. Works with standalone clients and `createCluster`.
  * @throws {@link RespireValidationError} when `client` is not a node-redis v5/v6 client, saying what to
  *   pass instead: for a Promise (a missing `await` on `connect()`), a URL string, client options, a
- *   node-redis v4 client, an ioredis client, anything else.
+ *   node-redis v4 client, an ioredis client, anything else; or for a bad `durability` option.
  */
 export function commandTarget(client: unknown, argument = 'client', options: CommandTargetOptions = {}): CommandTarget {
   checkClient(client, argument);
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
+  const durability = toDurability(options.durability);
   // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
@@ -110,6 +130,96 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
     const holds = found === undefined || found === 'none' || found === type ? 'another type' : `a ${found}`;
     return new RespireKeyTypeError(`${operation}: ${String(key)} holds ${holds}, expected a ${type}`, { cause: error });
   };
+  /** The Respire error of a failed command. */
+  const failure = async (error: unknown, operation: string, send: SendOptions | undefined): Promise<unknown> => {
+    if (send?.keyType !== undefined && isErrorReply(error) && /^WRONGTYPE/.test(error.message)) return namedKeyTypeError(error, operation, send);
+    // node-redis throws these for arguments or options it cannot use, before writing anything.
+    const type = exceptionType(error);
+    if (type === 'TypeError' || type === 'RangeError') {
+      return new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, {
+        cause: error,
+        outcomeUnknown: false,
+      });
+    }
+    return toRespireError(error, operation);
+  };
+  /**
+   * Where a write and its waits go back to back: the client itself, or the node client of the
+   * slot's master (a Cluster client resolves the node asynchronously per command, so two of its
+   * commands are not known to be written together). Undefined while a Cluster's slots are unknown.
+   */
+  const connectionFor = (key: RedisArg): StandaloneClientLike | undefined | Promise<StandaloneClientLike> => {
+    if (!isCluster) return candidate as StandaloneClientLike;
+    const cluster = candidate as unknown as { slots: readonly ({ master: unknown } | undefined)[]; nodeClient(node: unknown): unknown };
+    const master = cluster.slots[keySlot(key)]?.master;
+    if (master === undefined) return undefined;
+    const node = cluster.nodeClient(master) as StandaloneClientLike | Promise<StandaloneClientLike>;
+    return node;
+  };
+  /** Once per target (again after a failure): the server has the waits, appendonly when needed, and the user may run them. */
+  let probed: Promise<void> | undefined;
+  /** Set once the probe passed: later writes reach their connection without yielding first. */
+  let probeDone = false;
+  const probe = (key: RedisArg, operation: string): Promise<void> => {
+    probed ??= (async () => {
+      const probes = durability!.usesWaitAof ? [WAITAOF_PROBE] : [];
+      if (durability!.waits.some((wait) => wait[0] === 'WAIT')) probes.push(['WAIT', '0', '0']);
+      const connection = await connectionFor(key);
+      for (const command of probes) {
+        try {
+          const reply = connection ? connection.sendCommand(command, defaults) : raw(key, command, defaults);
+          await (options.commandTimeoutMs ? replyWithin(reply, options.commandTimeoutMs, operation) : reply);
+        } catch (error) {
+          const refusal = command[0] === 'WAITAOF' ? waitAofRefusal(error, operation) : error;
+          throw await failure(refusal, operation, undefined);
+        }
+      }
+    })();
+    return probed.then(
+      () => void (probeDone = true),
+      (error: unknown) => {
+        probed = undefined;
+        throw error;
+      },
+    );
+  };
+  /** A write followed, on the same connection and without a round trip in between, by its waits. */
+  const sendDurable = async (key: RedisArg, args: readonly RedisArg[], send: SendOptions | undefined, operation: string, timeoutMs: number | undefined) => {
+    const d = durability!;
+    if (!probeDone) await probe(key, operation);
+    // The waits run one after another on the server, each up to d.timeoutMs.
+    const waitTimeoutMs = timeoutMs ? timeoutMs + d.waits.length * d.timeoutMs : undefined;
+    const waitOptions = commandOptions(false, waitTimeoutMs);
+    let reply: unknown;
+    let waits: Promise<unknown>[];
+    try {
+      // Written in the same tick as the call when the connection is at hand (a standalone client, a
+      // Cluster node client already open): a command the caller sends next (the worker's read behind
+      // its completions) goes after the write and its waits, not before.
+      const found = connectionFor(key);
+      const connection = found instanceof Promise ? await found : found;
+      const write = connection ? connection.sendCommand(args, optionsFor(send)) : raw(key, args, optionsFor(send));
+      waits = d.waits.map((wait) => (connection ? connection.sendCommand(wait, waitOptions) : raw(key, wait, waitOptions)));
+      for (const wait of waits) wait.catch(() => {}); // read below, or abandoned with the write
+      try {
+        reply = await (timeoutMs ? replyWithin(write, timeoutMs, operation) : write);
+      } catch (error) {
+        // A Cluster's slot moved under the node client: the client's own routing follows the
+        // redirect, and the waits go to the node that now serves the slot.
+        const code = replyCode(error);
+        if (!isCluster || (code !== 'MOVED' && code !== 'ASK')) throw error;
+        const retried = raw(key, args, optionsFor(send));
+        reply = await (timeoutMs ? replyWithin(retried, timeoutMs, operation) : retried);
+        const moved = await connectionFor(key);
+        waits = d.waits.map((wait) => (moved ? moved.sendCommand(wait, waitOptions) : raw(key, wait, waitOptions)));
+      }
+    } catch (error) {
+      throw await failure(error, operation, send);
+    }
+    const outcomes = await Promise.allSettled(waits.map((wait) => (waitTimeoutMs ? replyWithin(wait, waitTimeoutMs, operation) : wait)));
+    checkDurable(d, outcomes, reply, operation, send?.retrySafe === true);
+    return reply;
+  };
   return {
     client: candidate,
     isCluster,
@@ -124,20 +234,12 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         );
       }
       const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
+      if (durability !== undefined && send?.readOnly !== true) return sendDurable(key, args, send, operation, timeoutMs);
       try {
         const reply = (isCluster && send?.node === true ? toNode : raw)(key, args, optionsFor(send));
         return await (timeoutMs ? replyWithin(reply, timeoutMs, operation) : reply);
       } catch (error) {
-        if (send?.keyType !== undefined && isErrorReply(error) && /^WRONGTYPE/.test(error.message)) throw await namedKeyTypeError(error, operation, send);
-        // node-redis throws these for arguments or options it cannot use, before writing anything.
-        const type = exceptionType(error);
-        if (type === 'TypeError' || type === 'RangeError') {
-          throw new RespireTransportError(`${operation}: not sent: the client refused it (${describeError(error)}); nothing happened`, {
-            cause: error,
-            outcomeUnknown: false,
-          });
-        }
-        throw toRespireError(error, operation);
+        throw await failure(error, operation, send);
       }
     },
   };

@@ -28,6 +28,7 @@ export {
   RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
+  RespireNotDurableError,
   RespireCodecError,
   RespireScopeError,
   RespireCanceledError,

@@ -1,5 +1,12 @@
 // ReliableQueue: send (with deduplication), and receive, ACK and NACK on the lease engine (./leases).
-import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import {
+  MAX_BULK_BYTES,
+  RespireCodecError,
+  RespireServerError,
+  RespireValidationError,
+  type DurabilityOptions,
+  type RedisClientLike,
+} from '@respire/core-scripts';
 import {
   MAX_INT32,
   commandTarget,
@@ -51,6 +58,7 @@ const QUEUE_OPTIONS = [
   'instrumentation',
   'commandTimeoutMs',
   'groups',
+  'durability',
 ] as const satisfies readonly (keyof ReliableQueueOptions<unknown>)[];
 
 /** Options of a {@link ReliableQueue}. */
@@ -93,6 +101,16 @@ export interface ReliableQueueOptions<T> {
    * @defaultValue undefined (ungrouped)
    */
   groups?: GroupOptions;
+  /**
+   * Makes every write of the queue (send, receive's leases and dead letters, ack, nack) wait until
+   * it reached `replicas` replicas (`WAIT`) and/or the AOF (`WAITAOF`, Redis 7.2+ / Valkey 8+)
+   * within `timeoutMs`, pipelined on the write's connection (README "Durability": what it promises
+   * and what it does not). When the target is not met the write stays applied and the call throws
+   * `RespireNotDurableError` (`retrySafe` for a send with a deduplication ID). A wait blocks the
+   * connection it runs on: give a durable queue its own client when others share it.
+   * @defaultValue undefined (no wait: Redis's asynchronous replication)
+   */
+  durability?: DurabilityOptions;
 }
 
 /** Options of a grouped queue (see {@link ReliableQueueOptions.groups}). */
@@ -239,7 +257,7 @@ export class ReliableQueue<T> {
    * @param name - nonblank, without `{` or `}`.
    * @throws {@link RespireValidationError} for a blank name or one with braces, a codec without
    *   encode/decode, a delivery limit that is not a whole number from 1 to 2^31-1, a key prefix
-   *   that is not a string, or a client that is not node-redis.
+   *   that is not a string, a bad `durability` option, or a client that is not node-redis.
    * @throws {@link RespireCrossSlotError} when the resolved keys would not share one Cluster slot.
    */
   constructor(client: RedisClientLike, name: string, options: ReliableQueueOptions<T>) {
@@ -254,7 +272,7 @@ export class ReliableQueue<T> {
     this.#codec = toCodec<T>(options.codec);
     this.deliveryLimit = toIntegerInRange('deliveryLimit', options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
-    this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
+    this.#target = commandTarget(client, 'client', { commandTimeoutMs, durability: options.durability });
     this.#leases = new Leases(this.#target, this.#grouped ? groupedSource(this.#grouped, this.#groupConcurrency) : queueSource(this.#keys));
     this.#instrumentation = options.instrumentation;
     this.name = name;
@@ -278,6 +296,11 @@ export class ReliableQueue<T> {
    *   same deduplication ID; or, with `outcomeUnknown: false`, when it was not sent.
    * @throws {@link RespireServerError} for other replies; `retryable` when the reply proves nothing ran
    *   (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): repeat the call after a backoff.
+   * @throws {@link RespireNotDurableError} with the `durability` option, when the message was appended
+   *   but not confirmed on enough replicas or in the AOF in time (`reply` holds the entry ID of a send
+   *   without deduplication ID); `retrySafe` when it has a deduplication ID.
+   * @throws {@link RespireUnsupportedServerError} with `durability.aof` on a server without WAITAOF or
+   *   with appendonly off, before anything is written.
    */
   async send(payload: T, options: SendOptions = {}): Promise<string> {
     return (await this.sendWithResult(payload, options)).id;
@@ -305,7 +328,7 @@ export class ReliableQueue<T> {
           const reply = await scriptCalls.queueSend(
             this.#target,
             { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
-            { operation },
+            { operation, retrySafe: true },
           );
           return { id: reply.entryId, duplicate: reply.duplicate };
         }
@@ -343,7 +366,7 @@ export class ReliableQueue<T> {
             windowMs: deduplicationId === undefined ? 0 : windowMs,
             concurrency: this.#groupConcurrency,
           },
-          { operation: 'ReliableQueue.send' },
+          { operation: 'ReliableQueue.send', retrySafe: deduplicationId !== undefined },
         );
         return { id: reply.entryId, duplicate: reply.duplicate };
       },
@@ -429,7 +452,9 @@ export class ReliableQueue<T> {
       }
       args.push(bytes, String(index), String(windowMs), String(delayMs), '');
     }
-    const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation });
+    // Retry-safe (RespireNotDurableError says so) only when every item has a deduplication ID.
+    const retrySafe = items.every((item) => item.deduplicationId !== undefined);
+    const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation, retrySafe });
     if (reply.results.length !== items.length) {
       throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
     }

@@ -1,8 +1,10 @@
 // Fenced completion: a reader's decided deliveries sent to Redis in batches, each told its own outcome.
 import type { DeadLetterReason } from '@respire/core-scripts';
+import { RespireNotDurableError } from '@respire/core-scripts';
 import {
   compareEntryIds,
   deadLetterExceptionType,
+  decodeWorkerCompleteReply,
   isConnectionFailure,
   replyWithin,
   scriptCalls,
@@ -10,6 +12,7 @@ import {
   type WorkerCompleteReply,
 } from '@respire/core-scripts/internal';
 import type { OwnedConnection } from './connections.js';
+import { safeLog } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { retryingAfter } from './retry.js';
 
@@ -93,15 +96,31 @@ export interface CompletionListener<R extends CompletionRequest> {
 /** What {@link Completions} reads of the worker's options. */
 export type CompletionOptions = Pick<
   ResolvedOptions,
-  'target' | 'stream' | 'deadLetterStream' | 'group' | 'deleteAcknowledgedEntries' | 'minimumIdleTimeMs' | 'batchSize' | 'logger'
+  'target' | 'completionTarget' | 'stream' | 'deadLetterStream' | 'group' | 'deleteAcknowledgedEntries' | 'minimumIdleTimeMs' | 'batchSize' | 'logger'
 >;
 
 /** Sends one batch: `worker-complete` over `target` (a seam for tests; see {@link sendWorkerComplete}). */
 export type SendBatch = (target: CommandTarget, batch: scriptCalls.WorkerCompleteArgs, options: CompletionOptions) => Promise<WorkerCompleteReply>;
 
-/** Runs `worker-complete`; after NOSCRIPT the script is loaded over the caller's client. */
-export const sendWorkerComplete: SendBatch = (target, batch, o) =>
-  scriptCalls.workerComplete(target, batch, { operation: 'StreamWorker completion', noScriptTarget: o.target });
+/**
+ * Runs `worker-complete`; after NOSCRIPT the script is loaded over the caller's client. A batch
+ * whose `durability` wait fell short was applied: a warning, and its reply as if confirmed (a
+ * failover that loses it only makes its entries pending again, to be delivered again).
+ */
+export const sendWorkerComplete: SendBatch = async (target, batch, o) => {
+  try {
+    return await scriptCalls.workerComplete(target, batch, { operation: 'StreamWorker completion', noScriptTarget: o.completionTarget });
+  } catch (error) {
+    if (!(error instanceof RespireNotDurableError)) throw error;
+    safeLog(o.logger, 'warn', 'completion not confirmed durable', {
+      consumer: batch.consumer,
+      replicasRequired: error.replicasRequired,
+      replicasReached: error.replicasReached,
+      localAofReached: error.localAofReached,
+    });
+    return decodeWorkerCompleteReply(error.reply, 'StreamWorker completion');
+  }
+};
 
 /** One reader's completions: queued per request, sent to Redis in batches. */
 export class Completions<R extends CompletionRequest> {
@@ -198,7 +217,7 @@ export class Completions<R extends CompletionRequest> {
       for (const request of queued) listener.failed(request, error);
     };
     this.#lastOutcome = this.#sendFirst(send).then(completed, (error: unknown) =>
-      retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.target), { consumer: this.#consumer }).then(completed, failed),
+      retryingAfter(o.logger, 'StreamWorker completion', error, () => send(o.completionTarget), { consumer: this.#consumer }).then(completed, failed),
     );
   }
 
@@ -219,9 +238,9 @@ export class Completions<R extends CompletionRequest> {
   #sendFirst(send: (target: CommandTarget) => Promise<WorkerCompleteReply>): Promise<WorkerCompleteReply> {
     const o = this.#options;
     const connection = this.#connection();
-    if (connection === undefined || connection.closed) return send(o.target);
+    if (connection === undefined || connection.closed) return send(o.completionTarget);
     const held = connection.heldByServer(o.target, o.stream, COMPLETION_DEADLINE_MS);
-    const attempt = replyWithin(send(connection.target), COMPLETION_DEADLINE_MS, 'StreamWorker completion', held).catch((error: unknown) => {
+    const attempt = replyWithin(send(connection.completionTarget), COMPLETION_DEADLINE_MS, 'StreamWorker completion', held).catch((error: unknown) => {
       // A silent or lost connection is closed (failing a read written behind the batch too): the reader replaces it.
       if (isConnectionFailure(error)) connection.close();
       throw error;

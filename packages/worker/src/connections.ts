@@ -1,5 +1,5 @@
 // The blocking connections a worker owns: duplicates of the caller's client, probed when unanswered, closed on every path.
-import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import { RespireTransportError, isRespireError, type DurabilityOptions, type RedisClientLike } from '@respire/core-scripts';
 import {
   commandTarget,
   describeError,
@@ -35,16 +35,19 @@ const MAX_HELD_MS = 60_000;
  */
 export class OwnedConnection {
   readonly target: CommandTarget;
+  /** Where completions go on this connection: `target`, with the worker's `durability` waits when set. */
+  readonly completionTarget: CommandTarget;
   /** The server's ID of this connection (CLIENT ID), for CLIENT UNBLOCK; undefined when CLIENT ID is not permitted. */
   clientId: string | undefined;
   readonly #client: DuplicateClient;
   readonly #onClose: (connection: OwnedConnection) => void;
   #closed = false;
 
-  constructor(client: DuplicateClient, onClose: (connection: OwnedConnection) => void) {
+  constructor(client: DuplicateClient, onClose: (connection: OwnedConnection) => void, durability?: DurabilityOptions) {
     this.#client = client;
     this.#onClose = onClose;
     this.target = commandTarget(client);
+    this.completionTarget = durability === undefined ? this.target : commandTarget(client, 'client', { durability });
     // A duplicate destroyed while it was still connecting can finish its handshake afterwards
     // (node-redis does not look again): it is destroyed once more as soon as it says so.
     client.on?.('ready', () => {
@@ -123,9 +126,12 @@ export class Connections {
   /** Connections whose open() has not returned yet. */
   readonly #opening = new Set<OwnedConnection>();
 
-  constructor(source: RedisClientLike, isCluster: boolean) {
+  readonly #durability: DurabilityOptions | undefined;
+
+  constructor(source: RedisClientLike, isCluster: boolean, durability?: DurabilityOptions) {
     this.#source = source;
     this.#isCluster = isCluster;
+    this.#durability = durability;
   }
 
   /**
@@ -140,7 +146,7 @@ export class Connections {
   async open(key: string, deadlineMs: number, onError: (error: unknown) => void): Promise<OwnedConnection> {
     const duplicate = this.#duplicate();
     duplicate.on?.('error', onError);
-    const connection = new OwnedConnection(duplicate, (closed) => this.#open.delete(closed));
+    const connection = new OwnedConnection(duplicate, (closed) => this.#open.delete(closed), this.#durability);
     this.#open.add(connection);
     this.#opening.add(connection);
     let timer: NodeJS.Timeout | undefined;

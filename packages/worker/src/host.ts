@@ -1,13 +1,38 @@
 // StreamWorkerHost: runs several workers as one service, with signals, a shutdown timeout and a fault policy.
 import { RespireStateError, RespireValidationError } from '@respire/core-scripts';
-import { describeValue, toDurationMs } from '@respire/core-scripts/internal';
+import { MAX_INT32, describeValue, toDurationMs, toIntegerInRange, toOptions } from '@respire/core-scripts/internal';
 import type { StreamEntry } from './entry.js';
 import { consoleLogger, exceptionType, safeLog, type StreamWorkerLogger } from './logger.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type StreamWorkerOptions } from './options.js';
 import { StreamWorker } from './worker.js';
 
 /** What a {@link StreamWorkerHost} does when one worker faults. */
-export type StreamWorkerFaultPolicy = 'stop-all' | 'ignore';
+export type StreamWorkerFaultPolicy = 'stop-all' | 'ignore' | 'restart';
+
+/** Default first delay before a faulted worker is restarted, in ms. */
+export const DEFAULT_RESTART_INITIAL_DELAY_MS = 1_000;
+/** Default longest delay between restarts, in ms. */
+export const DEFAULT_RESTART_MAX_DELAY_MS = 30_000;
+/** Default number of restarts in a row before the host gives up and stops every worker. */
+export const DEFAULT_MAX_RESTARTS = 10;
+
+/**
+ * How the `'restart'` fault policy restarts a faulted worker (beyond the contract: CONFORMANCE.md).
+ * The delays double from `initialDelayMs` up to `maxDelayMs`; a worker that then runs for
+ * `maxDelayMs` without a fault starts its count again.
+ */
+export interface StreamWorkerRestartOptions {
+  /** First delay, in ms (1..2^31-1). @defaultValue {@link DEFAULT_RESTART_INITIAL_DELAY_MS} (1000) */
+  initialDelayMs?: number;
+  /** Longest delay, in ms (1..2^31-1, at least `initialDelayMs`). @defaultValue {@link DEFAULT_RESTART_MAX_DELAY_MS} (30000) */
+  maxDelayMs?: number;
+  /**
+   * Restarts in a row (a failed `start()` counts as one) before the host gives up: it then stops
+   * every worker and rejects {@link StreamWorkerHost.done} with the last fault, as `'stop-all'`
+   * does. 0..2^31-1. @defaultValue {@link DEFAULT_MAX_RESTARTS} (10)
+   */
+  maxRestarts?: number;
+}
 
 /** Options of {@link StreamWorkerHost}. */
 export interface StreamWorkerHostOptions {
@@ -20,9 +45,14 @@ export interface StreamWorkerHostOptions {
   shutdownTimeoutMs?: number;
   /**
    * `'stop-all'` stops every worker when one faults and rejects {@link StreamWorkerHost.done} with
-   * that fault; `'ignore'` logs the fault and keeps the other workers running. @defaultValue `'stop-all'`
+   * that fault; `'ignore'` logs the fault and keeps the other workers running; `'restart'` (beyond
+   * the contract) logs it and starts the faulted worker again after a backoff (`restart`), the
+   * others running on, until its restarts in a row exceed `restart.maxRestarts`. Every fault is
+   * logged and counted ({@link StreamWorkerHost.faultCount}). @defaultValue `'stop-all'`
    */
   faultPolicy?: StreamWorkerFaultPolicy;
+  /** Backoff and limit of the `'restart'` policy; refused with another policy. */
+  restart?: StreamWorkerRestartOptions;
   /** Stop all workers on SIGINT and SIGTERM (listeners are removed on stop). @defaultValue true */
   handleSignals?: boolean;
   /** Where the host logs faults. @defaultValue warnings and errors to the console */
@@ -48,6 +78,11 @@ export class StreamWorkerHost {
   readonly #names = new Set<string>();
   readonly #shutdownTimeoutMs: number;
   readonly #policy: StreamWorkerFaultPolicy;
+  readonly #restart: Required<StreamWorkerRestartOptions>;
+  /** Workers whose run has not ended for good (a worker waiting for its restart still counts). */
+  #running = 0;
+  #faults = 0;
+  readonly #restartTimers = new Map<StreamWorker<unknown>, NodeJS.Timeout>();
   readonly #handleSignals: boolean;
   readonly #logger: StreamWorkerLogger;
   #done: Promise<void> = Promise.resolve();
@@ -66,10 +101,21 @@ export class StreamWorkerHost {
     this.#shutdownTimeoutMs =
       options.shutdownTimeoutMs === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : toDurationMs('shutdownTimeoutMs', options.shutdownTimeoutMs);
     const policy = options.faultPolicy ?? 'stop-all';
-    if (policy !== 'stop-all' && policy !== 'ignore') {
-      throw new RespireValidationError('faultPolicy', `must be 'stop-all' or 'ignore', got ${describeValue(policy)}`);
+    if (policy !== 'stop-all' && policy !== 'ignore' && policy !== 'restart') {
+      throw new RespireValidationError('faultPolicy', `must be 'stop-all', 'ignore' or 'restart', got ${describeValue(policy)}`);
     }
     this.#policy = policy;
+    if (options.restart !== undefined && policy !== 'restart') {
+      throw new RespireValidationError('restart', `applies to faultPolicy 'restart' only, not '${policy}'`);
+    }
+    const restart = toOptions('restart', options.restart, ['initialDelayMs', 'maxDelayMs', 'maxRestarts']);
+    const initialDelayMs = toDurationMs('restart.initialDelayMs', restart.initialDelayMs ?? DEFAULT_RESTART_INITIAL_DELAY_MS);
+    const maxDelayMs = toDurationMs('restart.maxDelayMs', restart.maxDelayMs ?? Math.max(DEFAULT_RESTART_MAX_DELAY_MS, initialDelayMs));
+    if (maxDelayMs < initialDelayMs) {
+      throw new RespireValidationError('restart.maxDelayMs', `must be at least initialDelayMs (${initialDelayMs} ms), got ${maxDelayMs}`);
+    }
+    const maxRestarts = toIntegerInRange('restart.maxRestarts', restart.maxRestarts ?? DEFAULT_MAX_RESTARTS, 0, MAX_INT32);
+    this.#restart = { initialDelayMs, maxDelayMs, maxRestarts };
     this.#handleSignals = options.handleSignals ?? true;
     this.#logger = options.logger ?? consoleLogger;
   }
@@ -95,7 +141,15 @@ export class StreamWorkerHost {
     return this.#workers;
   }
 
-  /** Settles when every worker has stopped; rejects with the first fault under `'stop-all'`. */
+  /** Faults of this host's workers since it started, restarts that failed to start included. */
+  get faultCount(): number {
+    return this.#faults;
+  }
+
+  /**
+   * Settles when every worker has stopped; rejects with the first fault under `'stop-all'`, and
+   * under `'restart'` with the fault after which a worker's restarts ran out.
+   */
   get done(): Promise<void> {
     return this.#done;
   }
@@ -129,20 +183,64 @@ export class StreamWorkerHost {
       process.on('SIGINT', this.#onSignal);
       process.on('SIGTERM', this.#onSignal);
     }
-    for (const worker of this.#workers) {
-      worker.done.catch((error: unknown) => {
-        safeLog(this.#logger, 'error', 'stream worker faulted', { telemetryName: worker.telemetryName, exceptionType: exceptionType(error) });
-        if (this.#policy === 'stop-all') {
-          this.#fault ??= error;
-          void this.stop();
-        }
+    this.#running = this.#workers.length;
+    for (const worker of this.#workers) this.#watch(worker, 0, performance.now());
+  }
+
+  /** Follows one run of `worker`, started at `startedAt` after `restarts` restarts in a row. */
+  #watch(worker: StreamWorker<unknown>, restarts: number, startedAt: number): void {
+    worker.done.then(
+      () => this.#ended(),
+      (error: unknown) => this.#faulted(worker, error, restarts, startedAt),
+    );
+  }
+
+  #faulted(worker: StreamWorker<unknown>, error: unknown, restarts: number, startedAt: number): void {
+    this.#faults++;
+    safeLog(this.#logger, 'error', 'stream worker faulted', { telemetryName: worker.telemetryName, exceptionType: exceptionType(error) });
+    if (this.#policy === 'restart' && this.#stopping === undefined) {
+      // A run that lasted a full backoff period was healthy: the count starts again.
+      const inARow = performance.now() - startedAt >= this.#restart.maxDelayMs ? 0 : restarts;
+      if (inARow < this.#restart.maxRestarts) {
+        const delayMs = Math.min(this.#restart.maxDelayMs, this.#restart.initialDelayMs * 2 ** Math.min(inARow, 30));
+        safeLog(this.#logger, 'warn', 'restarting stream worker', { telemetryName: worker.telemetryName, delayMs, restart: inARow + 1 });
+        this.#restartTimers.set(
+          worker,
+          setTimeout(() => this.#restartWorker(worker, inARow + 1), delayMs),
+        );
+        return;
+      }
+      safeLog(this.#logger, 'error', 'stream worker restarts exhausted; stopping every worker', {
+        telemetryName: worker.telemetryName,
+        maxRestarts: this.#restart.maxRestarts,
       });
     }
-    void Promise.allSettled(this.#workers.map((w) => w.done)).then(() => {
-      this.#removeSignals();
-      if (this.#fault !== undefined) this.#reject(this.#fault);
-      else this.#resolve();
-    });
+    if (this.#policy !== 'ignore') {
+      this.#fault ??= error;
+      void this.stop();
+    }
+    this.#ended();
+  }
+
+  #restartWorker(worker: StreamWorker<unknown>, restarts: number): void {
+    this.#restartTimers.delete(worker);
+    const startedAt = performance.now();
+    worker.start().then(
+      () => {
+        // stop() began while it started: it stops again, so this run ends too.
+        if (this.#stopping !== undefined) void this.#stopWorker(worker);
+        this.#watch(worker, restarts, startedAt);
+      },
+      (error: unknown) => this.#faulted(worker, error, restarts, startedAt),
+    );
+  }
+
+  /** One worker's run ended for good; the last one settles {@link done}. */
+  #ended(): void {
+    if (--this.#running > 0) return;
+    this.#removeSignals();
+    if (this.#fault !== undefined) this.#reject(this.#fault);
+    else this.#resolve();
   }
 
   /**
@@ -152,6 +250,12 @@ export class StreamWorkerHost {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#removeSignals();
+      // A worker waiting for its restart is not started again: its run has ended.
+      for (const [worker, timer] of this.#restartTimers) {
+        clearTimeout(timer);
+        this.#restartTimers.delete(worker);
+        this.#ended();
+      }
       await Promise.allSettled(this.#workers.map((w) => this.#stopWorker(w)));
     })();
     return this.#stopping;

@@ -1,8 +1,8 @@
 // The public entry of @respire/worker.
 export { StreamWorker } from './worker.js';
 export type { StreamWorkerState } from './worker.js';
-export { StreamWorkerHost } from './host.js';
-export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy } from './host.js';
+export { StreamWorkerHost, DEFAULT_MAX_RESTARTS, DEFAULT_RESTART_INITIAL_DELAY_MS, DEFAULT_RESTART_MAX_DELAY_MS } from './host.js';
+export type { StreamWorkerHostOptions, StreamWorkerFaultPolicy, StreamWorkerRestartOptions } from './host.js';
 export {
   StreamWorkerResult,
   MAX_DEAD_LETTER_FIELD_PAIRS,
@@ -20,6 +20,7 @@ export {
   DEFAULT_TRACE_PARENT_FIELD,
   DEFAULT_TRACE_STATE_FIELD,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  MAX_WORKER_DURABILITY_TIMEOUT_MS,
 } from './options.js';
 export type {
   StreamHandler,
@@ -45,6 +46,7 @@ export {
   RespireTooManyFieldsError,
   RespireServerError,
   RespireTransportError,
+  RespireNotDurableError,
   RespireCodecError,
   RespireScopeError,
   RespireCanceledError,

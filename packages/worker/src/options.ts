@@ -1,5 +1,5 @@
 // StreamWorker's options: their types, defaults and limits, and their validation before any I/O.
-import { RespireValidationError, type RedisClientLike, type StreamWorkerInstrumentation } from '@respire/core-scripts';
+import { RespireValidationError, type DurabilityOptions, type RedisClientLike, type StreamWorkerInstrumentation } from '@respire/core-scripts';
 import {
   MAX_DEAD_LETTER_FIELD_PAIRS,
   MAX_DEAD_LETTER_GROUP_BYTES,
@@ -12,6 +12,7 @@ import {
   toDurationMs,
   toIntegerInRange,
   toKeyPrefix,
+  toDurability,
   toOptions,
   type CommandTarget,
 } from '@respire/core-scripts/internal';
@@ -127,6 +128,16 @@ export interface StreamWorkerBaseOptions {
   /** Acknowledge with XACKDEL ACKED on Redis 8.2+ (older servers XACK and keep the body). @defaultValue false */
   deleteAcknowledgedEntries?: boolean;
   /**
+   * Beyond the contract: each batch of completions (acknowledgements and dead letters) waits until
+   * it reached `replicas` replicas and/or the AOF (`WAIT` / `WAITAOF`, pipelined behind it on its
+   * connection; queue README "Durability"). `timeoutMs` is at most
+   * {@link MAX_WORKER_DURABILITY_TIMEOUT_MS} (5000), so a batch's wait stays within its connection
+   * deadline. A batch that falls short was applied: the worker logs a warning
+   * (`completion not confirmed durable`) and goes on; a failover that loses it only makes the
+   * entries pending again, to be delivered again (at least once). @defaultValue undefined (no wait)
+   */
+  durability?: DurabilityOptions;
+  /**
    * Logical dead-letter stream key. Must differ from `stream` after the prefix and share its Cluster
    * slot (checked even on standalone Redis), e.g. `{orders}:events` and `{orders}:dead`.
    * @defaultValue none
@@ -167,6 +178,9 @@ export type StreamWorkerOptions<T = StreamEntry> = StreamWorkerBaseOptions &
   StreamWorkerHandlerOptions<T> &
   ([T] extends [StreamEntry] ? { deserialize?: (entry: StreamEntry) => T } : { deserialize: (entry: StreamEntry) => T });
 
+/** Longest `durability.timeoutMs` of a worker, in ms: half its completions' connection deadline. */
+export const MAX_WORKER_DURABILITY_TIMEOUT_MS = 5_000;
+
 /** The name of every option a worker accepts. */
 type OptionName = keyof StreamWorkerBaseOptions | 'handler' | 'createScope' | 'deserialize';
 
@@ -188,6 +202,7 @@ const KNOWN_OPTIONS = [
   'createGroup',
   'groupStart',
   'deleteAcknowledgedEntries',
+  'durability',
   'deadLetterStream',
   'deliveryLimit',
   'telemetryName',
@@ -209,6 +224,9 @@ void everyOptionListed;
 /** @internal Validated options with defaults applied: one field per option, plus what follows from them. */
 export interface ResolvedOptions extends Readonly<Record<OptionName, unknown>> {
   readonly target: CommandTarget;
+  /** Where completions go over the caller's client: `target`, with the `durability` waits when set. */
+  readonly completionTarget: CommandTarget;
+  readonly durability: DurabilityOptions | undefined;
   readonly client: RedisClientLike;
   /** The key prefix, `''` for none. */
   readonly keyPrefix: string;
@@ -276,6 +294,14 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   };
   toOptions('options', o, KNOWN_OPTIONS);
   const target = commandTarget(o.client);
+  const durability = toDurability(o.durability);
+  if (durability !== undefined && durability.timeoutMs > MAX_WORKER_DURABILITY_TIMEOUT_MS) {
+    throw new RespireValidationError(
+      'durability.timeoutMs',
+      `must be at most ${MAX_WORKER_DURABILITY_TIMEOUT_MS} ms for a worker (a batch's wait stays within its connection deadline), got ${durability.timeoutMs}`,
+    );
+  }
+  const completionTarget = durability === undefined ? target : commandTarget(o.client, 'client', { durability: o.durability });
   // Each reader blocks on a duplicate of the caller's client, never on the caller's own (README "Faults, shutdown and failover").
   if (typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
     throw new RespireValidationError('client', 'must support duplicate() (each reader blocks on a duplicate of your client)');
@@ -341,6 +367,8 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
   }
   return {
     target,
+    completionTarget,
+    durability: o.durability,
     client: o.client,
     keyPrefix: prefix,
     stream,

@@ -1,6 +1,13 @@
 // StreamProducer: typed appends whose retries are safe where the server makes them idempotent (IDMP).
 import { randomBytes } from 'node:crypto';
-import { RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike, type RespireTransportError } from '@respire/core-scripts';
+import {
+  RespireCodecError,
+  RespireValidationError,
+  isRespireError,
+  type DurabilityOptions,
+  type RedisClientLike,
+  type RespireTransportError,
+} from '@respire/core-scripts';
 import { commandTarget, describeThrown, scriptCalls, toIntegerInRange, toKeyPrefix, type CommandTarget } from '@respire/core-scripts/internal';
 import { exceptionType } from './logger.js';
 
@@ -26,6 +33,14 @@ export interface StreamProducerOptions<T> {
   producerId?: string;
   /** Retries of an append whose outcome is unknown (transport failure), 0..10; only where IDMP makes them safe. @defaultValue {@link DEFAULT_PRODUCER_RETRIES} (2) */
   maxRetries?: number;
+  /**
+   * Beyond the contract: each append waits until it reached `replicas` replicas and/or the AOF
+   * (`WAIT` / `WAITAOF` behind it on its connection; the queue README's "Durability"). Short of it
+   * the append stays applied and `add` throws `RespireNotDurableError` (never retried here; on
+   * Redis 8.6+ an `add` repeated with the same `idempotencyId` within the IDMP window appends once).
+   * @defaultValue undefined (no wait)
+   */
+  durability?: DurabilityOptions;
 }
 
 /**
@@ -54,7 +69,7 @@ export class StreamProducer<T> {
 
   /** @throws {@link RespireValidationError} for an invalid option. */
   constructor(options: StreamProducerOptions<T>) {
-    this.#target = commandTarget(options.client);
+    this.#target = commandTarget(options.client, 'client', { durability: options.durability });
     if (typeof options.stream !== 'string' || options.stream.trim() === '') throw new RespireValidationError('stream', 'must be a nonblank string');
     this.#stream = toKeyPrefix(options.keyPrefix) + options.stream;
     if (typeof options.serialize !== 'function') throw new RespireValidationError('serialize', 'must be a function');
@@ -74,6 +89,7 @@ export class StreamProducer<T> {
    * @throws {@link RespireTransportError} when the outcome stays unknown (retries exhausted, or no IDMP to
    *   retry safely), or, with `outcomeUnknown: false`, when no attempt was sent.
    * @throws {@link RespireServerError} for a server reply; `retryable` when it proves nothing ran (`BUSY`, ...).
+   * @throws {@link RespireNotDurableError} with `durability`, when the append was applied but not confirmed in time.
    */
   async add(value: T, options: { idempotencyId?: string } = {}): Promise<string> {
     let fields: StreamFields;

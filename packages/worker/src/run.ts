@@ -36,7 +36,7 @@ export class Run implements RunContext {
 
   constructor(options: ResolvedOptions, consumerBase: string) {
     this.options = options;
-    this.connections = new Connections(options.client, options.target.isCluster);
+    this.connections = new Connections(options.client, options.target.isCluster, options.durability);
     this.newest = new NewestDeliveries(options.consumerCount);
     this.done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;

@@ -19,6 +19,7 @@ const callerTarget = { name: 'caller' } as unknown as CommandTarget;
 
 const options = (over: Partial<CompletionOptions> = {}): CompletionOptions => ({
   target: callerTarget,
+  completionTarget: callerTarget,
   stream: '{o}:events',
   deadLetterStream: '{o}:dead',
   group: 'g',

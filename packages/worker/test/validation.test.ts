@@ -87,6 +87,6 @@ describe('StreamWorker options', () => {
 
   it('validates the host options', () => {
     expect(() => new StreamWorkerHost({ shutdownTimeoutMs: 0 })).toThrow(expect.objectContaining({ argument: 'shutdownTimeoutMs' }));
-    expect(() => new StreamWorkerHost({ faultPolicy: 'restart' as never })).toThrow(expect.objectContaining({ argument: 'faultPolicy' }));
+    expect(() => new StreamWorkerHost({ faultPolicy: 'reboot' as never })).toThrow(expect.objectContaining({ argument: 'faultPolicy' }));
   });
 });

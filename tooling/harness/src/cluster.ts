@@ -2,9 +2,12 @@
 import { createClient } from 'redis';
 import { startRedisServer, type RedisServerHandle } from './servers.js';
 
-/** A 3-master Redis Cluster of private servers, slots split evenly, no replicas. */
+/** A 3-master Redis Cluster of private servers, slots split evenly, with `replicasPerMaster` replicas each (default none). */
 export interface RedisClusterHandle {
+  /** The masters, as started. */
   readonly nodes: readonly RedisServerHandle[];
+  /** The replicas: `replicas[i]` replicates `nodes[i % 3]` (empty without `replicasPerMaster`). */
+  readonly replicas: readonly RedisServerHandle[];
   /** `rootNodes` for `createCluster({ rootNodes })`. */
   readonly rootNodes: { url: string }[];
   close(): Promise<void>;
@@ -23,18 +26,31 @@ async function sendTo(url: string, args: string[]): Promise<unknown> {
   }
 }
 
-/** Starts three cluster-enabled servers, assigns slot ranges, joins them and waits for `cluster_state:ok`. */
-export async function startRedisCluster(binary?: string): Promise<RedisClusterHandle> {
+export interface RedisClusterOptions {
+  /** Replicas of each master, linked (CLUSTER REPLICATE) before the Cluster is handed out. @defaultValue 0 */
+  replicasPerMaster?: number;
+  /** `cluster-node-timeout` of every node, in ms: how long until a silent master is failed over. @defaultValue 5000 */
+  nodeTimeoutMs?: number;
+}
+
+/**
+ * Starts three cluster-enabled servers, assigns slot ranges, joins them and waits for
+ * `cluster_state:ok`; with `replicasPerMaster`, also starts and links the replicas and waits until
+ * each has its master link up.
+ */
+export async function startRedisCluster(binary?: string, options: RedisClusterOptions = {}): Promise<RedisClusterHandle> {
   const nodes: RedisServerHandle[] = [];
+  const replicas: RedisServerHandle[] = [];
+  const nodeTimeout = String(options.nodeTimeoutMs ?? 5000);
   const close = async () => {
-    await Promise.all(nodes.map((node) => node.close()));
+    await Promise.all([...nodes, ...replicas].map((node) => node.close()));
   };
   try {
     for (let i = 0; i < 3; i++) {
       nodes.push(
         await startRedisServer({
           cluster: true,
-          args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '5000'],
+          args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', nodeTimeout],
           ...(binary ? { binary } : {}),
         }),
       );
@@ -46,7 +62,7 @@ export async function startRedisCluster(binary?: string): Promise<RedisClusterHa
       await sendTo(node.url, ['CLUSTER', 'ADDSLOTSRANGE', String(first), String(last)]);
       if (i > 0) await sendTo(node.url, ['CLUSTER', 'MEET', '127.0.0.1', String(nodes[0]!.port)]);
     }
-    const deadline = performance.now() + 30_000;
+    const deadline = performance.now() + 60_000;
     for (const node of nodes) {
       for (;;) {
         const info = String(await sendTo(node.url, ['CLUSTER', 'INFO']));
@@ -56,7 +72,42 @@ export async function startRedisCluster(binary?: string): Promise<RedisClusterHa
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    return { nodes, rootNodes: nodes.map((node) => ({ url: node.url })), close };
+    const perMaster = options.replicasPerMaster ?? 0;
+    for (let i = 0; i < perMaster * nodes.length; i++) {
+      const replica = await startRedisServer({
+        cluster: true,
+        args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', nodeTimeout],
+        ...(binary ? { binary } : {}),
+      });
+      replicas.push(replica);
+      await sendTo(replica.url, ['CLUSTER', 'MEET', '127.0.0.1', String(nodes[0]!.port)]);
+    }
+    const all = [...nodes, ...replicas];
+    for (const [i, replica] of replicas.entries()) {
+      const master = nodes[i % nodes.length]!;
+      const masterId = String(await sendTo(master.url, ['CLUSTER', 'MYID']));
+      // The replica must know the master's ID (gossip) before it can replicate it.
+      for (;;) {
+        const reply = await sendTo(replica.url, ['CLUSTER', 'REPLICATE', masterId]).then(
+          () => 'ok',
+          (error: unknown) => String(error),
+        );
+        if (reply === 'ok') break;
+        if (performance.now() > deadline) throw new Error(`replica on port ${replica.port} could not replicate ${masterId}: ${reply}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    for (const node of all) {
+      for (;;) {
+        const info = String(await sendTo(node.url, ['CLUSTER', 'INFO']));
+        const known = /cluster_known_nodes:(\d+)/.exec(info)?.[1];
+        const linked = replicas.includes(node) ? String(await sendTo(node.url, ['INFO', 'replication'])).includes('master_link_status:up') : true;
+        if (info.includes('cluster_state:ok') && known === String(all.length) && linked) break;
+        if (performance.now() > deadline) throw new Error(`cluster with replicas did not converge:\n${info}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    return { nodes, replicas, rootNodes: nodes.map((node) => ({ url: node.url })), close };
   } catch (error) {
     await close();
     throw error;

@@ -2,7 +2,9 @@
 export { startRedisServer, serverBinary, binaryVersion, freePort, redisCli, redisAtLeast } from './servers.js';
 export type { RedisServerHandle, StartOptions } from './servers.js';
 export { startRedisCluster } from './cluster.js';
-export type { RedisClusterHandle } from './cluster.js';
+export type { RedisClusterHandle, RedisClusterOptions } from './cluster.js';
+export { startReplicatedServer } from './replicas.js';
+export type { ReplicatedServerHandle, ReplicatedServerOptions } from './replicas.js';
 export { createAclUser } from './acl.js';
 export type { AclUser } from './acl.js';
 export { contractTargets, describeOnTargets, standalone, commandCalls } from './targets.js';

@@ -316,7 +316,20 @@ export const serverCommands: CommandSpec[] = [
   }),
   command({ name: 'info', arity: -1, categories: ['slow', 'dangerous'], handler: info }),
   command({ name: 'lastsave', arity: 1, categories: ['admin', 'fast', 'dangerous'], handler: (ctx) => Math.floor(ctx.engine.startedAtMs / 1000) }),
+  // No replicas: WAIT counts none. No AOF: WAITAOF (7.2+, Valkey) refuses numlocal as a server with appendonly off does.
   command({ name: 'wait', arity: 3, categories: ['slow', 'connection'], handler: () => 0 }),
+  command({
+    name: 'waitaof',
+    arity: 4,
+    categories: ['slow', 'connection'],
+    available: (m) => m.clientSetInfo,
+    handler: (ctx) => {
+      const numlocal = parseInteger(ctx.args[1]!);
+      parseInteger(ctx.args[2]!);
+      if (numlocal > 0) throw new CommandError('ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.');
+      return [0, 0];
+    },
+  }),
   command({ name: 'readonly', arity: 1, flags: ['fast'], categories: ['fast', 'connection'], handler: () => OK }),
   clientCommand,
   configCommand,

@@ -249,6 +249,10 @@ export const cases: Case[] = [
     ],
   },
   {
+    name: 'server: WAIT and WAITAOF without replicas or AOF (WAITAOF unknown before 7.2)',
+    steps: [s('SET', '{p}w', '1'), s('WAIT', '0', '0'), s('WAIT', '1', '10'), s('WAITAOF', '1', '0', '10'), s('WAITAOF', 'x', '0', '0')],
+  },
+  {
     name: 'server: PING, ECHO, TIME shape, SELECT, MULTI/EXEC, errors',
     steps: [
       s('PING'),
