@@ -330,6 +330,28 @@ export class TopicSubscription<T> {
   }
 
   /**
+   * Moves the subscription to `start` (an operator's replay or skip; see {@link SubscriptionStart}),
+   * within what is retained: publications already trimmed cannot come back. Its leases are
+   * discarded: every receipt it issued is stale from now on (ack and nack return false), its
+   * pending entries list is emptied, and the retained publications after the new position are
+   * delivered again with the delivery count starting at 1. Its dead letters and trimmed count stay.
+   * Moving forward releases what it skipped to retention.
+   * @returns the subscription's new last-delivered entry ID (`'0'` for earliest) and the number of
+   *   leases discarded.
+   * @throws {@link RespireValidationError} for a bad `start`, before any I/O.
+   * @throws {@link RespireStateError} when the subscription does not exist; nothing changed.
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} (XGROUP DESTROY and CREATE, DEL); nothing changed.
+   */
+  async seek(start: SubscriptionStart): Promise<{ readonly position: string; readonly discarded: number }> {
+    const position = toStart(start);
+    return scriptCalls.topicSeek(
+      this.#target,
+      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, group: this.#keys.group, start: position.id, startTimeMs: position.timeMs },
+      { operation: 'TopicSubscription.seek' },
+    );
+  }
+
+  /**
    * Leases up to `max` publications for `visibilityTimeoutMs`: the queue's receive on this
    * subscription (due deliveries first, exhausted ones to the dead-letter stream, then new
    * publications in stream order). A due delivery whose publication a retention bound trimmed is

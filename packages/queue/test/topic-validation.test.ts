@@ -1,5 +1,6 @@
 // The topic's bad input fails before any I/O with a typed error.
 import { describe, expect, it } from 'vitest';
+import { keySlot, subscriptionKeys, topicKeys } from '@respire/core-scripts/internal';
 import { ReliableTopic, isRespireError, utf8Codec, type Codec } from '@respire/queue';
 
 /** A client that records every command: validation must fail before any of them. */
@@ -109,5 +110,23 @@ describe('ReliableTopic: bad input fails before any I/O', () => {
     await rejected(() => subscription.nack(message, -1), 'delayMs');
     expect(await subscription.ackMany([])).toEqual([]);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('ReliableTopic keys', () => {
+  it('puts every key of a topic and its subscriptions under the topic hash tag, distinct by kind', () => {
+    const topic = topicKeys('orders', 'app:');
+    expect(topic.stream).toBe('app:{respire-topic:orders}:stream');
+    const billing = subscriptionKeys(topic, 'billing');
+    expect(billing).toEqual({
+      group: 'billing',
+      deadlines: 'app:{respire-topic:orders}:deadlines:billing',
+      deadLetter: 'app:{respire-topic:orders}:dead-letter:billing',
+    });
+    const odd = subscriptionKeys(topic, 'x:dead-letter:billing');
+    const keys = [topic.stream, topic.trimmed, `${topic.deduplicationPrefix}id`, billing.deadlines, billing.deadLetter, odd.deadlines, odd.deadLetter];
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const key of keys) expect(keySlot(key)).toBe(keySlot(topic.stream));
+    expect(topicKeys('orders', '').stream).not.toBe(topicKeys('orders', 'app:').stream);
   });
 });

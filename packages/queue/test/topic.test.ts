@@ -219,6 +219,35 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect(isRespireError(error, 'INVALID_STATE')).toBe(true);
   });
 
+  it('seek replays retained publications or skips ahead; leases are discarded and their receipts go stale', async () => {
+    const topic = topicOf();
+    const [replay, other] = [await created(topic, 'replay'), await created(topic, 'other')];
+    const ids: string[] = [];
+    for (const p of ['a', 'b', 'c']) ids.push(await topic.publish(p));
+    await drain(replay, 2, []);
+    const [leased] = await replay.receive(30_000, { max: 1 });
+    expect(leased!.payload).toBe('c');
+    // Back to after 'a': 'b' and 'c' again, counting from 1; the lease on 'c' is gone.
+    expect(await replay.seek(ids[0]!)).toEqual({ position: ids[0], discarded: 1 });
+    expect(await replay.ack(leased!)).toBe(false);
+    const again = await replay.receive(30_000);
+    expect(again.map((m) => [m.payload, m.deliveryCount])).toEqual([
+      ['b', 1],
+      ['c', 1],
+    ]);
+    expect(await replay.ackMany(again)).toEqual([true, true]);
+    // Skipping ahead releases what it skipped: 'other' alone holds a, b, c until it skips too.
+    expect(await topic.trim()).toBe(0);
+    expect(await other.seek('latest')).toEqual({ position: ids[2], discarded: 0 });
+    expect(await topic.trim()).toBe(3);
+    expect(await other.receive(30_000)).toEqual([]);
+    const missing = await topic
+      .subscription('missing')
+      .seek('earliest')
+      .catch((e: unknown) => e);
+    expect(isRespireError(missing, 'INVALID_STATE')).toBe(true);
+  });
+
   it('deduplicates publications within the window, as the queue does', async () => {
     const topic = topicOf();
     const subscription = await created(topic, 's');

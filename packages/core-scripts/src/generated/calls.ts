@@ -422,6 +422,26 @@ export async function topicReceive(target: CommandTarget, args: TopicReceiveArgs
   return replies.decodeTopicReceiveReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `topic-seek`, named as in its header. */
+export interface TopicSeekArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] the subscription's delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+  /** ARGV[2] the last entry ID the subscription does not get: '0' (earliest), '$' (latest) or an entry ID */
+  readonly start: ScriptArg;
+  /** ARGV[3] '' or a time (ms since the epoch): start after the last entry before it, instead of `start` */
+  readonly startTimeMs: ScriptArg;
+}
+
+/** Runs `topic-seek` (move a subscription to another position, discarding its leases) through {@link runScript} and decodes its reply. */
+export async function topicSeek(target: CommandTarget, args: TopicSeekArgs, options?: ScriptCallOptions): Promise<replies.TopicSeekReply> {
+  const reply = await runScript(target, scripts.topicSeek, [args.stream, args.deadlines], [args.group, args.start, args.startTimeMs], options);
+  return replies.decodeTopicSeekReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `topic-subscribe`, named as in its header. */
 export interface TopicSubscribeArgs {
   /** KEYS[1] the topic's publications (stream) */

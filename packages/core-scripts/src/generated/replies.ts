@@ -426,6 +426,18 @@ export function decodeTopicReceiveReply(value: unknown, operation = "topic-recei
   return decodeQueueReceiveReply(value, operation);
 }
 
+/** The reply of `topic-seek`: `{ position: string, discarded: int }`, as its header's `Reply` line declares it. */
+export type TopicSeekReply = { readonly position: string; readonly discarded: number };
+
+/**
+ * Decodes a reply of `topic-seek`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicSeekReply(value: unknown, operation = "topic-seek"): TopicSeekReply {
+  const t = d.table(value, 2, operation);
+  return { position: d.string(t[0], operation), discarded: d.int(t[1], operation) };
+}
+
 /** The reply of `topic-subscribe`: `flag`, as its header's `Reply` line declares it. */
 export type TopicSubscribeReply = boolean;
 
