@@ -17,6 +17,7 @@ counted in the topic's trimmed hash (field: the subscription).
   respire_source_allow_take(source)    RESPIRE_NOPERM unless the user may read new entries (XREADGROUP)
   respire_source_take(source, count)   -> up to `count` new entries (XREADGROUP >); RESPIRE_NOGROUP
                                           when the subscription was never created (or was removed)
+  respire_source_due(fields)           -> nil: a publication is due at once (none is delayed)
   respire_source_plan_settle(source)   checks XACK (and HINCRBY when bodies were gone)
   respire_source_settle(source, ids)   acknowledges `ids` in the group; counts the gone ones
 ]]
@@ -57,6 +58,10 @@ local function respire_source_take(source, count)
   end
   if read and read[1] then return read[1][2] end
   return {}
+end
+
+local function respire_source_due(_)
+  return nil
 end
 
 local function respire_source_plan_settle(source)
