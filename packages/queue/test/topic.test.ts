@@ -62,6 +62,28 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect((await again.receive(30_000)).map((m) => m.payload)).toEqual(['b', 'c']);
   });
 
+  it('a subscriber that dies holding leases: after the visibility timeout another process gets them again; the others are untouched', async () => {
+    const name = uniqueName();
+    const topic = topicOf({}, name);
+    const [steady, crashing] = [await created(topic, 'steady'), await created(topic, 'crashing')];
+    for (const p of ['a', 'b']) await topic.publish(p);
+    // The crashing process leases both and never completes them; its instance is gone with it.
+    expect((await crashing.receive(100)).map((m) => m.payload)).toEqual(['a', 'b']);
+    expect((await drain(steady, 10, [])) as number).toBe(2);
+    // A restarted process: new topic and subscription objects for the same names.
+    const restarted = topicOf({}, name).subscription('crashing');
+    expect(await restarted.receive(30_000)).toEqual([]);
+    await untilAllDue(connection(), name, 'crashing');
+    const again = await restarted.receive(30_000);
+    expect(again.map((m) => [m.payload, m.deliveryCount])).toEqual([
+      ['a', 2],
+      ['b', 2],
+    ]);
+    expect(await restarted.ackMany(again)).toEqual([true, true]);
+    expect(await topic.trim()).toBe(2);
+    expect(await steady.receive(30_000)).toEqual([]);
+  });
+
   it("starts at 'earliest', 'latest', after an entry ID, or at a server time; 'earliest' means what is retained", async () => {
     const topic = topicOf();
     const id1 = await topic.publish('one');
