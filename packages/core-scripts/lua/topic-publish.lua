@@ -35,8 +35,10 @@ end
 respire_topic_retention_allow(stream, trimmed)
 respire_allow(stream, 'XADD', stream, '*', 'payload', 'x')
 if window > 0 then respire_allow(dedup, 'SET', dedup, 'x', 'PX', '1') end
+-- Planned before the first write (its reads could be refused too); the new entry is the newest:
+-- no subscription has had it and no bound takes it.
+local plan = respire_topic_retention_plan(stream, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), 1)
 local id = redis.call('XADD', stream, '*', 'payload', ARGV[1])
 if window > 0 then redis.call('SET', dedup, id, 'PX', window) end
--- The new entry is the newest: no subscription has had it and no bound takes it.
-local plan = respire_topic_retention_plan(stream, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+if plan.count > 0 and not plan.keep then plan.keep = id end
 return { id, 0, respire_topic_retention_apply(stream, trimmed, plan) }

@@ -18,5 +18,5 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XTRIM, HINCRBY), RESPIRE_UNSUPPORTED
 respire_require_acl()
 local stream, trimmed = KEYS[1], KEYS[2]
 respire_topic_retention_allow(stream, trimmed)
-local plan = respire_topic_retention_plan(stream, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+local plan = respire_topic_retention_plan(stream, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), 0)
 return respire_topic_retention_apply(stream, trimmed, plan)

@@ -39,6 +39,21 @@ describe('ReliableTopic: refusals change nothing', () => {
     }
   });
 
+  it('a user without XINFO (retention reads its subscriptions) cannot publish; nothing appended', async () => {
+    const name = uniqueName();
+    const owner = new ReliableTopic(admin.client, name, { codec: utf8Codec });
+    await owner.subscription('s').create();
+    await owner.publish('first');
+    const { conn, topic } = await restricted(name, ['~*', '+@all', '-xinfo']);
+    try {
+      const error = await refusal(() => topic.publish('refused'));
+      expect(isRespireError(error), String(error)).toBe(true);
+      expect(await admin.raw(owner.streamKey, ['XLEN', owner.streamKey])).toBe(1);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('a user without XACK cannot ack a delivery: typed error, the lease still holds', async () => {
     const name = uniqueName();
     const owner = new ReliableTopic(admin.client, name, { codec: utf8Codec });

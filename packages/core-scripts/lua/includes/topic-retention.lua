@@ -8,10 +8,13 @@ only the bounds apply.
 
   respire_topic_retention_allow(stream, trimmed)
       checks the key types and the permissions retention's writes need (XTRIM, HINCRBY)
-  respire_topic_retention_plan(stream, maxAge, maxLength, limit)
+  respire_topic_retention_plan(stream, maxAge, maxLength, limit, adding)
       -> a plan: looks at the oldest `limit` entries at most and picks the longest prefix of them
          that no subscription needs, or that is older than `maxAge` ms (server clock; 0 = no
-         bound) or beyond the newest `maxLength` entries (0 = no bound). Reads only.
+         bound) or beyond the newest `maxLength` entries (0 = no bound), counting `adding` newer
+         entries about to be appended (which it never trims). Reads only, so a script plans
+         before its first write; `plan.keep` is nil when every entry goes (set it to an entry
+         appended since).
   respire_topic_retention_apply(stream, trimmed, plan)
       -> the number of entries trimmed (XTRIM MINID, exact); for each subscription, the trimmed
          entries it had not yet been delivered are added to its field of `trimmed` (a hash). An
@@ -47,11 +50,11 @@ local function respire_topic_retention_allow(stream, trimmed)
   respire_allow(trimmed, 'HINCRBY', trimmed, 'x', '1')
 end
 
-local function respire_topic_retention_plan(stream, maxAge, maxLength, limit)
+local function respire_topic_retention_plan(stream, maxAge, maxLength, limit, adding)
   local plan = { count = 0, lost = {} }
   if redis.call('EXISTS', stream) == 0 then return plan end
   local groups = respire_topic_groups(stream)
-  local length = maxLength > 0 and redis.call('XLEN', stream) or 0
+  local length = maxLength > 0 and (redis.call('XLEN', stream) + adding) or 0
   local cutoff = maxAge > 0 and (math.floor(respire_now_ms()) - maxAge) or nil
   local head = redis.call('XRANGE', stream, '-', '+', 'COUNT', limit + 1)
   for i = 1, math.min(#head, limit) do
