@@ -1,5 +1,5 @@
 // ReliableTopic: publish once, and subscriptions that each receive every retained publication on the lease engine (./leases).
-import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   commandTarget,
@@ -207,6 +207,46 @@ export class ReliableTopic<T> {
       { operation: 'ReliableTopic.publish' },
     );
     return { id: reply.entryId, duplicate: reply.duplicate, trimmed: reply.trimmed };
+  }
+
+  /**
+   * Publishes up to {@link MAX_BATCH} payloads in one round trip and one atomic script: one entry
+   * each, in order, all or none; then retention as {@link publish} (the new entries are never
+   * trimmed by it, even past `maxLength`: the next publish or trim does). No deduplication: use
+   * {@link publish} for a deduplicated publication. An empty array sends nothing.
+   * @returns the new entry IDs, in order.
+   * @throws {@link RespireValidationError} for a non-array, more than 1,000 payloads, or encoded
+   *   payloads over 512 MiB in total, before any I/O.
+   * @throws {@link RespireCodecError}, {@link RespireKeyTypeError}, {@link RespirePermissionError},
+   *   {@link RespireTransportError}, {@link RespireServerError} as {@link publish}.
+   */
+  async publishMany(payloads: readonly T[]): Promise<string[]> {
+    if (!Array.isArray(payloads)) throw new RespireValidationError('payloads', 'must be an array');
+    if (payloads.length > MAX_BATCH) throw new RespireValidationError('payloads', `at most ${MAX_BATCH} per call, got ${payloads.length}`);
+    if (payloads.length === 0) return [];
+    const encoded: Buffer[] = [];
+    let total = 0;
+    for (const payload of payloads as readonly T[]) {
+      const bytes = encodePayload(this.#codec, payload, 'ReliableTopic.publishMany');
+      total += bytes.length;
+      encoded.push(bytes);
+    }
+    if (total > MAX_BULK_BYTES) {
+      throw new RespireValidationError('payloads', `encoded to ${total} bytes in all, more than the ${MAX_BULK_BYTES} bytes (512 MiB) one call may carry`);
+    }
+    const reply = await scriptCalls.topicPublishMany(
+      this.#target,
+      {
+        stream: this.#keys.stream,
+        trimmed: this.#keys.trimmed,
+        maxAgeMs: this.maxAgeMs ?? 0,
+        maxLength: this.maxLength ?? 0,
+        trimLimit: TOPIC_TRIM_PER_PUBLISH,
+        payloads: encoded,
+      },
+      { operation: 'ReliableTopic.publishMany' },
+    );
+    return reply.entries.map((entry) => entry.id);
   }
 
   /**

@@ -103,6 +103,8 @@ describe('ReliableTopic: bad input fails before any I/O', () => {
     await rejected(() => topic.publish('x', { deduplicationId: 'a'.repeat(1025) }), 'deduplicationId');
     await rejected(() => topic.publish('x', { deduplicationId: 'a', deduplicationWindowMs: 0 }), 'deduplicationWindowMs');
     await rejected(() => topic.trim({ max: 1001 }), 'max');
+    await rejected(() => topic.publishMany('x' as never), 'payloads');
+    await rejected(() => topic.publishMany(Array.from({ length: 1001 }, () => 'x')), 'payloads');
     await rejected(() => subscription.receive(0), 'visibilityTimeoutMs');
     await rejected(() => subscription.receive(1000, { max: 0 }), 'max');
     await rejected(() => subscription.ack({ id: 'x', receipt: message.receipt }), 'message');

@@ -270,6 +270,25 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect(isRespireError(missing, 'INVALID_STATE')).toBe(true);
   });
 
+  it('publishMany appends every payload in order in one step, and applies retention', async () => {
+    const topic = topicOf({ maxLength: 3 });
+    const subscription = await created(topic, 's');
+    expect(await topic.publishMany([])).toEqual([]);
+    const first = await topic.publishMany(['a', 'b']);
+    expect(first).toHaveLength(2);
+    const second = await topic.publishMany(['c', 'd', 'e']);
+    expect(second).toHaveLength(3);
+    // a and b go to the bound (never delivered: counted); the three new ones stay.
+    expect(await xlen(topic)).toBe(3);
+    expect(await subscription.trimmedCount()).toBe(2);
+    const messages = await subscription.receive(30_000);
+    expect(messages.map((m) => [m.id, m.payload])).toEqual([
+      [second[0], 'c'],
+      [second[1], 'd'],
+      [second[2], 'e'],
+    ]);
+  });
+
   it('deduplicates publications within the window, as the queue does', async () => {
     const topic = topicOf();
     const subscription = await created(topic, 's');

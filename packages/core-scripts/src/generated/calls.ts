@@ -368,6 +368,28 @@ export async function topicAck(target: CommandTarget, args: TopicAckArgs, option
   return replies.decodeTopicAckReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `topic-publish-many`, named as in its header. */
+export interface TopicPublishManyArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] retention bound by age, 0 for none (ms, 0..2^31-1) */
+  readonly maxAgeMs: ScriptArg;
+  /** ARGV[2] retention bound by length, 0 for none (publications, 0..2^31-1) */
+  readonly maxLength: ScriptArg;
+  /** ARGV[3] most publications trimmed by this call (publications, 1..1000) */
+  readonly trimLimit: ScriptArg;
+  /** ARGV[4..] the publications' payloads, in order (bytes; 1..1000) */
+  readonly payloads: readonly ScriptArg[];
+}
+
+/** Runs `topic-publish-many` (append publications in one atomic step, then apply retention) through {@link runScript} and decodes its reply. */
+export async function topicPublishMany(target: CommandTarget, args: TopicPublishManyArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishManyReply> {
+  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.payloads], options);
+  return replies.decodeTopicPublishManyReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `topic-publish`, named as in its header. */
 export interface TopicPublishArgs {
   /** KEYS[1] the topic's publications (stream) */

@@ -406,6 +406,21 @@ export function decodeTopicAckReply(value: unknown, operation = "topic-ack"): To
   return decodeQueueAckReply(value, operation);
 }
 
+/** The reply of `topic-publish-many`: `{ trimmed: int, ...entries: { id: string } }`, as its header's `Reply` line declares it. */
+export type TopicPublishManyReply = { readonly trimmed: number; readonly entries: { readonly id: string }[] };
+
+/**
+ * Decodes a reply of `topic-publish-many`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicPublishManyReply(value: unknown, operation = "topic-publish-many"): TopicPublishManyReply {
+  const t = d.table(value, 1, operation);
+  if ((t.length - 1) % 1 !== 0) return d.unexpected(operation, 'groups of 1 after element 1', value);
+  const entries: { readonly id: string }[] = [];
+  for (let i = 1; i < t.length; i += 1) entries.push({ id: d.string(t[i], operation) });
+  return { trimmed: d.int(t[0], operation), entries };
+}
+
 /** The reply of `topic-publish`: `{ entryId: string, duplicate: flag, trimmed: int }`, as its header's `Reply` line declares it. */
 export type TopicPublishReply = { readonly entryId: string; readonly duplicate: boolean; readonly trimmed: number };
 
