@@ -3,6 +3,8 @@ import { MAX_BULK_BYTES, RespireValidationError, type RedisClientLike } from '@r
 import {
   MAX_INT32,
   commandTarget,
+  infoField,
+  replyString,
   scriptCalls,
   subscriptionKeys,
   toDurationMs,
@@ -97,6 +99,22 @@ export interface SubscriptionOptions {
   deliveryLimit?: number;
   /** Where `create()` starts the subscription; an existing subscription keeps its position. @defaultValue 'latest' */
   start?: SubscriptionStart;
+}
+
+/** One subscription as {@link ReliableTopic.subscriptions} lists it. */
+export interface SubscriptionInfo {
+  /** The subscription name. */
+  readonly name: string;
+  /** The last entry ID delivered to it (its position); `'0-0'` before the first. */
+  readonly lastDeliveredId: string;
+  /** Deliveries leased or released and not yet settled (its pending entries list). */
+  readonly pending: number;
+  /** Retained publications not yet delivered to it, as the server counts them; null when it cannot tell (after a trim, on some servers). */
+  readonly lag: number | null;
+  /** Entries in its dead-letter stream. */
+  readonly deadLetters: number;
+  /** Publications a retention bound trimmed before it completed them. */
+  readonly trimmed: number;
 }
 
 /** Options of {@link ReliableTopic.trim}. */
@@ -268,6 +286,35 @@ export class ReliableTopic<T> {
   }
 
   /**
+   * Every subscription of the topic (the consumer groups of its stream), read-only: position,
+   * pending deliveries, lag, dead letters and trimmed count. Not one atomic snapshot: a few reads.
+   * @throws {@link RespireKeyTypeError} when a key of the topic has another type.
+   */
+  async subscriptions(): Promise<SubscriptionInfo[]> {
+    const operation = 'ReliableTopic.subscriptions';
+    const { stream, trimmed } = this.#keys;
+    if (Number(await this.#target.send(stream, ['EXISTS', stream], { operation })) === 0) return [];
+    const groups = await this.#target.send(stream, ['XINFO', 'GROUPS', stream], { operation, keyType: { key: stream, type: 'stream' } });
+    const counts = fieldMap(await this.#target.send(trimmed, ['HGETALL', trimmed], { operation, keyType: { key: trimmed, type: 'hash' } }));
+    const list: SubscriptionInfo[] = [];
+    for (const group of Array.isArray(groups) ? (groups as unknown[]) : []) {
+      const name = replyString(infoField(group, 'name'));
+      const deadLetter = subscriptionKeys(this.#keys, name).deadLetter;
+      const deadLetters = await this.#target.send(deadLetter, ['XLEN', deadLetter], { operation, keyType: { key: deadLetter, type: 'stream' } });
+      const lag = infoField(group, 'lag');
+      list.push({
+        name,
+        lastDeliveredId: replyString(infoField(group, 'last-delivered-id')),
+        pending: Number(infoField(group, 'pending')),
+        lag: lag === null || lag === undefined ? null : Number(lag),
+        deadLetters: Number(deadLetters),
+        trimmed: Number(counts.get(name) ?? 0),
+      });
+    }
+    return list;
+  }
+
+  /**
    * A handle on the subscription `name` (no I/O): call `create()` once to make it.
    * @throws {@link RespireValidationError} for a blank name or one with braces, a bad delivery
    *   limit or start, or an unknown option.
@@ -278,6 +325,15 @@ export class ReliableTopic<T> {
     const limit = toIntegerInRange('deliveryLimit', deliveryLimit ?? this.deliveryLimit, 1, MAX_INT32);
     return new TopicSubscription<T>(this.#target, this.#keys, keys, this.#codec, limit, toStart(start ?? 'latest'), this.name);
   }
+}
+
+/** A hash read by HGETALL (RESP2 flat array, RESP3 Map or object), as field to value text. */
+function fieldMap(reply: unknown): Map<string, string> {
+  const map = new Map<string, string>();
+  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) map.set(replyString(reply[i]), replyString(reply[i + 1]));
+  else if (reply instanceof Map) for (const [k, v] of reply) map.set(replyString(k), replyString(v));
+  else if (reply && typeof reply === 'object') for (const [k, v] of Object.entries(reply)) map.set(k, replyString(v));
+  return map;
 }
 
 /** Where a consumer group is created: after an entry ID, or after the last entry before a time (resolved by the script). */

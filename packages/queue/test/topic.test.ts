@@ -289,6 +289,25 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     ]);
   });
 
+  it('lists its subscriptions with position, pending, lag, dead letters and trimmed count', async () => {
+    const topic = topicOf({ maxLength: 3 });
+    expect(await topic.subscriptions()).toEqual([]);
+    const [busy, idle] = [await created(topic, 'busy', 'earliest', 1), await created(topic, 'idle')];
+    const ids = await topic.publishMany(['a', 'b', 'c']);
+    const [a, b] = await busy.receive(30_000, { max: 2 });
+    expect(await busy.ack(a!)).toBe(true);
+    expect(await busy.nack(b!)).toBe(true);
+    expect(await busy.receive(30_000, { max: 1 })).toHaveLength(1); // b dead-lettered, c leased
+    await topic.publishMany(['d', 'e']);
+    const list = await topic.subscriptions();
+    expect(list.map((s) => s.name).sort()).toEqual(['busy', 'idle']);
+    const byName = new Map(list.map((s) => [s.name, s]));
+    expect(byName.get('busy')).toMatchObject({ lastDeliveredId: ids[2], pending: 1, deadLetters: 1, trimmed: 0 });
+    expect(byName.get('idle')).toMatchObject({ lastDeliveredId: '0-0', pending: 0, deadLetters: 0, trimmed: 2 });
+    await idle.remove();
+    expect((await topic.subscriptions()).map((s) => s.name)).toEqual(['busy']);
+  });
+
   it('deduplicates publications within the window, as the queue does', async () => {
     const topic = topicOf();
     const subscription = await created(topic, 's');
