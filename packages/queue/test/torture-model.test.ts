@@ -44,7 +44,14 @@ const delivered = (at: number, count: number, deadline: number, extra: Partial<D
   intact: true,
   ...extra,
 });
-const settled = (how: 'ack' | 'nack', at: number, count: number, result: boolean | undefined, delayMs = 0, extra: Partial<SettleEvent> = {}): SettleEvent => ({
+const settled = (
+  how: 'ack' | 'nack' | 'extend',
+  at: number,
+  count: number,
+  result: boolean | undefined,
+  delayMs = 0,
+  extra: Partial<SettleEvent> = {},
+): SettleEvent => ({
   kind: 'settle',
   op: op(at, at + 1, result === undefined ? 'uncertain' : 'ok'),
   how,
@@ -95,6 +102,46 @@ describe('the queue torture model: histories that keep the contract', () => {
         end(),
       ]),
     ).toEqual([]);
+  });
+});
+
+describe('the queue torture model: lease extension and delayed sends', () => {
+  it('an extend moves the deadline: an ack after the first deadline but before the extended one is fine, a redelivery then is early', () => {
+    const extended = [sent(0), delivered(10, 1, 110), settled('extend', 50, 1, true, 500)];
+    expect(rules([...extended, settled('ack', 200, 1, true)])).toEqual([]);
+    expect(rules([...extended, delivered(200, 2, 700)])).toContain(RULES.early);
+    expect(rules([...extended, delivered(600, 2, 1100)])).toEqual([]);
+  });
+
+  it('an extend may shorten the lease: a redelivery after the shorter deadline is fine', () => {
+    expect(rules([sent(0), delivered(10, 1, 10_000), settled('extend', 20, 1, true, 50), delivered(200, 2, 300)])).toEqual([]);
+  });
+
+  it('an uncertain extend is never guessed: both the old and the new deadline are possible', () => {
+    const uncertain = [sent(0), delivered(10, 1, 110), settled('extend', 50, 1, undefined, 500)];
+    expect(rules([...uncertain, settled('ack', 200, 1, true)])).toEqual([]); // it may have extended
+    expect(rules([...uncertain, delivered(200, 2, 700)])).toEqual([]); // or not
+  });
+
+  it('an extend after the lease completed, after a newer delivery ran or past the deadline must return false', () => {
+    expect(rules([sent(0), delivered(10, 1, 1000), settled('ack', 20, 1, true), settled('extend', 30, 1, true, 500)])).toContain(RULES.stale);
+    expect(rules([sent(0), delivered(10, 1, 110), delivered(120, 2, 220), settled('extend', 130, 1, true, 500)])).toContain(RULES.stale);
+    expect(rules([sent(0), delivered(10, 1, 110), settled('extend', 110, 1, true, 500)])).toContain(RULES.stale);
+    expect(rules([sent(0), delivered(10, 1, 1000), settled('extend', 20, 1, true, 500), settled('extend', 30, 1, true, 500)])).toEqual([]);
+  });
+
+  it('an extend refused while the lease certainly held breaks the honoured rule', () => {
+    expect(rules([sent(0), delivered(10, 1, 1000), settled('extend', 20, 1, false, 500)])).toContain(RULES.honoured);
+    expect(rules([sent(0), delivered(10, 1, 1000), settled('nack', 15, 1, undefined), settled('extend', 20, 1, false, 500)])).toEqual([]);
+    // A receipt repeated in one extendMany is extended once: its later position returns false (README).
+    const first = settled('extend', 20, 1, true, 500);
+    expect(rules([sent(0), delivered(10, 1, 1000), first, { ...first, position: 2, result: false }])).toEqual([]);
+  });
+
+  it('a delayed message is not received before the send time plus the delay', () => {
+    const delayedSend = sent(0, '1-0', { delayMs: 300 });
+    expect(rules([delayedSend, delivered(200, 1, 1000)])).toContain(RULES.early);
+    expect(rules([delayedSend, delivered(301, 1, 1000)])).toEqual([]);
   });
 });
 

@@ -31,6 +31,8 @@ export interface SentEvent {
   readonly op: OpRecord;
   readonly token: string;
   readonly dedupId: string | undefined;
+  /** The send's delay (ms; 0 or absent for none): the message is not receivable before the send's server time plus it. */
+  readonly delayMs?: number;
   /** The reply (entry ID, whether it was a duplicate) when `op.outcome` is `ok`. */
   readonly reply: { readonly id: string; readonly duplicate: boolean } | undefined;
 }
@@ -49,12 +51,16 @@ export interface DeliveryEvent {
   readonly intact: boolean;
 }
 
-/** An ack or nack of one delivery (one position of an ackMany / nackMany). */
+/**
+ * An ack, nack or extend of one delivery (one position of an ackMany / nackMany / extendMany). An
+ * extend keeps the receipt and replaces the lease's deadline with its server time plus `delayMs`;
+ * it completes nothing.
+ */
 export interface SettleEvent {
   readonly kind: 'settle';
   readonly op: OpRecord;
-  readonly how: 'ack' | 'nack';
-  /** NACK delay in ms (0 for an ack). */
+  readonly how: 'ack' | 'nack' | 'extend';
+  /** NACK delay in ms (0 for an ack); for an extend, the new visibility timeout. */
   readonly delayMs: number;
   readonly token: string;
   readonly receipt: string;
@@ -157,15 +163,41 @@ function nackDueLo(settle: SettleEvent): number {
 /** Settles that may have taken effect: true, or without a reply (they may have run). */
 const mayHaveTakenEffect = (s: SettleEvent) => s.result !== false;
 
+/** An ack or a nack: it ends the delivery (an extend does not). */
+const completes = (s: SettleEvent) => s.how !== 'extend';
+
+/** The deadline an extend sets, within its call's span: its server time (rounded up to the ms) plus the duration. */
+const extendedDeadline = (e: SettleEvent): Span => ({ lo: ceil(e.op.at.lo) + e.delayMs, hi: ceil(e.op.at.hi) + e.delayMs });
+
+/** `a` ran, or may have run, before `b` (an earlier position of one call counts as before). */
+const mayPrecede = (a: SettleEvent, b: SettleEvent) => (a.op.seq === b.op.seq ? a.position < b.position : a.op.at.lo < b.op.at.hi);
+
 /**
- * The earliest server time at which the contract lets delivery `d` end: its lease deadline, or the
- * due time of a NACK of it that may have run (a confirmed NACK replaces the lease outright).
+ * The earliest server time at which the contract lets delivery `d` end: its lease deadline, the
+ * deadline an extend of it that may have run set (an extend replaces the deadline, so it may also
+ * shorten it; a confirmed one replaced the first deadline for good), or the due time of a NACK of it
+ * that may have run (a confirmed NACK replaces the lease outright).
  */
 function dueLo(d: DeliveryEvent, settles: readonly SettleEvent[]): number {
-  const nacks = settles.filter((s) => s.how === 'nack' && s.receipt === d.receipt && mayHaveTakenEffect(s));
+  const mine = settles.filter((s) => s.receipt === d.receipt && mayHaveTakenEffect(s));
+  const nacks = mine.filter((s) => s.how === 'nack');
   const confirmed = nacks.find((s) => s.result === true);
   if (confirmed !== undefined) return nackDueLo(confirmed);
-  return Math.min(d.deadline.lo, ...nacks.map(nackDueLo));
+  const extends_ = mine.filter((s) => s.how === 'extend');
+  const first = extends_.some((e) => e.result === true) ? [] : [d.deadline.lo];
+  return Math.min(...first, ...extends_.map((e) => extendedDeadline(e).lo), ...nacks.map(nackDueLo));
+}
+
+/** The latest the lease of `d` can last as seen by `s`: its deadline, or one an extend before `s` may have set. */
+function deadlineHi(d: DeliveryEvent, settles: readonly SettleEvent[], s: SettleEvent): number {
+  const extended = settles.filter((e) => e !== s && e.how === 'extend' && e.receipt === d.receipt && mayHaveTakenEffect(e) && mayPrecede(e, s));
+  return Math.max(d.deadline.hi, ...extended.map((e) => extendedDeadline(e).hi));
+}
+
+/** The earliest the lease of `d` can end as seen by `s`: its deadline, or a shorter one an extend before `s` may have set. */
+function deadlineLo(d: DeliveryEvent, settles: readonly SettleEvent[], s: SettleEvent): number {
+  const extended = settles.filter((e) => e !== s && e.how === 'extend' && e.receipt === d.receipt && mayHaveTakenEffect(e) && mayPrecede(e, s));
+  return Math.min(d.deadline.lo, ...extended.map((e) => extendedDeadline(e).lo));
 }
 
 /** `+12.345 ms` relative to `t0`, or `?` for an unbounded end. */
@@ -198,6 +230,19 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
   for (const d of deliveries) {
     if (d.count < 1 || d.count > limit) fail(RULES.counts, [d], `delivery count ${d.count} is outside 1..${limit} (receive #${d.op.seq})`);
   }
+  // A delayed send: nothing of it is received, or dead-lettered, before its send's server time plus the delay.
+  const delayed = sends.find((s) => (s.delayMs ?? 0) > 0);
+  if (delayed !== undefined) {
+    const dueAt = floor(delayed.op.at.lo) + delayed.delayMs!;
+    for (const d of deliveries) {
+      if (d.op.at.hi < dueAt)
+        fail(
+          RULES.early,
+          [delayed, d],
+          `delivery ${d.count} (receive #${d.op.seq}) ran by server time ${d.op.at.hi.toFixed(3)}, before the send's delay ended at ${dueAt}`,
+        );
+    }
+  }
   for (let i = 0; i < deliveries.length; i++) {
     const a = deliveries[i]!;
     for (let j = i + 1; j < deliveries.length; j++) {
@@ -224,14 +269,18 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
     }
   }
 
-  // Completions: only by a held receipt, at most once, never after a newer delivery or past the deadline.
+  // Completions and extends: only by a held receipt, never after it completed, after a newer delivery or past the deadline.
   const byReceipt = new Map(deliveries.map((d) => [d.receipt, d]));
   for (const s of settles) {
     const d = byReceipt.get(s.receipt);
     if (s.result === true) {
-      const twice = settles.find((o) => o !== s && o.receipt === s.receipt && o.result === true);
+      const twice = settles.find((o) => o !== s && completes(o) && o.receipt === s.receipt && o.result === true);
       if (twice !== undefined && (twice.op.seq < s.op.seq || (twice.op.seq === s.op.seq && twice.position < s.position))) {
-        fail(RULES.stale, [twice, s], `receipt ${s.receipt} was accepted twice: ${twice.how} #${twice.op.seq} and ${s.how} #${s.op.seq}`);
+        fail(
+          RULES.stale,
+          [twice, s],
+          `receipt ${s.receipt} was accepted ${s.how === 'extend' ? 'by an extend after it completed' : 'twice'}: ${twice.how} #${twice.op.seq} and ${s.how} #${s.op.seq}`,
+        );
       }
       const newer = deliveries.find((o) => o.count > s.count && (s.how === 'ack' || o.op.at.hi < s.op.at.lo));
       if (newer !== undefined) {
@@ -243,24 +292,24 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
       }
       if (s.how === 'ack' && letters.length > 0)
         fail(RULES.stale, [s], `ack #${s.op.seq} of delivery ${s.count} returned true, but the message was dead-lettered`);
-      if (d !== undefined && s.op.at.lo >= d.deadline.hi) {
+      if (d !== undefined && s.op.at.lo >= deadlineHi(d, settles, s)) {
         fail(
           RULES.stale,
           [s],
-          `${s.how} #${s.op.seq} of delivery ${s.count} returned true at server time ${s.op.at.lo.toFixed(3)} or later, at or past the lease deadline ${d.deadline.hi.toFixed(3)}`,
+          `${s.how} #${s.op.seq} of delivery ${s.count} returned true at server time ${s.op.at.lo.toFixed(3)} or later, at or past the lease deadline ${deadlineHi(d, settles, s).toFixed(3)}`,
         );
       }
     }
     // A receipt whose lease certainly still held, with nothing before it that could have settled it, must be honoured.
-    if (s.result === false && d !== undefined && s.op.at.hi < d.deadline.lo) {
-      const before = settles.some(
-        (o) => o !== s && o.receipt === s.receipt && mayHaveTakenEffect(o) && (o.op.seq === s.op.seq ? o.position < s.position : o.op.at.lo < s.op.at.hi),
-      );
+    if (s.result === false && d !== undefined && s.op.at.hi < deadlineLo(d, settles, s)) {
+      // An earlier position of the same call counts too, extends included: a receipt repeated in one call acts once (README).
+      const sameCallEarlier = (o: SettleEvent) => o.op.seq === s.op.seq && o.position < s.position;
+      const before = settles.some((o) => o !== s && o.receipt === s.receipt && mayHaveTakenEffect(o) && (completes(o) ? mayPrecede(o, s) : sameCallEarlier(o)));
       if (!before) {
         fail(
           RULES.honoured,
           [s],
-          `${s.how} #${s.op.seq} of delivery ${s.count} returned false by server time ${s.op.at.hi.toFixed(3)}, before its deadline ${d.deadline.lo.toFixed(3)}, with nothing else settling it`,
+          `${s.how} #${s.op.seq} of delivery ${s.count} returned false by server time ${s.op.at.hi.toFixed(3)}, before its deadline ${deadlineLo(d, settles, s).toFixed(3)}, with nothing else settling it`,
         );
       }
     }

@@ -116,7 +116,7 @@ const drawDelay = (ctx: ClientContext) =>
   ] as const);
 
 /** The model's events for a settle call of `items`, one per position. */
-function settleEvents(how: 'ack' | 'nack', delayMs: number, items: readonly Held[], op: OpRecord, outcome: Outcome<boolean[]>): MessageEvent[] {
+function settleEvents(how: 'ack' | 'nack' | 'extend', delayMs: number, items: readonly Held[], op: OpRecord, outcome: Outcome<boolean[]>): MessageEvent[] {
   return items.map((item, i) => ({
     kind: 'settle',
     op,
@@ -303,7 +303,76 @@ const settleMany = (how: 'ack' | 'nack'): Operation<SettleManyArgs, boolean[]> =
 /** Acknowledges many deliveries (also the final drain's way to complete what it receives). */
 export const ackMany = settleMany('ack');
 
-/** The operations the queue has today. Lease extension, delayed sends, sendMany and waiting receives join here as they land. */
+interface ExtendArgs {
+  readonly items: readonly Held[];
+  readonly visibilityMs: number;
+  readonly aimed: boolean;
+}
+interface ExtendReply {
+  readonly results: boolean[];
+  /** Each extended lease's new deadline as the deadlines key holds it, read right after (undefined when gone, unread or not extended). */
+  readonly deadlines: (number | undefined)[];
+}
+
+/** Extends one delivery's lease (`extend`) or several (`extendMany`): the receipt stays, the deadline is replaced, shorter or longer. */
+const extendLeases = (many: boolean): Operation<ExtendArgs, ExtendReply> => ({
+  name: many ? 'extendMany' : 'extend',
+  weight: many ? 3 : 6,
+  ready: canSettle,
+  draw(ctx) {
+    const visibilityMs = ctx.random.weighted([
+      [ctx.random.int(20, 150), 35],
+      [ctx.random.int(150, ctx.plan.maxVisibilityMs), 65],
+    ] as const);
+    if (many) return { args: { items: drawBatch(ctx), visibilityMs, aimed: false } };
+    prune(ctx);
+    // As for ack: now and then aimed within a few ms of a known deadline.
+    const exact = ctx.pools.held.filter((h) => h.deadline.lo === h.deadline.hi && h.deadline.hi - ctx.clock.estimateMs() < 2000);
+    if (exact.length > 0 && ctx.random.chance(0.2)) {
+      const item = ctx.random.pick(exact);
+      ctx.pools.held.splice(ctx.pools.held.indexOf(item), 1);
+      return { args: { items: [item], visibilityMs, aimed: true }, aimAtMs: item.deadline.hi + ctx.random.int(-3000, 2000) / 1000 };
+    }
+    return { args: { items: [take(ctx, 0.1)!], visibilityMs, aimed: false } };
+  },
+  async run(ctx, args) {
+    const messages = args.items.map((h) => h.message);
+    const results = many ? await ctx.queue.extendMany(messages, args.visibilityMs) : [await ctx.queue.extend(messages[0]!, args.visibilityMs)];
+    let deadlines: (number | undefined)[] = results.map(() => undefined);
+    if (results.some(Boolean)) {
+      const scores = await ctx.raw(['ZMSCORE', ctx.deadlinesKey, ...messages.map((m) => `${m.id}:${m.receipt}`)]).catch(() => undefined);
+      if (Array.isArray(scores)) deadlines = scores.map((score, i) => (results[i] && score !== null && score !== undefined ? Number(score) : undefined));
+    }
+    return { results, deadlines };
+  },
+  observe(model, _ctx, args, op, outcome) {
+    model.record(settleEvents('extend', args.visibilityMs, args.items, op, outcome.ok ? { ok: true, value: outcome.value.results } : outcome));
+  },
+  after(ctx, args, outcome) {
+    // An extended lease is held again, with its new deadline (exact when read, else bounded); the rest are stale.
+    const kept: Held[] = [];
+    if (outcome.ok) {
+      const upper = ctx.clock.floorMs + args.visibilityMs + 1;
+      args.items.forEach((item, i) => {
+        if (!outcome.value.results[i] || kept.some((k) => k.message === item.message)) return;
+        const exact = outcome.value.deadlines[i];
+        kept.push({ ...item, deadline: exact !== undefined ? { lo: exact, hi: exact } : { lo: 0, hi: upper } });
+      });
+    }
+    retire(
+      ctx,
+      args.items.filter((item) => !kept.some((k) => k.message === item.message)),
+    );
+    for (const item of kept) {
+      const index = ctx.pools.held.findIndex((h) => h.message === item.message);
+      if (index >= 0) ctx.pools.held.splice(index, 1);
+      ctx.pools.held.push(item);
+    }
+  },
+  describe: (args) => `${many ? 'extendMany' : 'extend'}(${label(args.items)}, ${args.visibilityMs} ms)${args.aimed ? ' aimed at its deadline' : ''}`,
+});
+
+/** The operations the queue has today. Delayed sends, sendMany and waiting receives join here as they land. */
 export const OPERATIONS: readonly Operation<never, unknown>[] = [
   send(false),
   send(true),
@@ -312,6 +381,8 @@ export const OPERATIONS: readonly Operation<never, unknown>[] = [
   ackMany,
   settleOne('nack'),
   settleMany('nack'),
+  extendLeases(false),
+  extendLeases(true),
 ] as unknown as readonly Operation<never, unknown>[];
 
 /** The outcome of a call from what it resolved or rejected with. */

@@ -129,6 +129,9 @@ export class Stream {
   readonly idmp = new Map<string, Map<string, { id: StreamId; atMs: number }>>();
   idmpDurationS = 100;
   idmpMaxSize = 100;
+  /** 8.6 IDMP counters of XINFO STREAM: appends made with an IID, and duplicates answered. */
+  idmpAdded = 0;
+  idmpDuplicates = 0;
 
   get length(): number {
     return this.entries.length;
@@ -227,10 +230,15 @@ export class Stream {
     return read === null ? null : this.entriesAdded - read;
   }
 
-  /** Advances a group's last-delivered ID to `id` while tracking entries-read, as XREADGROUP does. */
-  advanceGroup(group: ConsumerGroup, id: StreamId): void {
+  /**
+   * Advances a group's last-delivered ID to `id` while tracking entries-read, as XREADGROUP does.
+   * `fromLastId` is 7.4+'s rule: the counter is only incremented when the group's previous position
+   * is at or after the first entry and no tombstone follows it; before, the new ID was checked.
+   */
+  advanceGroup(group: ConsumerGroup, id: StreamId, fromLastId = false): void {
     if (compareIds(id, group.lastId) <= 0) return;
-    if (group.entriesRead !== null && !this.hasTombstones(id)) group.entriesRead++;
+    const counting = fromLastId ? compareIds(group.lastId, this.firstId) >= 0 && !this.hasTombstones(group.lastId) : !this.hasTombstones(id);
+    if (group.entriesRead !== null && counting) group.entriesRead++;
     else if (this.entriesAdded) group.entriesRead = this.estimateCounter(id);
     group.lastId = id;
   }

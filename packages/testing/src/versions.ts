@@ -51,11 +51,18 @@ export interface ServerModel {
   readonly formatDouble: DoubleFormatter;
   /** 7.2+: `NOPERM User <name> has no permissions to run the '<cmd>' command`. */
   readonly aclMessages72: boolean;
+  /**
+   * 7.4+ Redis: XREAD takes `+` (its unbalanced-streams error names it); XREAD and XREADGROUP with
+   * BLOCK run in a script without blocking instead of being refused; XREADGROUP keeps counting a
+   * group's entries-read only from a position at or after the first entry with no tombstone after
+   * it, and otherwise estimates it again (so reading past an XDEL gap ends at entries-added).
+   */
+  readonly streams74: boolean;
   /** 8.2+ Redis: XACKDEL, XDELEX, KEEPREF/DELREF/ACKED. */
   readonly xackdel: boolean;
   /** 8.4+ Redis: XREADGROUP ... CLAIM min-idle-ms. */
   readonly readGroupClaim: boolean;
-  /** 8.6+ Redis: XADD IDMP/IDMPAUTO, XCFGSET. */
+  /** 8.6+ Redis: XADD IDMP/IDMPAUTO, XCFGSET; XINFO STREAM's `idmp-*`, `pids-tracked` and `iids-*` fields. */
   readonly idempotentAdd: boolean;
   /** 8.6.2+ Redis: `redis.acl_check_cmd` raises on a wrong argument count. */
   readonly aclCheckArity: boolean;
@@ -84,6 +91,7 @@ export function serverModel(flavour: ServerFlavour, version: RedisVersion): Serv
       clientSetInfo: true,
       formatDouble: formatDoubleShortest,
       aclMessages72: true,
+      streams74: false,
       xackdel: false,
       readGroupClaim: false,
       idempotentAdd: false,
@@ -107,6 +115,7 @@ export function serverModel(flavour: ServerFlavour, version: RedisVersion): Serv
     clientSetInfo: num >= 0x070200,
     formatDouble: num >= 0x070200 ? formatDoubleShortest : formatDouble17g,
     aclMessages72: num >= 0x070200,
+    streams74: num >= 0x070400,
     xackdel: num >= 0x080200,
     readGroupClaim: num >= 0x080400,
     idempotentAdd: num >= 0x080600,

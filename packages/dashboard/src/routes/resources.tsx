@@ -1,6 +1,6 @@
 // Routes of a queue's and a stream's pages, find, and history.
 import type { Hono } from 'hono';
-import { HttpError, query, type Env } from '../http.js';
+import { ENTRY_ID, HttpError, query, type Env } from '../http.js';
 import { noticeOf } from '../notices.js';
 import type { Settings } from '../options.js';
 import { resolveQueue, resolveRef, resolveStream } from '../resources.js';
@@ -26,7 +26,7 @@ export function resourceRoutes(routes: Hono<Env>, s: Settings): void {
     const resource = await resolveRef(s, c, q);
     const text = (q['q'] ?? '').trim();
     if (text === '' || text.length > 65_536) throw new HttpError(400, 'Give an ID to find.');
-    if (resource.kind === 'stream' && resource.deadLetterStream === undefined && !/^\d+-\d+$/.test(text)) throw new HttpError(400, 'Give an entry ID to find.');
+    if (resource.kind === 'stream' && resource.deadLetterStream === undefined && !ENTRY_ID.test(text)) throw new HttpError(400, 'Give an entry ID to find.');
     const result = await s.admin.find(resource.id, text);
     return c.html(<FindPage ctx={ctxOf(s, c)} resource={resource} result={result} />);
   });

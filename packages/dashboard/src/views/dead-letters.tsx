@@ -125,7 +125,7 @@ function SearchForm({ ctx, resource, filter, order }: DeadLettersProps) {
           </>
         ) : null}
         <label>
-          Source entry <input name="sourceId" value={filter?.sourceId ?? ''} pattern="\d+-\d+" maxlength={41} />
+          Source entry <input name="sourceId" value={filter?.sourceId ?? ''} pattern="\d{1,20}-\d{1,20}" maxlength={41} />
         </label>
         <label>
           From (UTC) <input name="since" type="datetime-local" value={iso(filter?.sinceMs)} />

@@ -9,8 +9,8 @@ import type { LeaseSource } from './source.js';
  * message only acknowledges it in the group (XACK, never XDEL): the topic's retention removes a
  * publication once no subscription needs it. A queue is this engine with one private subscription
  * whose completion deletes ({@link queueSource}). Its scripts are `topic-receive` and `topic-ack`
- * (lua/includes/leases-subscription.lua with the engine's lua/includes/leases.lua); release is the
- * queue's `queue-nack`, which touches only the deadlines index.
+ * (lua/includes/leases-subscription.lua with the engine's lua/includes/leases.lua); release and
+ * extend are the queue's `queue-nack` and `queue-extend`, which touch only the deadlines index.
  */
 export function subscriptionSource(topic: TopicKeys, subscription: SubscriptionKeys): LeaseSource {
   const { stream, trimmed } = topic;
@@ -20,5 +20,6 @@ export function subscriptionSource(topic: TopicKeys, subscription: SubscriptionK
       scriptCalls.topicReceive(target, { stream, deadlines, deadLetter, trimmed, visibilityTimeoutMs, max, deliveryLimit, token, group }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.topicAck(target, { stream, deadlines, group, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+    extend: (target, receipts, visibilityTimeoutMs, operation) => scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation }),
   };
 }

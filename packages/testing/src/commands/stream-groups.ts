@@ -133,6 +133,12 @@ function infoStream(ctx: CommandContext): Reply {
   if (ctx.model.streamLag) {
     head.push('max-deleted-entry-id', formatId(stream.maxDeletedId), 'entries-added', stream.entriesAdded, 'recorded-first-entry-id', formatId(stream.firstId));
   }
+  if (ctx.model.idempotentAdd) {
+    let iids = 0;
+    for (const producer of stream.idmp.values()) iids += producer.size;
+    head.push('idmp-duration', stream.idmpDurationS, 'idmp-maxsize', stream.idmpMaxSize, 'pids-tracked', stream.idmp.size, 'iids-tracked', iids);
+    head.push('iids-added', stream.idmpAdded, 'iids-duplicates', stream.idmpDuplicates);
+  }
   if (is(ctx.args[3], 'FULL')) {
     let count = 10;
     if (ctx.args.length > 4) {

@@ -40,7 +40,8 @@ function parseRead(ctx: CommandContext, start: number, group: boolean): ReadOpti
     } else if (option === 'STREAMS') break;
     else fail();
   }
-  if (options.blockMs !== undefined && ctx.inScript && ctx.model.redis7) {
+  // 7.4+ runs a BLOCK read in a script as a nonblocking one (see the attempt below).
+  if (options.blockMs !== undefined && ctx.inScript && ctx.model.redis7 && !ctx.model.streams74) {
     throw new CommandError(`ERR ${group ? 'XREADGROUP' : 'XREAD'} command is not allowed with BLOCK option from scripts`);
   }
   const rest = args.slice(i + 1);
@@ -48,7 +49,9 @@ function parseRead(ctx: CommandContext, start: number, group: boolean): ReadOpti
     throw new CommandError(
       group
         ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
-        : "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
+        : ctx.model.streams74
+          ? "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified."
+          : "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
     );
   }
   options.keys = rest.slice(0, rest.length / 2);
@@ -98,7 +101,7 @@ function xread(ctx: CommandContext): HandlerResult {
   };
   const now = attempt();
   if (now !== undefined) return now;
-  if (options.blockMs === undefined) return NULL_ARRAY;
+  if (options.blockMs === undefined || ctx.inScript) return NULL_ARRAY;
   const request: BlockRequest = { kind: 'block', keys: options.keys, timeoutMs: options.blockMs, retry: attempt, timeout: () => NULL_ARRAY };
   return request;
 }
@@ -163,7 +166,7 @@ function xreadgroup(ctx: CommandContext): HandlerResult {
       if (index < stream.length && compareIds(stream.entries[index]!.id, after) === 0) index++;
       for (; index < stream.length && entries.length < budget; index++) {
         const entry = stream.entries[index]!;
-        stream.advanceGroup(group, entry.id);
+        stream.advanceGroup(group, entry.id, ctx.model.streams74);
         if (!options.noAck) {
           const existing = group.pel.get(entry.key);
           if (existing) {

@@ -97,7 +97,10 @@ function xadd(ctx: CommandContext): Reply {
         .update(Buffer.from(fields.join('\u0000'), 'latin1'))
         .digest('hex');
     const original = idmpId(stream, idmp.producer, iid, now);
-    if (original) return formatId(original);
+    if (original) {
+      stream.idmpDuplicates++;
+      return formatId(original);
+    }
   }
   let id: StreamId;
   if (explicit) {
@@ -119,6 +122,7 @@ function xadd(ctx: CommandContext): Reply {
     let producer = stream.idmp.get(idmp.producer);
     if (!producer) stream.idmp.set(idmp.producer, (producer = new Map()));
     producer.set(iid, { id, atMs: now + stream.idmpDurationS * 1000 });
+    stream.idmpAdded++;
     while (producer.size > stream.idmpMaxSize) producer.delete(producer.keys().next().value!);
   }
   if (trimSpec) trim(stream, trimSpec, policy);
