@@ -504,6 +504,24 @@ export class TopicSubscription<T> {
   }
 
   /**
+   * Gives one delivery's lease a new deadline, server now + `visibilityTimeoutMs`, keeping its
+   * receipt: the queue's extend on this subscription.
+   * @returns true when extended; false exactly where {@link ack} would be (nothing changed).
+   * @throws {@link RespireValidationError} for a bad timeout or message (before any I/O).
+   */
+  async extend(message: MessageReceipt, visibilityTimeoutMs: number): Promise<boolean> {
+    return (await this.extendMany([message], visibilityTimeoutMs))[0]!;
+  }
+
+  /** Extends up to 1,000 deliveries' leases in one atomic script; as {@link extend}. */
+  async extendMany(messages: readonly MessageReceipt[], visibilityTimeoutMs: number): Promise<boolean[]> {
+    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
+    const pairs = receiptPairs(messages);
+    if (pairs.length === 0) return [];
+    return this.#leases.extend(pairs, timeoutMs, 'TopicSubscription.extend');
+  }
+
+  /**
    * Publications a retention bound trimmed before this subscription completed them: never
    * delivered ones, counted by the trim, and leased ones, counted by the receive that found them gone.
    */

@@ -143,6 +143,23 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect(await b.ack(fromB!)).toBe(true);
   });
 
+  it('extend keeps a lease past its first deadline, with its receipt; another subscription’s receipt extends nothing', async () => {
+    const name = uniqueName();
+    const topic = topicOf({}, name);
+    const [a, b] = [await created(topic, 'a'), await created(topic, 'b')];
+    await topic.publish('long job');
+    const before = await serverTimeMs(connection(), topic.streamKey);
+    const [fromA] = await a.receive(100);
+    const [fromB] = await b.receive(30_000);
+    expect(await a.extend(fromA!, 30_000)).toBe(true);
+    expect(await a.extend(fromB!, 30_000)).toBe(false);
+    // Past the first deadline it is still held, and its receipt still completes it.
+    await eventually(async () => (await serverTimeMs(connection(), topic.streamKey)) > before + 101, 10_000, 5);
+    expect(await a.receive(30_000)).toEqual([]);
+    expect(await a.ack(fromA!)).toBe(true);
+    expect(await b.ack(fromB!)).toBe(true);
+  });
+
   it('redelivers after a nack or an expired lease, and dead-letters per subscription at its own delivery limit', async () => {
     const topic = topicOf();
     const strict = await created(topic, 'strict', 'earliest', 1);
