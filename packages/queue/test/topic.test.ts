@@ -68,7 +68,8 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     const [steady, crashing] = [await created(topic, 'steady'), await created(topic, 'crashing')];
     for (const p of ['a', 'b']) await topic.publish(p);
     // The crashing process leases both and never completes them; its instance is gone with it.
-    expect((await crashing.receive(100)).map((m) => m.payload)).toEqual(['a', 'b']);
+    // Long enough that the checks below run before it expires on a loaded machine.
+    expect((await crashing.receive(1_000)).map((m) => m.payload)).toEqual(['a', 'b']);
     expect((await drain(steady, 10, [])) as number).toBe(2);
     // A restarted process: new topic and subscription objects for the same names.
     const restarted = topicOf({}, name).subscription('crashing');
@@ -149,12 +150,13 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     const [a, b] = [await created(topic, 'a'), await created(topic, 'b')];
     await topic.publish('long job');
     const before = await serverTimeMs(connection(), topic.streamKey);
-    const [fromA] = await a.receive(100);
+    // Long enough that a loaded machine still extends it in time.
+    const [fromA] = await a.receive(1_000);
     const [fromB] = await b.receive(30_000);
     expect(await a.extend(fromA!, 30_000)).toBe(true);
     expect(await a.extend(fromB!, 30_000)).toBe(false);
     // Past the first deadline it is still held, and its receipt still completes it.
-    await eventually(async () => (await serverTimeMs(connection(), topic.streamKey)) > before + 101, 10_000, 5);
+    await eventually(async () => (await serverTimeMs(connection(), topic.streamKey)) > before + 1_001, 10_000, 5);
     expect(await a.receive(30_000)).toEqual([]);
     expect(await a.ack(fromA!)).toBe(true);
     expect(await b.ack(fromB!)).toBe(true);
