@@ -4,6 +4,7 @@ import {
   RespireKeyTypeError,
   RespirePermissionError,
   RespireServerError,
+  RespireStateError,
   RespireTooManyFieldsError,
   RespireTransportError,
   RespireUnsupportedServerError,
@@ -170,6 +171,8 @@ const SCRIPT_ERRORS: Readonly<Record<ScriptErrorCode, new (message: string, opti
   RESPIRE_NOPERM: RespirePermissionError,
   RESPIRE_UNSUPPORTED: RespireUnsupportedServerError,
   RESPIRE_TOO_MANY_FIELDS: RespireTooManyFieldsError,
+  // A topic subscription received from before it was created (or after it was removed).
+  RESPIRE_NOGROUP: RespireStateError,
 };
 
 const isScriptErrorCode = (code: string): code is ScriptErrorCode => Object.hasOwn(SCRIPT_ERRORS, code);

@@ -35,3 +35,5 @@ export { MAX_INT32, toDurationMs, toIntegerInRange, toOptions } from './options.
 export { keySlot } from './slots.js';
 export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';
+export { subscriptionKeys, topicKeys } from './topic-keys.js';
+export type { SubscriptionKeys, TopicKeys } from './topic-keys.js';

@@ -35,3 +35,5 @@ export {
   isRespireError,
 } from '@respire/core-scripts';
 export type { RespireErrorCode, RedisClientLike } from '@respire/core-scripts';
+export { ReliableTopic, TopicSubscription, TOPIC_TRIM_PER_PUBLISH } from './topic.js';
+export type { ReliableTopicOptions, PublishOptions, PublishResult, SubscriptionStart, SubscriptionOptions, SubscriptionInfo, TrimOptions } from './topic.js';

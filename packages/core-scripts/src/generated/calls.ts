@@ -474,6 +474,176 @@ export async function queueSend(target: CommandTarget, args: QueueSendArgs, opti
   return replies.decodeQueueSendReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `topic-ack`, named as in its header. */
+export interface TopicAckArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] the subscription's delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+  /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
+  readonly receipts: readonly ScriptArg[];
+}
+
+/** Runs `topic-ack` (complete a subscription's deliveries whose receipts still hold their leases) through {@link runScript} and decodes its reply. */
+export async function topicAck(target: CommandTarget, args: TopicAckArgs, options?: ScriptCallOptions): Promise<replies.TopicAckReply> {
+  const reply = await runScript(target, scripts.topicAck, [args.stream, args.deadlines], [args.group, ...args.receipts], options);
+  return replies.decodeTopicAckReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-publish-many`, named as in its header. */
+export interface TopicPublishManyArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] retention bound by age, 0 for none (ms, 0..2^31-1) */
+  readonly maxAgeMs: ScriptArg;
+  /** ARGV[2] retention bound by length, 0 for none (publications, 0..2^31-1) */
+  readonly maxLength: ScriptArg;
+  /** ARGV[3] most publications trimmed by this call (publications, 1..1000) */
+  readonly trimLimit: ScriptArg;
+  /** ARGV[4..] the publications' payloads, in order (bytes; 1..1000) */
+  readonly payloads: readonly ScriptArg[];
+}
+
+/** Runs `topic-publish-many` (append publications in one atomic step, then apply retention) through {@link runScript} and decodes its reply. */
+export async function topicPublishMany(target: CommandTarget, args: TopicPublishManyArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishManyReply> {
+  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.payloads], options);
+  return replies.decodeTopicPublishManyReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-publish`, named as in its header. */
+export interface TopicPublishArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] deduplication key of this ID, unused when windowMs is 0 (string: the original entry ID, with PX expiry) */
+  readonly deduplicationKey: string;
+  /** KEYS[3] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] publication payload (bytes) */
+  readonly payload: ScriptArg;
+  /** ARGV[2] deduplication window, 0 without a deduplication ID (ms, 0..2^31-1) */
+  readonly windowMs: ScriptArg;
+  /** ARGV[3] retention bound by age, 0 for none (ms, 0..2^31-1) */
+  readonly maxAgeMs: ScriptArg;
+  /** ARGV[4] retention bound by length, 0 for none (publications, 0..2^31-1) */
+  readonly maxLength: ScriptArg;
+  /** ARGV[5] most publications trimmed by this call (publications, 1..1000) */
+  readonly trimLimit: ScriptArg;
+}
+
+/** Runs `topic-publish` (append a publication (once per deduplication ID within its window), then apply retention) through {@link runScript} and decodes its reply. */
+export async function topicPublish(target: CommandTarget, args: TopicPublishArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishReply> {
+  const reply = await runScript(target, scripts.topicPublish, [args.stream, args.deduplicationKey, args.trimmed], [args.payload, args.windowMs, args.maxAgeMs, args.maxLength, args.trimLimit], options);
+  return replies.decodeTopicPublishReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-receive`, named as in its header. */
+export interface TopicReceiveArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] the subscription's delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[3] the subscription's dead-letter stream (stream) */
+  readonly deadLetter: string;
+  /** KEYS[4] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
+  readonly visibilityTimeoutMs: ScriptArg;
+  /** ARGV[2] most messages (messages, 1..1000) */
+  readonly max: ScriptArg;
+  /** ARGV[3] delivery limit (deliveries, >= 1) */
+  readonly deliveryLimit: ScriptArg;
+  /** ARGV[4] receipt token of this call (16 URL-safe characters, client-generated) */
+  readonly token: ScriptArg;
+  /** ARGV[5] the subscription's consumer group and consumer name */
+  readonly group: ScriptArg;
+}
+
+/** Runs `topic-receive` (recover a subscription's due publications, dead-letter exhausted ones, then lease new ones) through {@link runScript} and decodes its reply. */
+export async function topicReceive(target: CommandTarget, args: TopicReceiveArgs, options?: ScriptCallOptions): Promise<replies.TopicReceiveReply> {
+  const reply = await runScript(target, scripts.topicReceive, [args.stream, args.deadlines, args.deadLetter, args.trimmed], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.group], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  return replies.decodeTopicReceiveReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-seek`, named as in its header. */
+export interface TopicSeekArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] the subscription's delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+  /** ARGV[2] the last entry ID the subscription does not get: '0' (earliest), '$' (latest) or an entry ID */
+  readonly start: ScriptArg;
+  /** ARGV[3] '' or a time (ms since the epoch): start after the last entry before it, instead of `start` */
+  readonly startTimeMs: ScriptArg;
+}
+
+/** Runs `topic-seek` (move a subscription to another position, discarding its leases) through {@link runScript} and decodes its reply. */
+export async function topicSeek(target: CommandTarget, args: TopicSeekArgs, options?: ScriptCallOptions): Promise<replies.TopicSeekReply> {
+  const reply = await runScript(target, scripts.topicSeek, [args.stream, args.deadlines], [args.group, args.start, args.startTimeMs], options);
+  return replies.decodeTopicSeekReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-subscribe`, named as in its header. */
+export interface TopicSubscribeArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+  /** ARGV[2] the last entry ID the subscription does not get: '0' (earliest), '$' (latest) or an entry ID */
+  readonly start: ScriptArg;
+  /** ARGV[3] '' or a time (ms since the epoch): start after the last entry before it, instead of `start` */
+  readonly startTimeMs: ScriptArg;
+}
+
+/** Runs `topic-subscribe` (create a subscription (its consumer group) unless it exists) through {@link runScript} and decodes its reply. */
+export async function topicSubscribe(target: CommandTarget, args: TopicSubscribeArgs, options?: ScriptCallOptions): Promise<replies.TopicSubscribeReply> {
+  const reply = await runScript(target, scripts.topicSubscribe, [args.stream], [args.group, args.start, args.startTimeMs], options);
+  return replies.decodeTopicSubscribeReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-trim`, named as in its header. */
+export interface TopicTrimArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] retention bound by age, 0 for none (ms, 0..2^31-1) */
+  readonly maxAgeMs: ScriptArg;
+  /** ARGV[2] retention bound by length, 0 for none (publications, 0..2^31-1) */
+  readonly maxLength: ScriptArg;
+  /** ARGV[3] most publications trimmed by this call (publications, 1..1000) */
+  readonly trimLimit: ScriptArg;
+}
+
+/** Runs `topic-trim` (apply a reliable topic's retention once) through {@link runScript} and decodes its reply. */
+export async function topicTrim(target: CommandTarget, args: TopicTrimArgs, options?: ScriptCallOptions): Promise<replies.TopicTrimReply> {
+  const reply = await runScript(target, scripts.topicTrim, [args.stream, args.trimmed], [args.maxAgeMs, args.maxLength, args.trimLimit], options);
+  return replies.decodeTopicTrimReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `topic-unsubscribe`, named as in its header. */
+export interface TopicUnsubscribeArgs {
+  /** KEYS[1] the topic's publications (stream) */
+  readonly stream: string;
+  /** KEYS[2] the subscription's delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** KEYS[3] publications trimmed before completion, per subscription (hash: subscription -> count) */
+  readonly trimmed: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+}
+
+/** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index and counter) through {@link runScript} and decodes its reply. */
+export async function topicUnsubscribe(target: CommandTarget, args: TopicUnsubscribeArgs, options?: ScriptCallOptions): Promise<replies.TopicUnsubscribeReply> {
+  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed], [args.group], options);
+  return replies.decodeTopicUnsubscribeReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `worker-append`, named as in its header. */
 export interface WorkerAppendArgs {
   /** KEYS[1] target stream (stream) */

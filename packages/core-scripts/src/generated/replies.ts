@@ -2,7 +2,7 @@
 import * as d from '../script-replies.js';
 
 /** Every `RESPIRE_*` error code a script declares in its header (`Errors`); `classify.ts` maps each to its error class. */
-export const SCRIPT_ERROR_CODES = ["RESPIRE_NOPERM", "RESPIRE_TOO_MANY_FIELDS", "RESPIRE_UNSUPPORTED", "RESPIRE_WRONGTYPE"] as const;
+export const SCRIPT_ERROR_CODES = ["RESPIRE_NOGROUP", "RESPIRE_NOPERM", "RESPIRE_TOO_MANY_FIELDS", "RESPIRE_UNSUPPORTED", "RESPIRE_WRONGTYPE"] as const;
 
 /** A `RESPIRE_*` error code a script declares. */
 export type ScriptErrorCode = (typeof SCRIPT_ERROR_CODES)[number];
@@ -443,6 +443,91 @@ export type QueueSendReply = GroupedSendReply;
 /** Decodes a reply of `queue-send` (as {@link decodeGroupedSendReply}). */
 export function decodeQueueSendReply(value: unknown, operation = "queue-send"): QueueSendReply {
   return decodeGroupedSendReply(value, operation);
+}
+
+/** The reply of `topic-ack`: the same as `grouped-ack`'s. */
+export type TopicAckReply = GroupedAckReply;
+
+/** Decodes a reply of `topic-ack` (as {@link decodeGroupedAckReply}). */
+export function decodeTopicAckReply(value: unknown, operation = "topic-ack"): TopicAckReply {
+  return decodeGroupedAckReply(value, operation);
+}
+
+/** The reply of `topic-publish-many`: `{ trimmed: int, ...entries: { id: string } }`, as its header's `Reply` line declares it. */
+export type TopicPublishManyReply = { readonly trimmed: number; readonly entries: { readonly id: string }[] };
+
+/**
+ * Decodes a reply of `topic-publish-many`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicPublishManyReply(value: unknown, operation = "topic-publish-many"): TopicPublishManyReply {
+  const t = d.table(value, 1, operation);
+  if ((t.length - 1) % 1 !== 0) return d.unexpected(operation, 'groups of 1 after element 1', value);
+  const entries: { readonly id: string }[] = [];
+  for (let i = 1; i < t.length; i += 1) entries.push({ id: d.string(t[i], operation) });
+  return { trimmed: d.int(t[0], operation), entries };
+}
+
+/** The reply of `topic-publish`: `{ entryId: string, duplicate: flag, trimmed: int }`, as its header's `Reply` line declares it. */
+export type TopicPublishReply = { readonly entryId: string; readonly duplicate: boolean; readonly trimmed: number };
+
+/**
+ * Decodes a reply of `topic-publish`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicPublishReply(value: unknown, operation = "topic-publish"): TopicPublishReply {
+  const t = d.table(value, 3, operation);
+  return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation), trimmed: d.int(t[2], operation) };
+}
+
+/** The reply of `topic-receive`: the same as `grouped-receive`'s. */
+export type TopicReceiveReply = GroupedReceiveReply;
+
+/** Decodes a reply of `topic-receive` (as {@link decodeGroupedReceiveReply}). */
+export function decodeTopicReceiveReply(value: unknown, operation = "topic-receive"): TopicReceiveReply {
+  return decodeGroupedReceiveReply(value, operation);
+}
+
+/** The reply of `topic-seek`: `{ position: string, discarded: int }`, as its header's `Reply` line declares it. */
+export type TopicSeekReply = { readonly position: string; readonly discarded: number };
+
+/**
+ * Decodes a reply of `topic-seek`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicSeekReply(value: unknown, operation = "topic-seek"): TopicSeekReply {
+  const t = d.table(value, 2, operation);
+  return { position: d.string(t[0], operation), discarded: d.int(t[1], operation) };
+}
+
+/** The reply of `topic-subscribe`: `flag`, as its header's `Reply` line declares it. */
+export type TopicSubscribeReply = boolean;
+
+/**
+ * Decodes a reply of `topic-subscribe`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicSubscribeReply(reply: unknown, operation = "topic-subscribe"): TopicSubscribeReply {
+  return d.flag(reply, operation);
+}
+
+/** The reply of `topic-trim`: `int`, as its header's `Reply` line declares it. */
+export type TopicTrimReply = number;
+
+/**
+ * Decodes a reply of `topic-trim`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeTopicTrimReply(reply: unknown, operation = "topic-trim"): TopicTrimReply {
+  return d.int(reply, operation);
+}
+
+/** The reply of `topic-unsubscribe`: the same as `topic-subscribe`'s. */
+export type TopicUnsubscribeReply = TopicSubscribeReply;
+
+/** Decodes a reply of `topic-unsubscribe` (as {@link decodeTopicSubscribeReply}). */
+export function decodeTopicUnsubscribeReply(value: unknown, operation = "topic-unsubscribe"): TopicUnsubscribeReply {
+  return decodeTopicSubscribeReply(value, operation);
 }
 
 /** The reply of `worker-append`: `{ entryId: string, idempotent: flag }`, as its header's `Reply` line declares it. */

@@ -1,0 +1,99 @@
+--[[ include: topic-retention - a reliable topic's retention: trim what no subscription needs, count what a bound takes
+A reliable topic keeps each publication until every subscription has completed it, optionally
+bounded by age and length. Each subscription is a consumer group on the topic's stream; it still
+needs every entry after its last-delivered ID and every entry from the oldest one in its pending
+entries list (which holds exactly its leased, not yet settled deliveries). With no subscription at
+all, nothing is trimmed for acknowledgement (a subscription created later at 'earliest' gets it);
+only the bounds apply.
+
+  respire_topic_retention_allow(stream, trimmed)
+      checks the key types and the permissions retention's writes need (XTRIM, HINCRBY)
+  respire_topic_retention_plan(stream, maxAge, maxLength, limit, adding)
+      -> a plan: looks at the oldest `limit` entries at most and picks the longest prefix of them
+         that no subscription needs, or that is older than `maxAge` ms (server clock; 0 = no
+         bound) or beyond the newest `maxLength` entries (0 = no bound), counting `adding` newer
+         entries about to be appended (which it never trims). Reads only, so a script plans
+         before its first write; `plan.keep` is nil when every entry goes (set it to an entry
+         appended since).
+  respire_topic_retention_apply(stream, trimmed, plan)
+      -> the number of entries trimmed (XTRIM MINID, exact); for each subscription, the trimmed
+         entries it had not yet been delivered are added to its field of `trimmed` (a hash). An
+         entry trimmed while leased is counted by the receive that finds it gone.
+]]
+--@include server
+--@include acl
+--@include types
+--@include entry-ids
+
+local function respire_topic_groups(stream)
+  local groups = {}
+  for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+    local group = {}
+    for f = 1, #info, 2 do
+      local field, value = info[f], info[f + 1]
+      if field == 'name' then group.name = value
+      elseif field == 'pending' then group.pending = tonumber(value)
+      elseif field == 'last-delivered-id' then group.last = value end
+    end
+    if group.pending and group.pending > 0 then
+      group.oldest = redis.call('XPENDING', stream, group.name)[2]
+    end
+    groups[#groups + 1] = group
+  end
+  return groups
+end
+
+local function respire_topic_retention_allow(stream, trimmed)
+  respire_expect_type(stream, 'stream')
+  respire_expect_type(trimmed, 'hash')
+  respire_allow(stream, 'XTRIM', stream, 'MINID', '0-1')
+  respire_allow(trimmed, 'HINCRBY', trimmed, 'x', '1')
+end
+
+local function respire_topic_retention_plan(stream, maxAge, maxLength, limit, adding)
+  local plan = { count = 0, lost = {} }
+  if redis.call('EXISTS', stream) == 0 then return plan end
+  local groups = respire_topic_groups(stream)
+  local length = maxLength > 0 and (redis.call('XLEN', stream) + adding) or 0
+  local cutoff = maxAge > 0 and (math.floor(respire_now_ms()) - maxAge) or nil
+  local head = redis.call('XRANGE', stream, '-', '+', 'COUNT', limit + 1)
+  for i = 1, math.min(#head, limit) do
+    local id = head[i][1]
+    local over = (maxLength > 0 and length - (i - 1) > maxLength)
+    if not over and cutoff then over = tonumber((respire_entry_id_parts(id))) < cutoff end
+    local needed = #groups == 0
+    -- An ID that does not compare (never from Redis) counts as needed: never trim on a guess.
+    for _, group in ipairs(groups) do
+      if (respire_entry_id_compare(id, group.last) or 1) > 0 then
+        needed = true
+        plan.lost[group.name] = (plan.lost[group.name] or 0) + 1
+      elseif group.oldest and (respire_entry_id_compare(id, group.oldest) or 1) >= 0 then
+        needed = true
+      end
+    end
+    if needed and not over then
+      -- Not trimmed: undo this entry's counts.
+      for _, group in ipairs(groups) do
+        if (respire_entry_id_compare(id, group.last) or 1) > 0 then plan.lost[group.name] = plan.lost[group.name] - 1 end
+      end
+      break
+    end
+    plan.count = i
+  end
+  if plan.count == 0 then return plan end
+  plan.keep = head[plan.count + 1] and head[plan.count + 1][1]
+  return plan
+end
+
+local function respire_topic_retention_apply(stream, trimmed, plan)
+  if plan.count == 0 then return 0 end
+  if plan.keep then
+    redis.call('XTRIM', stream, 'MINID', plan.keep)
+  else
+    redis.call('XTRIM', stream, 'MAXLEN', '0')
+  end
+  for name, lost in pairs(plan.lost) do
+    if lost > 0 then redis.call('HINCRBY', trimmed, name, lost) end
+  end
+  return plan.count
+end
