@@ -11,6 +11,8 @@ export {
 } from './queue.js';
 export type { ReliableQueueOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
 export { MAX_BATCH } from './leases/leases.js';
+export { MAX_HEADERS, MAX_HEADERS_BYTES } from '@respire/core-scripts/internal';
+export type { MessageHeaders, ReceivedHeaders } from '@respire/core-scripts/internal';
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';

@@ -6,13 +6,19 @@ import {
   describeThrown,
   exceptionType,
   isWellFormedText,
+  MAX_HEADERS,
+  MAX_HEADERS_BYTES,
   queueKeys,
+  readHeaders,
+  writeHeaders,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
   toOptions,
   type CommandTarget,
+  type MessageHeaders,
   type QueueKeys,
+  type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { instrumented, type QueueInstrumentation } from './instrumentation.js';
@@ -103,6 +109,14 @@ export interface SendOptions {
    * @defaultValue 0 (receivable at once)
    */
   delayMs?: number;
+  /**
+   * Metadata beside the payload (beyond the contract: README "Headers"), returned as
+   * `message.headers` on every delivery and kept in dead letters: string names (nonempty,
+   * well-formed Unicode), each with a string or bytes (`Uint8Array`) value. At most
+   * {@link MAX_HEADERS} (64) headers and {@link MAX_HEADERS_BYTES} (65,536) bytes encoded.
+   * @defaultValue none
+   */
+  headers?: MessageHeaders;
 }
 
 /** One message of a {@link ReliableQueue.sendMany}: its payload and the options of {@link ReliableQueue.send}. */
@@ -117,9 +131,14 @@ interface PreparedSend {
   readonly deduplicationId: string | undefined;
   readonly windowMs: number;
   readonly delayMs: number;
+  /** Encoded headers; undefined for none. */
+  readonly headers: Buffer | undefined;
 }
 
-const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs'] as const satisfies readonly (keyof SendOptions)[];
+/** The headers of a message sent without any. */
+const NO_HEADERS: ReceivedHeaders = Object.freeze(Object.create(null) as Record<string, never>);
+
+const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs', 'headers'] as const satisfies readonly (keyof SendOptions)[];
 const SEND_MANY_ITEM = ['payload', ...SEND_OPTIONS] as const satisfies readonly (keyof SendManyItem<unknown>)[];
 
 /** Options of {@link ReliableQueue.receive}. */
@@ -142,6 +161,11 @@ export interface ReceivedMessage<T> {
   readonly deliveryCount: number;
   /** Opaque receipt fencing this delivery; only it can ACK or NACK this delivery. */
   readonly receipt: string;
+  /**
+   * The headers it was sent with (README "Headers"): a string value comes back as a string, bytes
+   * as a Buffer. A frozen empty object when it had none.
+   */
+  readonly headers: ReceivedHeaders;
 }
 
 /** What happened to a send. */
@@ -186,7 +210,8 @@ export class ReliableQueue<T> {
   readonly streamKey: string;
   /**
    * The dead-letter stream. Entries have the fields `payload` (bytes), `source_id` (the original
-   * entry ID) and `delivery_count` (deliveries made). Read it with XRANGE / XREAD; you own its retention.
+   * entry ID) and `delivery_count` (deliveries made), then `headers` (README "Headers") when the
+   * message had any. Read it with XRANGE / XREAD; you own its retention.
    */
   readonly deadLetterStreamKey: string;
   /** Deliveries before dead-lettering. */
@@ -252,16 +277,18 @@ export class ReliableQueue<T> {
       { operation: 'send', queue: this.name, messageCount: 1 },
       async () => {
         const operation = 'ReliableQueue.send';
-        const { bytes, deduplicationId, windowMs, delayMs } = item;
+        const { bytes, deduplicationId, windowMs, delayMs, headers } = item;
         if (delayMs === 0 && deduplicationId === undefined) {
           // The hot path: one XADD, no script.
-          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], {
+          const command =
+            headers === undefined ? ['XADD', this.#keys.stream, '*', 'payload', bytes] : ['XADD', this.#keys.stream, '*', 'payload', bytes, 'headers', headers];
+          const id = await this.#target.send(this.#keys.stream, command, {
             operation,
             keyType: { key: this.#keys.stream, type: 'stream' },
           });
           return { id: String(id), duplicate: false };
         }
-        if (delayMs === 0) {
+        if (delayMs === 0 && headers === undefined) {
           const reply = await scriptCalls.queueSend(
             this.#target,
             { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
@@ -314,7 +341,7 @@ export class ReliableQueue<T> {
       }
       const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
       const one = this.#prepare(options.payload, options, `${name}.`);
-      total += one.bytes.length;
+      total += one.bytes.length + (one.headers?.length ?? 0);
       if (total > MAX_SEND_BATCH_BYTES) {
         throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
       }
@@ -338,7 +365,7 @@ export class ReliableQueue<T> {
     const keyIndex = new Map<string, number>();
     const deduplicationKeys: string[] = [];
     const args: (string | Buffer)[] = [];
-    for (const { bytes, deduplicationId, windowMs, delayMs } of items) {
+    for (const { bytes, deduplicationId, windowMs, delayMs, headers } of items) {
       let index = 0;
       if (deduplicationId !== undefined) {
         const key = this.#keys.deduplicationPrefix + deduplicationId;
@@ -349,7 +376,7 @@ export class ReliableQueue<T> {
           keyIndex.set(key, index);
         }
       }
-      args.push(bytes, String(index), String(windowMs), String(delayMs), '');
+      args.push(bytes, String(index), String(windowMs), String(delayMs), headers ?? '');
     }
     const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation });
     if (reply.results.length !== items.length) {
@@ -364,7 +391,8 @@ export class ReliableQueue<T> {
     const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
-    return { bytes: this.#encode(payload, `${prefix}payload`), deduplicationId, windowMs, delayMs: delay };
+    const headers = options.headers === undefined ? undefined : encodeHeaders(options.headers, `${prefix}headers`);
+    return { bytes: this.#encode(payload, `${prefix}payload`), deduplicationId, windowMs, delayMs: delay, headers };
   }
 
   /**
@@ -524,7 +552,18 @@ export class ReliableQueue<T> {
 
   #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount, receipt } of leases) {
+    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded } of leases) {
+      let headers = NO_HEADERS;
+      if (encoded.length > 0) {
+        const read = readHeaders(encoded);
+        if ('problem' in read) {
+          throw new RespireCodecError(
+            `ReliableQueue.receive: the headers of entry ${id} cannot be read (${read.problem}); the whole batch of ` +
+              `${leases.length} stays leased and is received again after the visibility timeout`,
+          );
+        }
+        headers = read.headers;
+      }
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
@@ -535,10 +574,44 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt });
+      messages.push({ id, payload, deliveryCount, receipt, headers });
     }
     return messages;
   }
+}
+
+/**
+ * Checks and encodes a send's headers; undefined for an empty object.
+ * @throws {@link RespireValidationError} unless `value` is a plain object of at most
+ *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
+ *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
+ */
+function encodeHeaders(value: unknown, argument: string): Buffer | undefined {
+  let entries: [string, unknown][];
+  try {
+    // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new TypeError('not an object');
+    entries = Object.entries(value);
+  } catch {
+    throw new RespireValidationError(argument, 'must be an object of header names to string or Uint8Array values');
+  }
+  if (entries.length > MAX_HEADERS) throw new RespireValidationError(argument, `at most ${MAX_HEADERS} headers, got ${entries.length}`);
+  if (entries.length === 0) return undefined;
+  for (const [name, header] of entries) {
+    if (name.length === 0 || !isWellFormedText(name)) {
+      throw new RespireValidationError(argument, 'header names must be nonempty, well-formed Unicode (no lone surrogates)');
+    }
+    if (typeof header === 'string') {
+      if (!isWellFormedText(header)) throw new RespireValidationError(`${argument}.${name}`, 'a string value must be well-formed Unicode: send bytes instead');
+    } else if (!(header instanceof Uint8Array)) {
+      throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
+    }
+  }
+  const encoded = writeHeaders(entries as [string, string | Uint8Array][]);
+  if (encoded.length > MAX_HEADERS_BYTES) {
+    throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
+  }
+  return encoded;
 }
 
 function checkDeduplicationId(id: unknown, argument: string): void {
