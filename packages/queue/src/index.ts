@@ -16,7 +16,7 @@ export type { MessageHeaders, ReceivedHeaders } from '@respire/core-scripts/inte
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';
-export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd } from './instrumentation.js';
+export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd, QueueOperationScope } from './instrumentation.js';
 export {
   RespireError,
   RespireValidationError,

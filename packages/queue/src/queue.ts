@@ -21,7 +21,7 @@ import {
   type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
-import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { instrumented, type InjectedHeaders, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 
@@ -133,6 +133,8 @@ interface PreparedSend {
   readonly delayMs: number;
   /** Encoded headers; undefined for none. */
   readonly headers: Buffer | undefined;
+  /** The checked headers, in order, to add the instrumentation's to; undefined for none. */
+  readonly headerEntries: readonly (readonly [string, string | Uint8Array])[] | undefined;
 }
 
 /** The headers of a message sent without any. */
@@ -271,12 +273,13 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const item = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
+    const prepared = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
-      async () => {
+      async (injected) => {
         const operation = 'ReliableQueue.send';
+        const item = withInjected(prepared, injected);
         const { bytes, deduplicationId, windowMs, delayMs, headers } = item;
         if (delayMs === 0 && deduplicationId === undefined) {
           // The hot path: one XADD, no script.
@@ -351,8 +354,11 @@ export class ReliableQueue<T> {
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: prepared.length },
-      async () => {
-        const results = await this.#sendBatch(prepared, 'ReliableQueue.sendMany');
+      async (injected) => {
+        const results = await this.#sendBatch(
+          injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected)),
+          'ReliableQueue.sendMany',
+        );
         appended = results.filter((r) => !r.duplicate).length;
         return results;
       },
@@ -391,8 +397,15 @@ export class ReliableQueue<T> {
     const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
-    const headers = options.headers === undefined ? undefined : encodeHeaders(options.headers, `${prefix}headers`);
-    return { bytes: this.#encode(payload, `${prefix}payload`), deduplicationId, windowMs, delayMs: delay, headers };
+    const checked = options.headers === undefined ? undefined : checkHeaders(options.headers, `${prefix}headers`);
+    return {
+      bytes: this.#encode(payload, `${prefix}payload`),
+      deduplicationId,
+      windowMs,
+      delayMs: delay,
+      headers: checked?.encoded,
+      headerEntries: checked?.entries,
+    };
   }
 
   /**
@@ -581,12 +594,32 @@ export class ReliableQueue<T> {
 }
 
 /**
+ * A send with the instrumentation's headers added (trace context): a header the message already
+ * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
+ * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
+ */
+function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSend {
+  if (injected === undefined) return item;
+  const own = item.headerEntries ?? [];
+  const names = new Set(own.map(([name]) => name));
+  const added = injected.filter(([name]) => !names.has(name));
+  if (added.length === 0 || own.length + added.length > MAX_HEADERS) return item;
+  const entries = [...own, ...added];
+  const encoded = writeHeaders(entries);
+  if (encoded.length > MAX_HEADERS_BYTES) return item;
+  return { ...item, headers: encoded, headerEntries: entries };
+}
+
+/**
  * Checks and encodes a send's headers; undefined for an empty object.
  * @throws {@link RespireValidationError} unless `value` is a plain object of at most
  *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
  *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
  */
-function encodeHeaders(value: unknown, argument: string): Buffer | undefined {
+function checkHeaders(
+  value: unknown,
+  argument: string,
+): { readonly encoded: Buffer; readonly entries: readonly (readonly [string, string | Uint8Array])[] } | undefined {
   let entries: [string, unknown][];
   try {
     // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
@@ -607,11 +640,12 @@ function encodeHeaders(value: unknown, argument: string): Buffer | undefined {
       throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
     }
   }
-  const encoded = writeHeaders(entries as [string, string | Uint8Array][]);
+  const checked = entries as [string, string | Uint8Array][];
+  const encoded = writeHeaders(checked);
   if (encoded.length > MAX_HEADERS_BYTES) {
     throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
   }
-  return encoded;
+  return { encoded, entries: checked };
 }
 
 function checkDeduplicationId(id: unknown, argument: string): void {

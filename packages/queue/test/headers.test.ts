@@ -91,6 +91,33 @@ describeOnTargets('ReliableQueue headers', targets, (_target, connection) => {
     ]);
   });
 
+  it("adds an instrumentation's message headers to each send, skipping bad ones; a hostile scope never changes a send", async () => {
+    const offered = { traceparent: 'tp', bad: 42, ['lone\ud800']: 'x', tenant: 'theirs' };
+    const offering = queueOf({ instrumentation: { startOperation: () => ({ end: () => {}, messageHeaders: offered as never }) } });
+    await offering.send('a', { headers: { tenant: 'mine' } });
+    await offering.sendMany([{ payload: 'b' }]);
+    const hostile = queueOf(
+      {
+        instrumentation: {
+          startOperation: () => ({
+            end: () => {},
+            get messageHeaders(): never {
+              throw new Error('hostile');
+            },
+          }),
+        },
+      },
+      offering.name,
+    );
+    await hostile.send('c');
+    const batch = await offering.receive(30_000);
+    expect(batch.map((m) => [m.payload, { ...m.headers }])).toEqual([
+      ['a', { tenant: 'mine', traceparent: 'tp' }],
+      ['b', { traceparent: 'tp', tenant: 'theirs' }],
+      ['c', {}],
+    ]);
+  });
+
   it('an unreadable headers field (written by someone else) fails the receive as a codec error and leaves the batch leased', async () => {
     const queue = queueOf();
     await connection().raw(queue.streamKey, ['XADD', queue.streamKey, '*', 'payload', 'x', 'headers', 'not headers']);
