@@ -23,10 +23,11 @@ ARGV[4]  token: receipt token of this call      (16 URL-safe characters, client-
 ARGV[5]  backlogPrefix: key prefix of the group backlogs   (the group ID follows)
 ARGV[6]  concurrency: most messages of a group in flight   (1: ordered groups; 2..1000: fair groups)
 
-Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }
+Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }
          the number of messages moved to the dead-letter stream, then the leased entries:
          redelivered heads first (oldest deadline first), then new heads in ring order;
-         each receipt is "<count>.<token>.<position in the batch, from 1>".
+         each receipt is "<count>.<token>.<position in the batch, from 1>"; headers are ignored
+         here ('': a grouped send stores none).
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 ]]
 --@include acl

@@ -18,7 +18,7 @@ ARGV[3]  deliveryLimit: delivery limit         (deliveries, >= 1)
 ARGV[4]  token: receipt token of this call     (16 URL-safe characters, client-generated)
 ARGV[5]  group: the subscription's consumer group and consumer name
 
-Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }
+Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }
          as queue-receive.
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED, RESPIRE_NOGROUP
 ]]

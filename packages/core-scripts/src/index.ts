@@ -30,6 +30,7 @@ export type {
   DeliveryStart,
   QueueInstrumentation,
   QueueOperationEnd,
+  QueueOperationScope,
   QueueOperationName,
   QueueOperationStart,
   StreamWorkerInstrumentation,

@@ -121,8 +121,20 @@ export interface QueueOperationEnd {
   readonly deadLettered?: number;
 }
 
+/** What {@link QueueInstrumentation.startOperation} returns: ended once when the operation settles. */
+export interface QueueOperationScope {
+  end(result: QueueOperationEnd): void;
+  /**
+   * For a send or sendMany: headers the queue adds to each message (`@respire/otel` puts the send
+   * span's W3C trace context here). A message that already has a header of that name keeps its
+   * own; names or values that are not well-formed strings are skipped, and none are added to a
+   * message when they would take it past the header bounds (64 headers, 64 KiB encoded).
+   */
+  readonly messageHeaders?: Readonly<Record<string, string>>;
+}
+
 /** Receives operation events from a `ReliableQueue` (its `instrumentation` option). */
 export interface QueueInstrumentation {
   /** Called as an operation starts; `end` of the returned scope when it settles. */
-  startOperation(start: QueueOperationStart): { end(result: QueueOperationEnd): void } | undefined;
+  startOperation(start: QueueOperationStart): QueueOperationScope | undefined;
 }

@@ -13,10 +13,12 @@ export {
 } from './queue.js';
 export type { ReliableQueueOptions, GroupOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
 export { MAX_BATCH } from './leases/leases.js';
+export { MAX_HEADERS, MAX_HEADERS_BYTES } from '@respire/core-scripts/internal';
+export type { MessageHeaders, ReceivedHeaders } from '@respire/core-scripts/internal';
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';
-export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd } from './instrumentation.js';
+export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd, QueueOperationScope } from './instrumentation.js';
 export {
   RespireError,
   RespireValidationError,

@@ -1,6 +1,6 @@
-// Payloads through a codec, and deduplication IDs: checked before any I/O (the topic's; the queue's are the same rules).
+// Payloads through a codec, headers as received, and deduplication IDs: checked before any I/O (the topic's; the queue's are the same rules).
 import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError } from '@respire/core-scripts';
-import { describeThrown, exceptionType, isWellFormedText } from '@respire/core-scripts/internal';
+import { describeThrown, exceptionType, isWellFormedText, readHeaders, type ReceivedHeaders } from '@respire/core-scripts/internal';
 import type { Codec } from './codec.js';
 
 /** Longest deduplication ID, in UTF-8 bytes. */
@@ -54,6 +54,25 @@ export function decodePayload<T>(codec: Codec<T>, id: string, bytes: Buffer, bat
       { cause: error },
     );
   }
+}
+
+/** The headers of a message sent without any. */
+export const NO_HEADERS: ReceivedHeaders = Object.freeze(Object.create(null) as Record<string, never>);
+
+/**
+ * Decodes the headers of a leased message (README "Headers"); {@link NO_HEADERS} for none.
+ * @throws {@link RespireCodecError} when they cannot be read: the whole batch stays leased.
+ */
+export function decodeHeaders(id: string, encoded: Buffer, batchSize: number, operation: string): ReceivedHeaders {
+  if (encoded.length === 0) return NO_HEADERS;
+  const read = readHeaders(encoded);
+  if ('problem' in read) {
+    throw new RespireCodecError(
+      `${operation}: the headers of entry ${id} cannot be read (${read.problem}); the whole batch of ` +
+        `${batchSize} stays leased and is received again after the visibility timeout`,
+    );
+  }
+  return read.headers;
 }
 
 /** @throws {@link RespireValidationError} unless `id` is a nonempty well-formed string of at most 1,024 UTF-8 bytes. */

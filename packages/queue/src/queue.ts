@@ -13,16 +13,22 @@ import {
   describeThrown,
   exceptionType,
   isWellFormedText,
+  MAX_HEADERS,
+  MAX_HEADERS_BYTES,
   queueKeys,
+  writeHeaders,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
   toOptions,
   type CommandTarget,
+  type MessageHeaders,
   type QueueKeys,
+  type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
-import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { decodeHeaders } from './payloads.js';
+import { instrumented, type InjectedHeaders, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
@@ -155,6 +161,14 @@ export interface SendOptions {
    * "Message groups"): a nonempty string of at most 1,024 UTF-8 bytes, well-formed Unicode.
    */
   groupId?: string;
+  /**
+   * Metadata beside the payload (beyond the contract: README "Headers"), returned as
+   * `message.headers` on every delivery and kept in dead letters: string names (nonempty,
+   * well-formed Unicode), each with a string or bytes (`Uint8Array`) value. At most
+   * {@link MAX_HEADERS} (64) headers and {@link MAX_HEADERS_BYTES} (65,536) bytes encoded.
+   * @defaultValue none
+   */
+  headers?: MessageHeaders;
 }
 
 /** One message of a {@link ReliableQueue.sendMany}: its payload and the options of {@link ReliableQueue.send}. */
@@ -169,9 +183,13 @@ interface PreparedSend {
   readonly deduplicationId: string | undefined;
   readonly windowMs: number;
   readonly delayMs: number;
+  /** Encoded headers; undefined for none. */
+  readonly headers: Buffer | undefined;
+  /** The checked headers, in order, to add the instrumentation's to; undefined for none. */
+  readonly headerEntries: readonly (readonly [string, string | Uint8Array])[] | undefined;
 }
 
-const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs', 'groupId'] as const satisfies readonly (keyof SendOptions)[];
+const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs', 'headers', 'groupId'] as const satisfies readonly (keyof SendOptions)[];
 const SEND_MANY_ITEM = ['payload', ...SEND_OPTIONS] as const satisfies readonly (keyof SendManyItem<unknown>)[];
 
 /** Options of {@link ReliableQueue.receive}. */
@@ -194,6 +212,11 @@ export interface ReceivedMessage<T> {
   readonly deliveryCount: number;
   /** Opaque receipt fencing this delivery; only it can ACK or NACK this delivery. */
   readonly receipt: string;
+  /**
+   * The headers it was sent with (README "Headers"): a string value comes back as a string, bytes
+   * as a Buffer. A frozen empty object when it had none.
+   */
+  readonly headers: ReceivedHeaders;
 }
 
 /** What happened to a send. */
@@ -238,7 +261,8 @@ export class ReliableQueue<T> {
   readonly streamKey: string;
   /**
    * The dead-letter stream. Entries have the fields `payload` (bytes), `source_id` (the original
-   * entry ID) and `delivery_count` (deliveries made). Read it with XRANGE / XREAD; you own its retention.
+   * entry ID) and `delivery_count` (deliveries made), then `headers` (README "Headers") when the
+   * message had any. Read it with XRANGE / XREAD; you own its retention.
    */
   readonly deadLetterStreamKey: string;
   /** Deliveries before dead-lettering. */
@@ -309,22 +333,25 @@ export class ReliableQueue<T> {
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
     if (this.#grouped) return this.#sendGrouped(this.#grouped, payload, options);
-    const item = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
+    const prepared = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
-      async () => {
+      async (injected) => {
         const operation = 'ReliableQueue.send';
-        const { bytes, deduplicationId, windowMs, delayMs } = item;
+        const item = withInjected(prepared, injected);
+        const { bytes, deduplicationId, windowMs, delayMs, headers } = item;
         if (delayMs === 0 && deduplicationId === undefined) {
           // The hot path: one XADD, no script.
-          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], {
+          const command =
+            headers === undefined ? ['XADD', this.#keys.stream, '*', 'payload', bytes] : ['XADD', this.#keys.stream, '*', 'payload', bytes, 'headers', headers];
+          const id = await this.#target.send(this.#keys.stream, command, {
             operation,
             keyType: { key: this.#keys.stream, type: 'stream' },
           });
           return { id: String(id), duplicate: false };
         }
-        if (delayMs === 0) {
+        if (delayMs === 0 && headers === undefined) {
           const reply = await scriptCalls.queueSend(
             this.#target,
             { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
@@ -415,7 +442,7 @@ export class ReliableQueue<T> {
       }
       const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
       const one = this.#prepare(options.payload, options, `${name}.`);
-      total += one.bytes.length;
+      total += one.bytes.length + (one.headers?.length ?? 0);
       if (total > MAX_SEND_BATCH_BYTES) {
         throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
       }
@@ -425,8 +452,11 @@ export class ReliableQueue<T> {
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: prepared.length },
-      async () => {
-        const results = await this.#sendBatch(prepared, 'ReliableQueue.sendMany');
+      async (injected) => {
+        const results = await this.#sendBatch(
+          injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected)),
+          'ReliableQueue.sendMany',
+        );
         appended = results.filter((r) => !r.duplicate).length;
         return results;
       },
@@ -439,7 +469,7 @@ export class ReliableQueue<T> {
     const keyIndex = new Map<string, number>();
     const deduplicationKeys: string[] = [];
     const args: (string | Buffer)[] = [];
-    for (const { bytes, deduplicationId, windowMs, delayMs } of items) {
+    for (const { bytes, deduplicationId, windowMs, delayMs, headers } of items) {
       let index = 0;
       if (deduplicationId !== undefined) {
         const key = this.#keys.deduplicationPrefix + deduplicationId;
@@ -450,7 +480,7 @@ export class ReliableQueue<T> {
           keyIndex.set(key, index);
         }
       }
-      args.push(bytes, String(index), String(windowMs), String(delayMs), '');
+      args.push(bytes, String(index), String(windowMs), String(delayMs), headers ?? '');
     }
     // Retry-safe (RespireNotDurableError says so) only when every item has a deduplication ID.
     const retrySafe = items.every((item) => item.deduplicationId !== undefined);
@@ -468,7 +498,15 @@ export class ReliableQueue<T> {
     const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
-    return { bytes: this.#encode(payload, `${prefix}payload`), deduplicationId, windowMs, delayMs: delay };
+    const checked = options.headers === undefined ? undefined : checkHeaders(options.headers, `${prefix}headers`);
+    return {
+      bytes: this.#encode(payload, `${prefix}payload`),
+      deduplicationId,
+      windowMs,
+      delayMs: delay,
+      headers: checked?.encoded,
+      headerEntries: checked?.entries,
+    };
   }
 
   /**
@@ -628,7 +666,8 @@ export class ReliableQueue<T> {
 
   #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount, receipt } of leases) {
+    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded } of leases) {
+      const headers = decodeHeaders(id, encoded, leases.length, 'ReliableQueue.receive');
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
@@ -639,7 +678,7 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt });
+      messages.push({ id, payload, deliveryCount, receipt, headers });
     }
     return messages;
   }
@@ -655,6 +694,61 @@ function checkGroupId(id: unknown): asserts id is string {
   if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
     throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
+}
+
+/**
+ * A send with the instrumentation's headers added (trace context): a header the message already
+ * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
+ * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
+ */
+function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSend {
+  if (injected === undefined) return item;
+  const own = item.headerEntries ?? [];
+  const names = new Set(own.map(([name]) => name));
+  const added = injected.filter(([name]) => !names.has(name));
+  if (added.length === 0 || own.length + added.length > MAX_HEADERS) return item;
+  const entries = [...own, ...added];
+  const encoded = writeHeaders(entries);
+  if (encoded.length > MAX_HEADERS_BYTES) return item;
+  return { ...item, headers: encoded, headerEntries: entries };
+}
+
+/**
+ * Checks and encodes a send's headers; undefined for an empty object.
+ * @throws {@link RespireValidationError} unless `value` is a plain object of at most
+ *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
+ *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
+ */
+function checkHeaders(
+  value: unknown,
+  argument: string,
+): { readonly encoded: Buffer; readonly entries: readonly (readonly [string, string | Uint8Array])[] } | undefined {
+  let entries: [string, unknown][];
+  try {
+    // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new TypeError('not an object');
+    entries = Object.entries(value);
+  } catch {
+    throw new RespireValidationError(argument, 'must be an object of header names to string or Uint8Array values');
+  }
+  if (entries.length > MAX_HEADERS) throw new RespireValidationError(argument, `at most ${MAX_HEADERS} headers, got ${entries.length}`);
+  if (entries.length === 0) return undefined;
+  for (const [name, header] of entries) {
+    if (name.length === 0 || !isWellFormedText(name)) {
+      throw new RespireValidationError(argument, 'header names must be nonempty, well-formed Unicode (no lone surrogates)');
+    }
+    if (typeof header === 'string') {
+      if (!isWellFormedText(header)) throw new RespireValidationError(`${argument}.${name}`, 'a string value must be well-formed Unicode: send bytes instead');
+    } else if (!(header instanceof Uint8Array)) {
+      throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
+    }
+  }
+  const checked = entries as [string, string | Uint8Array][];
+  const encoded = writeHeaders(checked);
+  if (encoded.length > MAX_HEADERS_BYTES) {
+    throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
+  }
+  return { encoded, entries: checked };
 }
 
 function checkDeduplicationId(id: unknown, argument: string): void {

@@ -19,7 +19,7 @@ import {
 import { toCodec, type Codec } from './codec.js';
 import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/leases.js';
 import { subscriptionSource } from './leases/subscription-source.js';
-import { checkDeduplicationId, decodePayload, encodePayload } from './payloads.js';
+import { checkDeduplicationId, decodeHeaders, decodePayload, encodePayload } from './payloads.js';
 import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, type ReceiveOptions, type ReceivedMessage } from './queue.js';
 
 /** Most publications one publish trims for retention (the oldest first); `trim()` takes up to {@link MAX_BATCH}. */
@@ -463,8 +463,10 @@ export class TopicSubscription<T> {
     const operation = 'TopicSubscription.receive';
     const { leases } = await this.#leases.lease({ visibilityTimeoutMs: timeoutMs, max, deliveryLimit: this.deliveryLimit }, operation);
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload, deliveryCount, receipt } of leases)
-      messages.push({ id, payload: decodePayload(this.#codec, id, payload, leases.length, operation), deliveryCount, receipt });
+    for (const { id, payload, deliveryCount, receipt, headers } of leases) {
+      const decoded = decodePayload(this.#codec, id, payload, leases.length, operation);
+      messages.push({ id, payload: decoded, deliveryCount, receipt, headers: decodeHeaders(id, headers, leases.length, operation) });
+    }
     return messages;
   }
 

@@ -33,12 +33,15 @@ queue's stream exists (an instance without `groups` used the name) every grouped
                                            ring { { id, fields }, ... }; reads first, then writes
   respire_source_due(fields)            -> nil: a grouped queue takes no delayed sends, so a head is
                                            due at once
+  respire_source_headers(fields)       -> the message's encoded headers as a queue entry keeps them
+                                          (queue-entries.lua), '' for none
   respire_source_plan_settle(source)    checks the permissions settling needs
   respire_source_settle(source, ids)    removes settled heads and advances their groups
 ]]
 --@include acl
 --@include types
 --@include server
+--@include queue-entries
 
 local function respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
   return { stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight, concurrency = concurrency }
@@ -146,6 +149,10 @@ end
 
 local function respire_source_due(_fields)
   return nil
+end
+
+local function respire_source_headers(fields)
+  return respire_queue_entry_headers(fields)
 end
 
 local function respire_source_plan_settle(source)

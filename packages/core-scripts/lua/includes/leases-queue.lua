@@ -13,6 +13,7 @@ else XACK + XDEL.
   respire_source_take(source, count)   -> up to `count` new entries { { id, fields }, ... }
                                           (XREADGROUP >; creates the group when missing)
   respire_source_due(fields)           -> the due time (ms) of a delayed entry (queue-entries.lua), or nil
+  respire_source_headers(fields)       -> the entry's encoded headers (queue-entries.lua), '' for none
   respire_source_plan_settle(source)   -> true for XACKDEL (Redis 8.2+, permitted), false for XACK +
                                           XDEL, whose permissions it checks
   respire_source_settle(source, ids, native)
@@ -57,6 +58,10 @@ end
 
 local function respire_source_due(fields)
   return respire_queue_entry_due(fields)
+end
+
+local function respire_source_headers(fields)
+  return respire_queue_entry_headers(fields)
 end
 
 local function respire_source_plan_settle(source)

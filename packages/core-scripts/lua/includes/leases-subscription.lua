@@ -18,12 +18,15 @@ counted in the topic's trimmed hash (field: the subscription).
   respire_source_take(source, count)   -> up to `count` new entries (XREADGROUP >); RESPIRE_NOGROUP
                                           when the subscription was never created (or was removed)
   respire_source_due(fields)           -> nil: a publication is due at once (none is delayed)
+  respire_source_headers(fields)       -> the message's encoded headers as a queue entry keeps them
+                                          (queue-entries.lua), '' for none
   respire_source_plan_settle(source)   checks XACK (and HINCRBY when bodies were gone)
   respire_source_settle(source, ids)   acknowledges `ids` in the group; counts the gone ones
 ]]
 --@include server
 --@include acl
 --@include types
+--@include queue-entries
 
 local function respire_subscription_source(stream, group, trimmed)
   return { stream = stream, group = group, trimmed = trimmed, gone = 0 }
@@ -62,6 +65,10 @@ end
 
 local function respire_source_due(_)
   return nil
+end
+
+local function respire_source_headers(fields)
+  return respire_queue_entry_headers(fields)
 end
 
 local function respire_source_plan_settle(source)

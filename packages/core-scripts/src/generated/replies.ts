@@ -363,8 +363,8 @@ export function decodeGroupedAckReply(value: unknown, operation = "grouped-ack")
   return out;
 }
 
-/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }`, as its header's `Reply` line declares it. */
-export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] };
+/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
+export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
 
 /**
  * Decodes a reply of `grouped-receive`; `operation` names the call in errors.
@@ -372,9 +372,9 @@ export type GroupedReceiveReply = { readonly deadLettered: number; readonly entr
  */
 export function decodeGroupedReceiveReply(value: unknown, operation = "grouped-receive"): GroupedReceiveReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 3 !== 0) return d.unexpected(operation, 'groups of 3 after element 1', value);
-  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] = [];
-  for (let i = 1; i < t.length; i += 3) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation) });
+  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
+  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
   return { deadLettered: d.int(t[0], operation), entries };
 }
 

@@ -15,11 +15,13 @@ import {
   parseLeaseMember,
   queueDeadLetterFields,
   queueEntryFields,
+  readHeaders,
   readQueueDeadLetter,
   readQueueEntry,
   readWorkerDeadLetter,
   receiptOf,
   workerDeadLetterFields,
+  writeHeaders,
   type FieldPairs,
 } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +211,25 @@ return out`,
       expect(luaRead[3] ?? false).toBe(false);
       expect((luaRead[4] as Buffer).length).toBe(0);
       expect(luaRead[5]).toBe(2);
+    });
+  });
+
+  describe('queue message headers', () => {
+    it('round-trip through a stream field byte for byte, strings as strings and bytes as bytes; foreign bytes get a problem', async () => {
+      const key = `{${uniquePrefix('qh')}}:stream`;
+      const headers = { a: 'x', 'ünï:code': 's1:', raw: Buffer.from([0, 58, 115, 98, 255]), empty: '', none: Buffer.alloc(0) };
+      const encoded = writeHeaders(Object.entries(headers));
+      // Lua copies the field and never parses it: what it hands back is what TypeScript wrote.
+      const copy = program(['queue-entries'], `return redis.call('XADD', KEYS[1], '*', unpack(respire_queue_entry_fields('p', nil, ARGV[1])))`);
+      await evalLua(copy, [key], [encoded]);
+      const [, fields] = ((await binary(['XRANGE', key, '-', '+'])) as [Buffer, Buffer[]][])[0]!;
+      const entry = readQueueEntry(pairsOf(fields));
+      expect(Buffer.compare(entry.headers!, encoded)).toBe(0);
+      expect(readHeaders(entry.headers!)).toEqual({ headers });
+      expect(readHeaders(Buffer.alloc(0))).toEqual({ headers: {} });
+      for (const foreign of ['2', '1x', '11:a', '1:as', '1:ax1:v', '1:as5:v', '0:s1:v', '1:as1:v1:as1:w']) {
+        expect(readHeaders(Buffer.from(foreign)), foreign).toHaveProperty('problem');
+      }
     });
   });
 
