@@ -90,17 +90,17 @@ export interface StreamWorkerInstrumentation {
   workerStopped?(info: WorkerInfo): void;
 }
 
-/** A reliable-queue operation. */
-export type QueueOperationName = 'send' | 'receive' | 'ack' | 'nack';
+/** A reliable-queue operation (`extend` is a lease extension: `extend` and `extendMany`). */
+export type QueueOperationName = 'send' | 'receive' | 'ack' | 'nack' | 'extend';
 
 /** What a queue operation is about to do. Carries no payloads. */
 export interface QueueOperationStart {
   readonly operation: QueueOperationName;
   /** The logical queue name (no prefix, no hash tag). */
   readonly queue: string;
-  /** Messages in the call: 1 for send, the number of receipts for ack/nack, `max` for receive. */
+  /** Messages in the call: 1 for send, the number of receipts for ack/nack/extend, `max` for receive. */
   readonly messageCount: number;
-  /** Entry IDs for ack/nack. */
+  /** Entry IDs for ack/nack/extend. */
   readonly messageIds?: readonly string[];
 }
 
@@ -112,7 +112,7 @@ export interface QueueOperationEnd {
   readonly messageId?: string;
   /** True when send was suppressed as a duplicate. */
   readonly duplicate?: boolean;
-  /** Messages received, or receipts that were acknowledged / released; absent when the operation failed. */
+  /** Messages received, or receipts that were acknowledged / released / extended; absent when the operation failed. */
   readonly completed?: number;
   /** Exhausted messages this receive moved to the dead-letter stream. */
   readonly deadLettered?: number;

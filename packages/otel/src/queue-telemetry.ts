@@ -17,6 +17,8 @@ const OPERATIONS: Record<QueueOperationName, { kind: SpanKind; type: string; nam
   receive: { kind: SpanKind.CLIENT, type: 'receive', name: 'receive' },
   ack: { kind: SpanKind.CLIENT, type: 'settle', name: 'ack' },
   nack: { kind: SpanKind.CLIENT, type: 'settle', name: 'nack' },
+  // Semantic conventions have no operation type for a visibility change; the span is named for it.
+  extend: { kind: SpanKind.CLIENT, type: 'settle', name: 'extend' },
 };
 
 /** Queue instrumentation: pass it as `ReliableQueue`'s `instrumentation`. */
@@ -35,14 +37,15 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  * Metrics and tracing for `ReliableQueue` (this package's own names; pass it as the queue's
  * `instrumentation`). Same rules as the worker's: no keys, entry IDs or payloads in metrics.
  *
- * - `respire.queue.operation.duration` (histogram, s): each send, receive, ack and nack call,
+ * - `respire.queue.operation.duration` (histogram, s): each send, receive, ack, nack and extend call,
  *   tagged `respire.queue.name`, `respire.queue.operation` and `respire.queue.outcome` (ok | error).
  * - `respire.queue.messages` (counter, `{message}`): messages sent (duplicates excluded), received,
- *   acked and nacked, tagged `respire.queue.name` and `respire.queue.operation`.
+ *   acked, nacked and extended, tagged `respire.queue.name` and `respire.queue.operation`.
  * - `respire.queue.dead_letters` (counter, `{message}`): messages a receive moved to the dead-letter stream.
- * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack` (CLIENT)
- *   with the messaging semantic-convention attributes. `messaging.batch.message_count` is the
- *   number of receipts for ack and nack, and for receive the number of messages received — absent
+ * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack`,
+ *   `<queue> extend` (CLIENT) with the messaging semantic-convention attributes (extend's
+ *   `messaging.operation.type` is `settle`: the conventions name no visibility change).
+ *   `messaging.batch.message_count` is the number of receipts for ack, nack and extend, and for receive the number of messages received — absent
  *   when the receive failed (never the requested `max`). A failed operation's span has status
  *   ERROR and `error.type` = the error's class name, never its message.
  *
@@ -71,7 +74,7 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
         [names.ATTR_QUEUE_NAME]: telemetryName,
       };
       // A receive's messageCount is the requested max: its batch size is known only at the end.
-      if (start.operation === 'ack' || start.operation === 'nack') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
+      if (start.operation !== 'send' && start.operation !== 'receive') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
       if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
       const span = tracer.startSpan(`${start.queue} ${operation.name}`, { kind: operation.kind, attributes });
       return {

@@ -384,9 +384,39 @@ export class ReliableQueue<T> {
     return this.#settle('nack', messages, (pairs, operation) => this.#leases.release(pairs, delay, operation));
   }
 
+  /**
+   * Extends one delivery's lease (beyond the contract: CONFORMANCE.md): its deadline becomes server
+   * now + `visibilityTimeoutMs`, replacing the old one (earlier or later, as SQS's
+   * ChangeMessageVisibility), and the receipt stays valid for ack, nack and further extends. Call
+   * it well before the deadline while a long job runs. One script, one round trip.
+   * @param visibilityTimeoutMs - the new lease from now, in ms (1..2^31-1, fractions round up), as
+   *   {@link receive}'s.
+   * @returns true when extended; false for an expired, revoked, superseded or completed receipt,
+   *   exactly where {@link ack} would return false: nothing changed, and the message may already be
+   *   another consumer's (stop working on it). A lost reply leaves the outcome uncertain; repeating
+   *   the call is safe (an extend can be repeated).
+   * @throws {@link RespireValidationError} for a bad timeout or message (before any I/O).
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} when the deadlines key has
+   *   another type or the user may not ZADD it; nothing changed.
+   * @throws {@link RespireTransportError} / {@link RespireServerError} as for {@link ack}.
+   */
+  async extend(message: MessageReceipt, visibilityTimeoutMs: number): Promise<boolean> {
+    return (await this.extendMany([message], visibilityTimeoutMs))[0]!;
+  }
+
+  /**
+   * Extends up to 1,000 deliveries' leases in one round trip and one atomic script, each to server
+   * now + `visibilityTimeoutMs`; one boolean per message, in order, as {@link extend}. A receipt
+   * repeated in one call is extended once: its later positions return false, as {@link ackMany}'s.
+   */
+  async extendMany(messages: readonly MessageReceipt[], visibilityTimeoutMs: number): Promise<boolean[]> {
+    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
+    return this.#settle('extend', messages, (pairs, operation) => this.#leases.extend(pairs, timeoutMs, operation));
+  }
+
   /** Completes or releases validated receipts: one round trip, one boolean per message. */
   async #settle(
-    operation: 'ack' | 'nack',
+    operation: 'ack' | 'nack' | 'extend',
     messages: readonly MessageReceipt[],
     run: (pairs: readonly string[], operation: string) => Promise<boolean[]>,
   ): Promise<boolean[]> {

@@ -44,6 +44,29 @@ describe('refusals change nothing', () => {
     }
   });
 
+  it('a user without ZADD cannot extend: typed error, state unchanged; a stale extend by that user is just false', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec });
+    await owner.send('x');
+    const [message] = await owner.receive(30_000);
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-zadd']);
+    try {
+      const before = await snapshot(admin, keys);
+      const error = await queue.extend(message!, 60_000).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('ZADD');
+      expect(await snapshot(admin, keys)).toBe(before);
+      expect(await queue.extend({ id: message!.id, receipt: `1.${'A'.repeat(16)}.1` }, 60_000)).toBe(false);
+      expect(await owner.extend(message!, 60_000)).toBe(true);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('a user without XADD on the dead-letter key can receive until a move is due, then gets a typed error and nothing changes', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');

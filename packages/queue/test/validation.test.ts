@@ -107,6 +107,29 @@ describe('bad input fails before any I/O with a typed error', () => {
     await expectRejectsValidation(() => queue.nack(bad as never), 'message', sent);
   });
 
+  it.each([[0], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [2 ** 31], ['1000']])('rejects the extend visibility timeout %j', async (timeout) => {
+    await expectRejectsValidation(() => queue.extend(message, timeout as number), 'visibilityTimeoutMs', sent);
+    await expectRejectsValidation(() => queue.extendMany([message], timeout as number), 'visibilityTimeoutMs', sent);
+  });
+
+  it.each([[null], [{}], [{ id: '1-0' }], [{ id: '1-0', receipt: 'forged' }]])('rejects the message %j for extend', async (bad) => {
+    await expectRejectsValidation(() => queue.extend(bad as never, 1000), 'message', sent);
+  });
+
+  it('rejects more than 1000 receipts in one extend and names the bad one in a batch', async () => {
+    await expectRejectsValidation(
+      () =>
+        queue.extendMany(
+          Array.from({ length: 1001 }, () => message),
+          1000,
+        ),
+      'messages',
+      sent,
+    );
+    await expectRejectsValidation(() => queue.extendMany([message, { id: 'x', receipt: '' }], 1000), 'messages[1]', sent);
+    await expectRejectsValidation(() => queue.extendMany('nope' as never, 1000), 'messages', sent);
+  });
+
   it('rejects more than 1000 receipts in one call and names the bad one in a batch', async () => {
     await expectRejectsValidation(() => queue.ackMany(Array.from({ length: 1001 }, () => message)), 'messages', sent);
     await expectRejectsValidation(() => queue.nackMany([message, { id: 'x', receipt: '' }]), 'messages[1]', sent);

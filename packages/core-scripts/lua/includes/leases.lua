@@ -33,6 +33,7 @@ on every call, and a function that names many helpers costs about 1 microsecond 
   leases-receive.lua   recover due messages, dead-letter exhausted ones, lease new ones
   leases-complete.lua  complete deliveries whose receipts hold their leases (ack)
   leases-release.lua   revoke leases, the messages due after a delay (nack)
+  leases-extend.lua    give held leases a new deadline, keeping their receipts (extend)
 Each names the locals it reads from the script and returns the script's reply.
 ]]
 --@include server

@@ -290,6 +290,22 @@ export async function queueAck(target: CommandTarget, args: QueueAckArgs, option
   return replies.decodeQueueAckReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `queue-extend`, named as in its header. */
+export interface QueueExtendArgs {
+  /** KEYS[1] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
+  readonly visibilityTimeoutMs: ScriptArg;
+  /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
+  readonly receipts: readonly ScriptArg[];
+}
+
+/** Runs `queue-extend` (give leases a new deadline, keeping their receipts) through {@link runScript} and decodes its reply. */
+export async function queueExtend(target: CommandTarget, args: QueueExtendArgs, options?: ScriptCallOptions): Promise<replies.QueueExtendReply> {
+  const reply = await runScript(target, scripts.queueExtend, [args.deadlines], [args.visibilityTimeoutMs, ...args.receipts], options);
+  return replies.decodeQueueExtendReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `queue-nack`, named as in its header. */
 export interface QueueNackArgs {
   /** KEYS[1] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */

@@ -363,6 +363,14 @@ export function decodeQueueAckReply(value: unknown, operation = "queue-ack"): Qu
   return out;
 }
 
+/** The reply of `queue-extend`: the same as `queue-ack`'s. */
+export type QueueExtendReply = QueueAckReply;
+
+/** Decodes a reply of `queue-extend` (as {@link decodeQueueAckReply}). */
+export function decodeQueueExtendReply(value: unknown, operation = "queue-extend"): QueueExtendReply {
+  return decodeQueueAckReply(value, operation);
+}
+
 /** The reply of `queue-nack`: the same as `queue-ack`'s. */
 export type QueueNackReply = QueueAckReply;
 

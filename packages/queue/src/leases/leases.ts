@@ -56,6 +56,11 @@ export class Leases {
   release(pairs: readonly string[], delayMs: number, operation: string): Promise<boolean[]> {
     return this.#source.release(this.#target, pairs, delayMs, operation);
   }
+
+  /** Extends deliveries' leases to server now + `visibilityTimeoutMs`; `pairs` from {@link receiptPairs}. */
+  extend(pairs: readonly string[], visibilityTimeoutMs: number, operation: string): Promise<boolean[]> {
+    return this.#source.extend(this.#target, pairs, visibilityTimeoutMs, operation);
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ export const QUEUE_GROUP = 'respire';
 /**
  * The source of a reliable queue's messages: new entries of its stream, taken through its private
  * group; redeliveries come from its deadlines index. Completing a message deletes it (XACKDEL on
- * Redis 8.2+, else XACK + XDEL). Its scripts are `queue-receive`, `queue-ack` and `queue-nack`
+ * Redis 8.2+, else XACK + XDEL). Its scripts are `queue-receive`, `queue-ack`, `queue-nack` and `queue-extend`
  * (lua/includes/leases-queue.lua with the engine's lua/includes/leases.lua).
  */
 export function queueSource(keys: QueueKeys): LeaseSource {
@@ -18,5 +18,6 @@ export function queueSource(keys: QueueKeys): LeaseSource {
       scriptCalls.queueReceive(target, { stream, deadlines, deadLetter, visibilityTimeoutMs, max, deliveryLimit, token, group: QUEUE_GROUP }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.queueAck(target, { stream, deadlines, group: QUEUE_GROUP, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+    extend: (target, receipts, visibilityTimeoutMs, operation) => scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation }),
   };
 }

@@ -47,4 +47,9 @@ export interface LeaseSource {
   complete(target: CommandTarget, pairs: readonly string[], operation: string): Promise<boolean[]>;
   /** Revokes the leases that `pairs` still hold and makes their messages due after `delayMs` (nack); one flag per pair. */
   release(target: CommandTarget, pairs: readonly string[], delayMs: number, operation: string): Promise<boolean[]>;
+  /**
+   * Gives the leases that `pairs` still hold the deadline server now + `visibilityTimeoutMs`,
+   * keeping their receipts (extend); one flag per pair, false exactly where {@link complete} would be.
+   */
+  extend(target: CommandTarget, pairs: readonly string[], visibilityTimeoutMs: number, operation: string): Promise<boolean[]>;
 }
