@@ -9,6 +9,16 @@ export {
   MAX_PAYLOAD_BYTES,
 } from './queue.js';
 export type { ReliableQueueOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
+export {
+  nackAfter,
+  consoleConsumerLogger,
+  DEFAULT_CONSUME_CONCURRENCY,
+  DEFAULT_CONSUME_VISIBILITY_TIMEOUT_MS,
+  DEFAULT_CONSUME_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_RETRY_INITIAL_DELAY_MS,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+} from './consumer.js';
+export type { ConsumeOptions, ConsumeContext, ConsumeHandler, NackResult, QueueConsumer, QueueConsumerLogger } from './consumer.js';
 export { MAX_BATCH } from './leases/leases.js';
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';

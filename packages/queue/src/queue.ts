@@ -19,6 +19,7 @@ import { instrumented, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { Waiter, waitPoint } from './wait.js';
+import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
@@ -306,6 +307,7 @@ export class ReliableQueue<T> {
     const started = performance.now();
     let failures = 0;
     for (;;) {
+      if (waiter.closed) return [];
       const batch = await this.#receiveOnce(timeoutMs, max);
       if (batch.length > 0 || waiter.closed) return batch;
       const remaining = Math.ceil(waitMs - (performance.now() - started));
@@ -327,6 +329,32 @@ export class ReliableQueue<T> {
       // The wait ran out with nothing appended and no deadline before its end: nothing is receivable.
       if (!arrived && blockMs === remaining && waitMs - (performance.now() - started) < 1) return batch;
     }
+  }
+
+  /**
+   * Starts a hosted consumer (beyond the contract: CONFORMANCE.md; README "Consuming"): up to
+   * `concurrency` handlers in flight, each message's lease extended while its handler runs,
+   * resolve → ACK, `nackAfter(ms)` → NACK with that delay, a throw → NACK with the retry backoff
+   * (the exception's type logged, never its message). It waits with the waiting receive on one
+   * connection of its own (a duplicate of the queue's client), closed by `stop()`; failures of
+   * receive back off (50 ms doubling to 5 s) and retry until `stop()`.
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option
+   *   (before anything starts).
+   */
+  consume(handler: ConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
+    const settings = consumeSettings(handler, options);
+    return new Consumer<ReceivedMessage<T>>(
+      {
+        name: this.name,
+        receiveWaiting: (visibilityTimeoutMs, max, waitMs, waiter) => this.#receiveWaiting(visibilityTimeoutMs, max, waitMs, waiter),
+        newWaiter: () => new Waiter(this.#target),
+        ack: (message) => this.ack(message),
+        nack: (message, delayMs) => this.nack(message, delayMs),
+        extend: (message, visibilityTimeoutMs) => this.extend(message, visibilityTimeoutMs),
+      },
+      handler,
+      settings,
+    );
   }
 
   async #receiveOnce(timeoutMs: number, max: number): Promise<ReceivedMessage<T>[]> {
