@@ -66,8 +66,8 @@ it('a consumer killed with SIGKILL loses nothing: every unfinished message is re
   );
   try {
     const keys = queueKeys(name, '');
-    await eventually(async () => (await client.sendCommand(['XLEN', keys.stream])) === 0, 20_000, 20);
-    await eventually(async () => (await client.sendCommand(['EXISTS', keys.deadlines])) === 0, 5000, 20);
+    await eventually(async () => Number(await client.sendCommand(['XLEN', keys.stream])) === 0, 20_000, 20);
+    await eventually(async () => Number(await client.sendCommand(['EXISTS', keys.deadlines])) === 0, 5000, 20);
   } finally {
     await consumer.stop();
   }
