@@ -1,10 +1,12 @@
 --[[ admin-retry-queue-dead-letters: send queue dead letters to their queue again.
 A queue's dead-letter record holds the binary payload, the original source_id and the final
-delivery_count (fields payload, source_id, delivery_count, in that order: includes/
-queue-dead-letters.lua; queue README, "The contract"). For each record ID, in order: a missing record (or an ID repeated in this call) is
+delivery_count, and the message's headers when it had any (fields payload, source_id,
+delivery_count, headers, in that order: includes/queue-dead-letters.lua; queue README, "The
+contract", "Headers"). For each record ID, in order: a missing record (or an ID repeated in this call) is
 "missing"; a record of another shape is "foreign" and left alone; otherwise its payload is appended
-to the queue's ready stream as a fresh message (XADD * payload <bytes>, as a send without a
-deduplication ID: its delivery count starts again) and the record is deleted (XDEL). Every record
+to the queue's ready stream as a fresh message with its headers (XADD * payload <bytes>
+[headers <bytes>], includes/queue-entries.lua, as a send without a deduplication ID or delay: its
+delivery count starts again) and the record is deleted (XDEL). Every record
 is read and every type and permission checked before the first write, so a refusal changes
 nothing; the appends and deletions of one call are atomic together.
 
@@ -23,6 +25,7 @@ Server   Redis 7+.
 --@include types
 --@include records
 --@include queue-dead-letters
+--@include queue-entries
 
 respire_require_acl()
 local dead, stream = KEYS[1], KEYS[2]
@@ -33,11 +36,12 @@ if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.
 respire_expect_type(stream, 'stream')
-respire_allow(stream, 'XADD', stream, '*', 'payload', 'x')
+respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'headers', 'x')
 respire_allow(dead, 'XDEL', dead, '0-1')
 
 for _, p in ipairs(plan) do
-  local added = redis.call('XADD', stream, '*', 'payload', respire_queue_dead_letter_payload(p[3]))
+  local fields = respire_queue_entry_fields(respire_queue_dead_letter_payload(p[3]), nil, respire_queue_dead_letter_headers(p[3]))
+  local added = redis.call('XADD', stream, '*', unpack(fields))
   redis.call('XDEL', dead, p[2])
   reply[p[1]] = { 1, added }
 end

@@ -20,9 +20,10 @@ ARGV[3]  deliveryLimit: delivery limit         (deliveries, >= 1)
 ARGV[4]  token: receipt token of this call     (16 URL-safe characters, client-generated)
 ARGV[5]  group: consumer group and consumer name   (the queue's private group)
 
-Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }
+Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }
          the number of messages moved to the dead-letter stream, then the leased entries:
-         redelivered entries first (oldest deadline first), then new entries in stream order;
+         redelivered entries first (oldest deadline first), then new entries in stream order; headers
+         are the entry's encoded headers ('' for none);
          each receipt is "<count>.<token>.<position in the batch, from 1>".
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 ]]

@@ -13,6 +13,7 @@
 //   KEYS[1]  stream: source stream              (stream)
 //   KEYS[2]  deadlines                          (sorted set)
 //   ARGV[2..] receipts: entry ID, receipt, ...   (a variadic tail: only the last ARGV)
+//   KEYS[2..] deduplicationKeys                  (a variadic tail of keys: only the last KEYS, never KEYS[1])
 // Its `Reply` line starts with the reply's type; prose may follow the type, on that line and the next:
 //   int | flag | string | bytes     an integer; 1 or 0 as a boolean; text (UTF-8); bytes (a Buffer)
 //   'a' | 'b'                        one of these strings
@@ -61,8 +62,8 @@ function parseHeader(text, name) {
     }
     const list = kind === 'KEYS' ? keys : argv;
     if (Number(index) !== list.length + 1) throw new CodegenError(`${name}.lua: ${kind}[${index}] is out of order (expected ${kind}[${list.length + 1}])`);
-    if (rest && kind === 'KEYS') throw new CodegenError(`${name}.lua: KEYS cannot be variadic`);
-    if (list.at(-1)?.rest) throw new CodegenError(`${name}.lua: only the last ARGV may be variadic`);
+    if (list.at(-1)?.rest) throw new CodegenError(`${name}.lua: only the last ${kind} may be variadic`);
+    if (rest && kind === 'KEYS' && list.length === 0) throw new CodegenError(`${name}.lua: KEYS[1] cannot be variadic (it routes the call)`);
     list.push({ name: named[1], index: Number(index), rest: Boolean(rest), doc: `${kind}[${index}${rest ?? ''}] ${(named[2] ?? text).replace(/\s+/g, ' ')}` });
   }
   if (keys.length === 0) throw new CodegenError(`${name}.lua: the header lists no KEYS[i]`);
@@ -393,7 +394,8 @@ const oneLine = (text) => text.replace(/\*\//g, '* /').replace(/\s+/g, ' ').trim
 let registry = banner + "import type { ScriptDefinition } from '../script.js';\n\n";
 for (const s of scripts) {
   registry += `export const ${camel(s.name)}: ScriptDefinition = {\n`;
-  registry += `  name: ${JSON.stringify(s.name)},\n  numberOfKeys: ${s.header.keys.length},\n  binaryReply: ${hasBytes(s.header.reply)},\n`;
+  const variadic = s.header.keys.at(-1)?.rest === true;
+  registry += `  name: ${JSON.stringify(s.name)},\n  numberOfKeys: ${s.header.keys.length - (variadic ? 1 : 0)},\n${variadic ? '  variadicKeys: true,\n' : ''}  binaryReply: ${hasBytes(s.header.reply)},\n`;
   registry += `  sha1: ${JSON.stringify(s.sha1)},\n  source: ${JSON.stringify(s.source)},\n};\n\n`;
 }
 registry += `export const allScripts: readonly ScriptDefinition[] = [${scripts.map((s) => camel(s.name)).join(', ')}];\n`;
@@ -445,12 +447,12 @@ for (const s of scripts) {
   const { keys, argv, summary } = s.header;
   const type = `${pascal(s.name)}Reply`;
   calls += `\n/** KEYS and ARGV of \`${s.name}\`, named as in its header. */\nexport interface ${pascal(s.name)}Args {\n`;
-  for (const k of keys) calls += `  /** ${oneLine(k.doc)} */\n  readonly ${k.name}: string;\n`;
+  for (const k of keys) calls += `  /** ${oneLine(k.doc)} */\n  readonly ${k.name}: ${k.rest ? 'readonly string[]' : 'string'};\n`;
   for (const a of argv) calls += `  /** ${oneLine(a.doc)} */\n  readonly ${a.name}: ${a.rest ? 'readonly ScriptArg[]' : 'ScriptArg'};\n`;
   calls += '}\n\n';
   calls += `/** Runs \`${s.name}\` (${oneLine(summary)}) through {@link runScript} and decodes its reply. */\n`;
   calls += `export async function ${camel(s.name)}(target: CommandTarget, args: ${pascal(s.name)}Args, options?: ScriptCallOptions): Promise<replies.${type}> {\n`;
-  const keyList = keys.map((k) => `args.${k.name}`).join(', ');
+  const keyList = keys.map((k) => (k.rest ? `...args.${k.name}` : `args.${k.name}`)).join(', ');
   const argList = argv.map((a) => (a.rest ? `...args.${a.name}` : `args.${a.name}`)).join(', ');
   // A literal, not a spread of `options`: this runs on every call of the hot path.
   const runOptions = hasBytes(s.header.reply) ? '{ operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true }' : 'options';

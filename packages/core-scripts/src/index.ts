@@ -28,6 +28,7 @@ export type {
   DeliveryStart,
   QueueInstrumentation,
   QueueOperationEnd,
+  QueueOperationScope,
   QueueOperationName,
   QueueOperationStart,
   StreamWorkerInstrumentation,

@@ -98,7 +98,7 @@ export interface QueueOperationStart {
   readonly operation: QueueOperationName;
   /** The logical queue name (no prefix, no hash tag). */
   readonly queue: string;
-  /** Messages in the call: 1 for send, the number of receipts for ack/nack/extend, `max` for receive. */
+  /** Messages in the call: 1 for send, the items of a sendMany, the number of receipts for ack/nack/extend, `max` for receive. */
   readonly messageCount: number;
   /** Entry IDs for ack/nack/extend. */
   readonly messageIds?: readonly string[];
@@ -112,14 +112,29 @@ export interface QueueOperationEnd {
   readonly messageId?: string;
   /** True when send was suppressed as a duplicate. */
   readonly duplicate?: boolean;
-  /** Messages received, or receipts that were acknowledged / released / extended; absent when the operation failed. */
+  /**
+   * Messages received, or receipts that were acknowledged / released / extended, or messages a
+   * `sendMany` appended (duplicates excluded); absent when the operation failed, and for a single send.
+   */
   readonly completed?: number;
   /** Exhausted messages this receive moved to the dead-letter stream. */
   readonly deadLettered?: number;
 }
 
+/** What {@link QueueInstrumentation.startOperation} returns: ended once when the operation settles. */
+export interface QueueOperationScope {
+  end(result: QueueOperationEnd): void;
+  /**
+   * For a send or sendMany: headers the queue adds to each message (`@respire/otel` puts the send
+   * span's W3C trace context here). A message that already has a header of that name keeps its
+   * own; names or values that are not well-formed strings are skipped, and none are added to a
+   * message when they would take it past the header bounds (64 headers, 64 KiB encoded).
+   */
+  readonly messageHeaders?: Readonly<Record<string, string>>;
+}
+
 /** Receives operation events from a `ReliableQueue` (its `instrumentation` option). */
 export interface QueueInstrumentation {
   /** Called as an operation starts; `end` of the returned scope when it settles. */
-  startOperation(start: QueueOperationStart): { end(result: QueueOperationEnd): void } | undefined;
+  startOperation(start: QueueOperationStart): QueueOperationScope | undefined;
 }

@@ -17,6 +17,10 @@ export { compareEntryIds, entryIdParts, isEntryId, nextEntryId, previousEntryId,
 export { isReceipt, leaseMember, newReceiptToken, parseLeaseMember, receiptOf } from './formats/receipts.js';
 export { queueDeadLetterFields, readQueueDeadLetter } from './formats/queue-dead-letters.js';
 export type { FieldPairs, QueueDeadLetter } from './formats/queue-dead-letters.js';
+export { QUEUE_ENTRY_FIELDS, queueEntryFields, readQueueEntry } from './formats/queue-entries.js';
+export { MAX_HEADERS, MAX_HEADERS_BYTES, readHeaders, writeHeaders } from './formats/headers.js';
+export type { MessageHeaders, ReceivedHeaders } from './formats/headers.js';
+export type { QueueEntry } from './formats/queue-entries.js';
 export {
   MAX_DEAD_LETTER_FIELD_PAIRS,
   MAX_DEAD_LETTER_GROUP_BYTES,

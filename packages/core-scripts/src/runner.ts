@@ -45,8 +45,9 @@ export async function runScript(
   args: readonly ScriptArg[],
   options: RunScriptOptions = {},
 ): Promise<unknown> {
-  if (keys.length !== script.numberOfKeys) {
-    throw new RespireValidationError('keys', `${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (script.variadicKeys === true ? keys.length < script.numberOfKeys : keys.length !== script.numberOfKeys) {
+    const takes = script.variadicKeys === true ? `at least ${script.numberOfKeys}` : String(script.numberOfKeys);
+    throw new RespireValidationError('keys', `${script.name} takes ${takes} keys, got ${keys.length}`);
   }
   const firstKey = keys[0]!;
   // One array for the command (a batch of completions carries a few hundred arguments).

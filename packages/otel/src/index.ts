@@ -1,7 +1,7 @@
 // The public entry of @respire/otel.
 export { createStreamWorkerTelemetry } from './worker-telemetry.js';
 export type { StreamWorkerTelemetry, TelemetryOptions } from './worker-telemetry.js';
-export { createQueueTelemetry } from './queue-telemetry.js';
+export { createQueueTelemetry, queueMessageContext } from './queue-telemetry.js';
 export type { QueueTelemetry, QueueTelemetryOptions } from './queue-telemetry.js';
 export { traceContextFields, parseTraceParent, parseTraceState, extractParentContext } from './trace-context.js';
 export type { ParsedTraceParent, TraceContextFieldOptions } from './trace-context.js';

@@ -1,5 +1,5 @@
 // ReliableQueue's metrics and spans, on @opentelemetry/api.
-import { SpanKind, SpanStatusCode, metrics, trace, type Attributes } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, metrics, trace, type Attributes, type Context } from '@opentelemetry/api';
 import {
   RespireValidationError,
   type QueueInstrumentation,
@@ -9,6 +9,7 @@ import {
 } from '@respire/core-scripts';
 import { describeValue, exceptionType } from '@respire/core-scripts/internal';
 import * as names from './names.js';
+import { extractParentContext, traceContextFields } from './trace-context.js';
 import type { TelemetryOptions } from './worker-telemetry.js';
 
 /** Span kind and semantic-convention operation type of each queue operation. */
@@ -20,6 +21,31 @@ const OPERATIONS: Record<QueueOperationName, { kind: SpanKind; type: string; nam
   // Semantic conventions have no operation type for a visibility change; the span is named for it.
   extend: { kind: SpanKind.CLIENT, type: 'settle', name: 'extend' },
 };
+
+/**
+ * The parent context of a consumer's span for a received queue message (README "Queue trace
+ * context"): the remote parent from its `traceparent` header when valid (its `tracestate` kept
+ * only when valid too, the seed's rules: strict traceparent, at most 512 bytes and 32 members of
+ * tracestate), else the root context — never the host's active span. No baggage is read.
+ *
+ * @example
+ * ```ts
+ * for (const message of await queue.receive(30_000)) {
+ *   await tracer.startActiveSpan('process order', { kind: SpanKind.CONSUMER }, queueMessageContext(message), async (span) => {
+ *     await handle(message.payload);
+ *     span.end();
+ *   });
+ * }
+ * ```
+ */
+export function queueMessageContext(message: { readonly headers?: Readonly<Record<string, unknown>> }): Context {
+  const headers = message?.headers;
+  const read = (name: string): string | undefined => {
+    const value = headers?.[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return extractParentContext(read('traceparent'), read('tracestate'));
+}
 
 /** Queue instrumentation: pass it as `ReliableQueue`'s `instrumentation`. */
 export type QueueTelemetry = QueueInstrumentation;
@@ -42,6 +68,9 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  * - `respire.queue.messages` (counter, `{message}`): messages sent (duplicates excluded), received,
  *   acked, nacked and extended, tagged `respire.queue.name` and `respire.queue.operation`.
  * - `respire.queue.dead_letters` (counter, `{message}`): messages a receive moved to the dead-letter stream.
+ * - Each send (and each message of a sendMany) carries the send span's W3C trace context in the
+ *   message's `traceparent` and `tracestate` headers, unless the message already has them;
+ *   {@link queueMessageContext} makes a received message's span a child of it.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack`,
  *   `<queue> extend` (CLIENT) with the messaging semantic-convention attributes (extend's
  *   `messaging.operation.type` is `settle`: the conventions name no visibility change).
@@ -77,7 +106,10 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
       if (start.operation !== 'send' && start.operation !== 'receive') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
       if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
       const span = tracer.startSpan(`${start.queue} ${operation.name}`, { kind: operation.kind, attributes });
+      // A send carries its span's W3C trace context in each message's headers: the consumer's span joins this trace.
+      const messageHeaders = start.operation === 'send' ? traceContextFields({ context: trace.setSpan(context.active(), span) }) : undefined;
       return {
+        messageHeaders,
         end(result: QueueOperationEnd) {
           const metricAttributes = { [names.ATTR_QUEUE_NAME]: telemetryName, [names.ATTR_QUEUE_OPERATION]: start.operation };
           try {
@@ -85,7 +117,8 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
               ...metricAttributes,
               [names.ATTR_QUEUE_OUTCOME]: result.error === undefined ? 'ok' : 'error',
             });
-            const count = start.operation === 'send' ? (result.error === undefined && !result.duplicate ? 1 : 0) : (result.completed ?? 0);
+            const count =
+              start.operation === 'send' ? (result.completed ?? (result.error === undefined && !result.duplicate ? 1 : 0)) : (result.completed ?? 0);
             if (count > 0) messages.add(count, metricAttributes);
             if (result.deadLettered) deadLetters.add(result.deadLettered, { [names.ATTR_QUEUE_NAME]: telemetryName });
           } catch {

@@ -4,7 +4,8 @@ import { SpanKind } from '@opentelemetry/api';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
-import { QUEUE_DEAD_LETTERS, QUEUE_MESSAGES, QUEUE_OPERATION_DURATION, createQueueTelemetry } from '@respire/otel';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { QUEUE_DEAD_LETTERS, QUEUE_MESSAGES, QUEUE_OPERATION_DURATION, createQueueTelemetry, queueMessageContext } from '@respire/otel';
 import { telemetrySdk } from './support.js';
 
 describe('reliable-queue telemetry on real Redis', () => {
@@ -98,6 +99,41 @@ describe('reliable-queue telemetry on real Redis', () => {
     expect(failed!.attributes['error.type']).toBe('RespireCodecError');
     expect(empty!.attributes['messaging.batch.message_count']).toBe(0);
     await sdk.shutdown();
+  });
+
+  it("carries the send span's trace context to the consumer through the message's headers, keeping headers the message already has", async () => {
+    const sdk = telemetrySdk();
+    const name = `orders-${randomBytes(4).toString('hex')}`;
+    const queue = new ReliableQueue(client, name, {
+      codec: utf8Codec,
+      instrumentation: createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider }),
+    });
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await queue.send('traced', { headers: { tenant: 'a' } });
+    await queue.sendMany([{ payload: 'batch' }, { payload: 'own context', headers: { traceparent: own } }]);
+    const full = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`h${i}`, 'v']));
+    await queue.send('no room', { headers: full });
+    const [traced, batch, ownContext, noRoom] = await queue.receive(30_000);
+    const [sendSpan, sendManySpan] = sdk.spans.getFinishedSpans();
+
+    const parent = trace.getSpanContext(queueMessageContext(traced!))!;
+    expect(parent).toMatchObject({ traceId: sendSpan!.spanContext().traceId, spanId: sendSpan!.spanContext().spanId, isRemote: true });
+    expect(traced!.headers.tenant).toBe('a');
+    expect(trace.getSpanContext(queueMessageContext(batch!))).toMatchObject({ spanId: sendManySpan!.spanContext().spanId });
+    expect(ownContext!.headers.traceparent).toBe(own);
+    expect(Object.keys(noRoom!.headers)).toHaveLength(64);
+    expect(noRoom!.headers).not.toHaveProperty('traceparent');
+    await sdk.shutdown();
+  });
+
+  it('a missing, invalid or oversized trace context gives the root context, never the active span', () => {
+    expect(queueMessageContext({ headers: {} })).toBe(ROOT_CONTEXT);
+    expect(queueMessageContext({ headers: { traceparent: '00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01' } })).toBe(ROOT_CONTEXT);
+    expect(queueMessageContext({ headers: { traceparent: Buffer.from('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01') } })).toBe(ROOT_CONTEXT);
+    const valid = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const oversized = queueMessageContext({ headers: { traceparent: valid, tracestate: `a=${'x'.repeat(600)}` } });
+    expect(trace.getSpanContext(oversized)).toMatchObject({ spanId: 'b7ad6b7169203331' });
+    expect(trace.getSpanContext(oversized)!.traceState).toBeUndefined();
   });
 
   it('rejects a bad telemetry name', () => {

@@ -7,8 +7,10 @@ export {
   DEFAULT_DEDUPLICATION_WINDOW_MS,
   MAX_DEDUPLICATION_ID_BYTES,
   MAX_PAYLOAD_BYTES,
+  MAX_SEND_BATCH,
+  MAX_SEND_BATCH_BYTES,
 } from './queue.js';
-export type { ReliableQueueOptions, SendOptions, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
+export type { ReliableQueueOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
 export {
   nackAfter,
   consoleConsumerLogger,
@@ -20,10 +22,12 @@ export {
 } from './consumer.js';
 export type { ConsumeOptions, ConsumeContext, ConsumeHandler, NackResult, QueueConsumer, QueueConsumerLogger } from './consumer.js';
 export { MAX_BATCH } from './leases/leases.js';
+export { MAX_HEADERS, MAX_HEADERS_BYTES } from '@respire/core-scripts/internal';
+export type { MessageHeaders, ReceivedHeaders } from '@respire/core-scripts/internal';
 export type { MessageReceipt } from './leases/leases.js';
 export { bytesCodec, utf8Codec, jsonCodec } from './codec.js';
 export type { Codec } from './codec.js';
-export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd } from './instrumentation.js';
+export type { QueueInstrumentation, QueueOperationName, QueueOperationStart, QueueOperationEnd, QueueOperationScope } from './instrumentation.js';
 export {
   RespireError,
   RespireValidationError,

@@ -1,21 +1,27 @@
 // ReliableQueue: send (with deduplication), and receive, ACK and NACK on the lease engine (./leases).
-import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireCodecError, RespireServerError, RespireValidationError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   commandTarget,
   describeThrown,
   exceptionType,
   isWellFormedText,
+  MAX_HEADERS,
+  MAX_HEADERS_BYTES,
   queueKeys,
+  readHeaders,
+  writeHeaders,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
   toOptions,
   type CommandTarget,
+  type MessageHeaders,
   type QueueKeys,
+  type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
-import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { instrumented, type InjectedHeaders, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { Waiter, waitPoint } from './wait.js';
@@ -36,6 +42,13 @@ export const MAX_DEDUPLICATION_ID_BYTES = 1024;
  * the most a server takes in one argument. Larger payloads are refused before any I/O.
  */
 export const MAX_PAYLOAD_BYTES = MAX_BULK_BYTES;
+/** Most items of one {@link ReliableQueue.sendMany}. */
+export const MAX_SEND_BATCH = 1000;
+/**
+ * Most bytes of one {@link ReliableQueue.sendMany}, payloads and headers together: 512 MiB, so a
+ * batch fits the server's query buffer (`client-query-buffer-limit`, 1 GiB by default).
+ */
+export const MAX_SEND_BATCH_BYTES = MAX_BULK_BYTES;
 
 /** Every option name of a queue, checked against {@link ReliableQueueOptions}. */
 const QUEUE_OPTIONS = [
@@ -92,7 +105,47 @@ export interface SendOptions {
    * @defaultValue 86_400_000 (one day)
    */
   deduplicationWindowMs?: number;
+  /**
+   * How long the message waits before its first delivery, in ms (0..2^31-1, fractions round up;
+   * beyond the contract: README "Delayed send"). It is not receivable before server time at the
+   * send + the delay; the wait is not a delivery. Deduplication is unchanged: the window starts
+   * at the send.
+   * @defaultValue 0 (receivable at once)
+   */
+  delayMs?: number;
+  /**
+   * Metadata beside the payload (beyond the contract: README "Headers"), returned as
+   * `message.headers` on every delivery and kept in dead letters: string names (nonempty,
+   * well-formed Unicode), each with a string or bytes (`Uint8Array`) value. At most
+   * {@link MAX_HEADERS} (64) headers and {@link MAX_HEADERS_BYTES} (65,536) bytes encoded.
+   * @defaultValue none
+   */
+  headers?: MessageHeaders;
 }
+
+/** One message of a {@link ReliableQueue.sendMany}: its payload and the options of {@link ReliableQueue.send}. */
+export interface SendManyItem<T> extends SendOptions {
+  /** The message's payload, encoded by the queue's codec. */
+  payload: T;
+}
+
+/** A send checked and encoded: what the scripts take. */
+interface PreparedSend {
+  readonly bytes: Buffer;
+  readonly deduplicationId: string | undefined;
+  readonly windowMs: number;
+  readonly delayMs: number;
+  /** Encoded headers; undefined for none. */
+  readonly headers: Buffer | undefined;
+  /** The checked headers, in order, to add the instrumentation's to; undefined for none. */
+  readonly headerEntries: readonly (readonly [string, string | Uint8Array])[] | undefined;
+}
+
+/** The headers of a message sent without any. */
+const NO_HEADERS: ReceivedHeaders = Object.freeze(Object.create(null) as Record<string, never>);
+
+const SEND_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'delayMs', 'headers'] as const satisfies readonly (keyof SendOptions)[];
+const SEND_MANY_ITEM = ['payload', ...SEND_OPTIONS] as const satisfies readonly (keyof SendManyItem<unknown>)[];
 
 /** Options of {@link ReliableQueue.receive}. */
 export interface ReceiveOptions {
@@ -124,6 +177,11 @@ export interface ReceivedMessage<T> {
   readonly deliveryCount: number;
   /** Opaque receipt fencing this delivery; only it can ACK or NACK this delivery. */
   readonly receipt: string;
+  /**
+   * The headers it was sent with (README "Headers"): a string value comes back as a string, bytes
+   * as a Buffer. A frozen empty object when it had none.
+   */
+  readonly headers: ReceivedHeaders;
 }
 
 /** What happened to a send. */
@@ -168,7 +226,8 @@ export class ReliableQueue<T> {
   readonly streamKey: string;
   /**
    * The dead-letter stream. Entries have the fields `payload` (bytes), `source_id` (the original
-   * entry ID) and `delivery_count` (deliveries made). Read it with XRANGE / XREAD; you own its retention.
+   * entry ID) and `delivery_count` (deliveries made), then `headers` (README "Headers") when the
+   * message had any. Read it with XRANGE / XREAD; you own its retention.
    */
   readonly deadLetterStreamKey: string;
   /** Deliveries before dead-lettering. */
@@ -228,31 +287,139 @@ export class ReliableQueue<T> {
 
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
-    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
-    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
-    const bytes = this.#encode(payload);
+    const prepared = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
-      async () => {
+      async (injected) => {
         const operation = 'ReliableQueue.send';
-        if (deduplicationId === undefined) {
-          const id = await this.#target.send(this.#keys.stream, ['XADD', this.#keys.stream, '*', 'payload', bytes], {
+        const item = withInjected(prepared, injected);
+        const { bytes, deduplicationId, windowMs, delayMs, headers } = item;
+        if (delayMs === 0 && deduplicationId === undefined) {
+          // The hot path: one XADD, no script.
+          const command =
+            headers === undefined ? ['XADD', this.#keys.stream, '*', 'payload', bytes] : ['XADD', this.#keys.stream, '*', 'payload', bytes, 'headers', headers];
+          const id = await this.#target.send(this.#keys.stream, command, {
             operation,
             keyType: { key: this.#keys.stream, type: 'stream' },
           });
           return { id: String(id), duplicate: false };
         }
-        const reply = await scriptCalls.queueSend(
-          this.#target,
-          { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
-          { operation },
-        );
-        return { id: reply.entryId, duplicate: reply.duplicate };
+        if (delayMs === 0 && headers === undefined) {
+          const reply = await scriptCalls.queueSend(
+            this.#target,
+            { stream: this.#keys.stream, deduplicationKey: this.#keys.deduplicationPrefix + deduplicationId, payload: bytes, windowMs },
+            { operation },
+          );
+          return { id: reply.entryId, duplicate: reply.duplicate };
+        }
+        return (await this.#sendBatch([item], operation))[0]!;
       },
       (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
+  }
+
+  /**
+   * Appends up to {@link MAX_SEND_BATCH} (1,000) messages in one round trip and one atomic script
+   * (beyond the contract: README "Batch send"), in order, each with the options of {@link send}.
+   * Every item is checked and encoded before any I/O: one bad item sends nothing. Items sharing a
+   * deduplication ID within the batch: the first is appended, the later ones are its duplicates.
+   * An empty array returns `[]` without I/O.
+   *
+   * A lost reply (`RespireTransportError` with `outcomeUnknown: true`) leaves the outcome of every
+   * item unknown (the script ran entirely or not at all): retrying the same batch is safe for items
+   * with deduplication IDs (each is appended once), while items without one may be appended twice.
+   *
+   * @returns one {@link SendResult} per item, in order.
+   * @throws {@link RespireValidationError} before any I/O for more than 1,000 items, an item that is
+   *   not an object with a payload, a bad option (argument `items[i].<option>`), an encoded payload
+   *   above {@link MAX_PAYLOAD_BYTES}, or a batch above {@link MAX_SEND_BATCH_BYTES}.
+   * @throws {@link RespireCodecError} when the codec's encode throws for an item (nothing is sent).
+   * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} as for {@link send}; nothing changed.
+   * @throws {@link RespireTransportError} / {@link RespireServerError} as for {@link send}.
+   */
+  async sendMany(items: readonly SendManyItem<T>[]): Promise<SendResult[]> {
+    let list: readonly unknown[];
+    try {
+      // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
+      if (!Array.isArray(items)) throw new TypeError('not an array');
+      list = Array.from(items);
+    } catch {
+      throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
+    }
+    if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
+    if (list.length === 0) return [];
+    const prepared: PreparedSend[] = [];
+    let total = 0;
+    for (const [index, item] of list.entries()) {
+      const name = `items[${index}]`;
+      if (typeof item !== 'object' || item === null || !('payload' in item)) {
+        throw new RespireValidationError(name, 'must be an object with a payload');
+      }
+      const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
+      const one = this.#prepare(options.payload, options, `${name}.`);
+      total += one.bytes.length + (one.headers?.length ?? 0);
+      if (total > MAX_SEND_BATCH_BYTES) {
+        throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
+      }
+      prepared.push(one);
+    }
+    let appended = 0;
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: prepared.length },
+      async (injected) => {
+        const results = await this.#sendBatch(
+          injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected)),
+          'ReliableQueue.sendMany',
+        );
+        appended = results.filter((r) => !r.duplicate).length;
+        return results;
+      },
+      (results) => ({ messageId: results.length === 1 ? results[0]!.id : undefined, completed: appended, duplicate: appended === 0 }),
+    );
+  }
+
+  /** One queue-send-many call: the batch's distinct deduplication keys, then five arguments per item. */
+  async #sendBatch(items: readonly PreparedSend[], operation: string): Promise<SendResult[]> {
+    const keyIndex = new Map<string, number>();
+    const deduplicationKeys: string[] = [];
+    const args: (string | Buffer)[] = [];
+    for (const { bytes, deduplicationId, windowMs, delayMs, headers } of items) {
+      let index = 0;
+      if (deduplicationId !== undefined) {
+        const key = this.#keys.deduplicationPrefix + deduplicationId;
+        index = keyIndex.get(key) ?? 0;
+        if (index === 0) {
+          deduplicationKeys.push(key);
+          index = deduplicationKeys.length + 1; // KEYS[1] is the stream
+          keyIndex.set(key, index);
+        }
+      }
+      args.push(bytes, String(index), String(windowMs), String(delayMs), headers ?? '');
+    }
+    const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation });
+    if (reply.results.length !== items.length) {
+      throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
+    }
+    return reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
+  }
+
+  /** Checks and encodes one send; `prefix` names its arguments in errors (`items[3].`). */
+  #prepare(payload: T, options: SendOptions, prefix: string): PreparedSend {
+    const { deduplicationId, deduplicationWindowMs, delayMs } = options;
+    const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    const delay = toDurationMs(`${prefix}delayMs`, delayMs ?? 0, true);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
+    const checked = options.headers === undefined ? undefined : checkHeaders(options.headers, `${prefix}headers`);
+    return {
+      bytes: this.#encode(payload, `${prefix}payload`),
+      deduplicationId,
+      windowMs,
+      delayMs: delay,
+      headers: checked?.encoded,
+      headerEntries: checked?.entries,
+    };
   }
 
   /**
@@ -458,7 +625,7 @@ export class ReliableQueue<T> {
     );
   }
 
-  #encode(payload: T): Buffer {
+  #encode(payload: T, argument: string): Buffer {
     let encoded: unknown;
     try {
       encoded = this.#codec.encode(payload);
@@ -479,7 +646,7 @@ export class ReliableQueue<T> {
     }
     if (bytes.length > MAX_PAYLOAD_BYTES) {
       throw new RespireValidationError(
-        'payload',
+        argument,
         `encoded to ${bytes.length} bytes, more than the ${MAX_PAYLOAD_BYTES} bytes (512 MiB) Redis takes in one argument ` +
           '(proto-max-bulk-len); nothing was sent, and no retry can succeed: send a reference to the data instead',
       );
@@ -489,7 +656,18 @@ export class ReliableQueue<T> {
 
   #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount, receipt } of leases) {
+    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded } of leases) {
+      let headers = NO_HEADERS;
+      if (encoded.length > 0) {
+        const read = readHeaders(encoded);
+        if ('problem' in read) {
+          throw new RespireCodecError(
+            `ReliableQueue.receive: the headers of entry ${id} cannot be read (${read.problem}); the whole batch of ` +
+              `${leases.length} stays leased and is received again after the visibility timeout`,
+          );
+        }
+        headers = read.headers;
+      }
       let payload: T;
       try {
         payload = this.#codec.decode(bytes);
@@ -500,7 +678,7 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt });
+      messages.push({ id, payload, deliveryCount, receipt, headers });
     }
     return messages;
   }
@@ -514,14 +692,69 @@ function toWaitMs(value: unknown): number {
   return waitMs;
 }
 
-function checkDeduplicationId(id: unknown): void {
+/**
+ * A send with the instrumentation's headers added (trace context): a header the message already
+ * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
+ * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
+ */
+function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSend {
+  if (injected === undefined) return item;
+  const own = item.headerEntries ?? [];
+  const names = new Set(own.map(([name]) => name));
+  const added = injected.filter(([name]) => !names.has(name));
+  if (added.length === 0 || own.length + added.length > MAX_HEADERS) return item;
+  const entries = [...own, ...added];
+  const encoded = writeHeaders(entries);
+  if (encoded.length > MAX_HEADERS_BYTES) return item;
+  return { ...item, headers: encoded, headerEntries: entries };
+}
+
+/**
+ * Checks and encodes a send's headers; undefined for an empty object.
+ * @throws {@link RespireValidationError} unless `value` is a plain object of at most
+ *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
+ *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
+ */
+function checkHeaders(
+  value: unknown,
+  argument: string,
+): { readonly encoded: Buffer; readonly entries: readonly (readonly [string, string | Uint8Array])[] } | undefined {
+  let entries: [string, unknown][];
+  try {
+    // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new TypeError('not an object');
+    entries = Object.entries(value);
+  } catch {
+    throw new RespireValidationError(argument, 'must be an object of header names to string or Uint8Array values');
+  }
+  if (entries.length > MAX_HEADERS) throw new RespireValidationError(argument, `at most ${MAX_HEADERS} headers, got ${entries.length}`);
+  if (entries.length === 0) return undefined;
+  for (const [name, header] of entries) {
+    if (name.length === 0 || !isWellFormedText(name)) {
+      throw new RespireValidationError(argument, 'header names must be nonempty, well-formed Unicode (no lone surrogates)');
+    }
+    if (typeof header === 'string') {
+      if (!isWellFormedText(header)) throw new RespireValidationError(`${argument}.${name}`, 'a string value must be well-formed Unicode: send bytes instead');
+    } else if (!(header instanceof Uint8Array)) {
+      throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
+    }
+  }
+  const checked = entries as [string, string | Uint8Array][];
+  const encoded = writeHeaders(checked);
+  if (encoded.length > MAX_HEADERS_BYTES) {
+    throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
+  }
+  return { encoded, entries: checked };
+}
+
+function checkDeduplicationId(id: unknown, argument: string): void {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError('deduplicationId', 'must be a nonempty string');
+    throw new RespireValidationError(argument, 'must be a nonempty string');
   }
   if (!isWellFormedText(id)) {
-    throw new RespireValidationError('deduplicationId', 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
+    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
-    throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
+    throw new RespireValidationError(argument, `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
   }
 }

@@ -67,6 +67,25 @@ describe('refusals change nothing', () => {
     }
   });
 
+  it('a user without SET cannot sendMany with deduplication IDs: typed error, nothing appended; without IDs it can', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-set']);
+    try {
+      const error = await queue.sendMany([{ payload: 'plain' }, { payload: 'deduplicated', deduplicationId: 'd', delayMs: 1_000 }]).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('SET');
+      expect(await admin.raw(keys.stream, ['EXISTS', keys.stream])).toBe(0);
+      const results = await queue.sendMany([{ payload: 'plain' }, { payload: 'delayed', delayMs: 1_000 }]);
+      expect(results.map((r) => r.duplicate)).toEqual([false, false]);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('a user without XADD on the dead-letter key can receive until a move is due, then gets a typed error and nothing changes', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');

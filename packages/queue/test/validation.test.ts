@@ -91,6 +91,70 @@ describe('bad input fails before any I/O with a typed error', () => {
     await expectRejectsValidation(() => queue.send('x', { deduplicationId: 'a', deduplicationWindowMs: windowMs }), 'deduplicationWindowMs', sent);
   });
 
+  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY], [2 ** 31], ['5']])('rejects the send delay %j', async (delayMs) => {
+    await expectRejectsValidation(() => queue.send('x', { delayMs: delayMs as number }), 'delayMs', sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x' }, { payload: 'y', delayMs: delayMs as number }]), 'items[1].delayMs', sent);
+  });
+
+  it.each([
+    ['not an object', 'x', 'headers'],
+    ['an array', ['a'], 'headers'],
+    ['bytes', Buffer.from('a'), 'headers'],
+    ['65 headers', Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`h${i}`, 'v'])), 'headers'],
+    ['more than 64 KiB', { big: 'x'.repeat(65_536) }, 'headers'],
+    ['an empty name', { '': 'v' }, 'headers'],
+    ['a lone surrogate in a name', { ['a\ud800']: 'v' }, 'headers'],
+    ['a number value', { n: 1 }, 'headers.n'],
+    ['a null value', { n: null }, 'headers.n'],
+    ['a lone surrogate in a value', { s: 'a\udc00' }, 'headers.s'],
+  ])('rejects headers with %s before any I/O', async (_label, headers, argument) => {
+    await expectRejectsValidation(() => queue.send('x', { headers: headers as never }), argument, sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x', headers: headers as never }]), `items[0].${argument}`, sent);
+  });
+
+  it('accepts 64 headers and values up to the 64 KiB encoded size', async () => {
+    const calls: unknown[][] = [];
+    const capturing = new ReliableQueue(
+      {
+        isOpen: true,
+        sendCommand: async (args: readonly unknown[]) => {
+          calls.push([...args]);
+          return '1-1';
+        },
+      },
+      'q',
+      { codec: utf8Codec },
+    );
+    await capturing.send('x', { headers: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`h${i}`, 'v'])) });
+    await capturing.send('x', { headers: { big: 'x'.repeat(65_000) } });
+    expect(calls.map((args) => args.slice(0, 6).map(String).slice(0, 6))).toEqual([
+      ['XADD', '{respire-queue:q}:stream', '*', 'payload', 'x', 'headers'],
+      ['XADD', '{respire-queue:q}:stream', '*', 'payload', 'x', 'headers'],
+    ]);
+  });
+
+  it('rejects a bad sendMany batch or item before any I/O, naming the item', async () => {
+    await expectRejectsValidation(() => queue.sendMany('x' as never), 'items', sent);
+    await expectRejectsValidation(() => queue.sendMany(Array.from({ length: 1001 }, () => ({ payload: 'x' }))), 'items', sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x' }, null as never]), 'items[1]', sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x' }, {} as never]), 'items[1]', sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x', dedupeId: 'a' } as never]), 'items[0]', sent);
+    await expectRejectsValidation(() => queue.sendMany([{ payload: 'x' }, { payload: 'y', deduplicationId: '' }]), 'items[1].deduplicationId', sent);
+    await expectRejectsValidation(
+      () => queue.sendMany([{ payload: 'x', deduplicationId: 'a', deduplicationWindowMs: 0 }]),
+      'items[0].deduplicationWindowMs',
+      sent,
+    );
+    await expect(queue.sendMany([])).resolves.toEqual([]);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses a sendMany whose payloads together exceed 512 MiB before any I/O', async () => {
+    const big = { encode: (n: number) => new Uint8Array(new ArrayBuffer(n)), decode: () => 0 };
+    const sized = new ReliableQueue<number>(client, 'orders', { codec: big });
+    await expectRejectsValidation(() => sized.sendMany([{ payload: 300 * 1024 * 1024 }, { payload: 300 * 1024 * 1024 }]), 'items', sent);
+  });
+
   it.each([[''], ['x'.repeat(1025)], [12]])('rejects the deduplication ID %j', async (id) => {
     await expectRejectsValidation(() => queue.send('x', { deduplicationId: id as string }), 'deduplicationId', sent);
   });

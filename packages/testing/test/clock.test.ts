@@ -93,11 +93,11 @@ describe('virtual clock', () => {
       const keys = ['{q}:s', '{q}:d', '{q}:dl'];
       await runScript(target, scripts.queueSend, ['{q}:s', '{q}:x'], ['p', '60000']);
       const receive = () => runScript(target, scripts.queueReceive, keys, ['30000', '10', '5', 'TTTTTTTTTTTTTTTT', 'respire']) as Promise<unknown[]>;
-      expect((await receive()).length).toBe(4);
+      expect((await receive()).length).toBe(5);
       server.clock.advance(29_999);
       expect(await receive()).toEqual([0]);
       server.clock.advance(1);
-      expect(await receive()).toEqual([0, `${START}-0`, 'p', 2]);
+      expect(await receive()).toEqual([0, `${START}-0`, 'p', 2, '']);
     });
   });
 });

@@ -12,6 +12,8 @@ else XACK + XDEL.
   respire_source_allow_take(source)    RESPIRE_NOPERM unless the user may read new entries (XREADGROUP)
   respire_source_take(source, count)   -> up to `count` new entries { { id, fields }, ... }
                                           (XREADGROUP >; creates the group when missing)
+  respire_source_due(fields)           -> the due time (ms) of a delayed entry (queue-entries.lua), or nil
+  respire_source_headers(fields)       -> the entry's encoded headers (queue-entries.lua), '' for none
   respire_source_plan_settle(source)   -> true for XACKDEL (Redis 8.2+, permitted), false for XACK +
                                           XDEL, whose permissions it checks
   respire_source_settle(source, ids, native)
@@ -20,6 +22,7 @@ else XACK + XDEL.
 --@include server
 --@include acl
 --@include types
+--@include queue-entries
 
 local function respire_queue_source(stream, group)
   return { stream = stream, group = group }
@@ -51,6 +54,14 @@ local function respire_source_take(source, count)
   end
   if read and read[1] then return read[1][2] end
   return {}
+end
+
+local function respire_source_due(fields)
+  return respire_queue_entry_due(fields)
+end
+
+local function respire_source_headers(fields)
+  return respire_queue_entry_headers(fields)
 end
 
 local function respire_source_plan_settle(source)

@@ -7,16 +7,21 @@ and these locals:
   token       the receipt token of this call
 At most `max` due members (oldest first) are examined: those with deliveries left are leased again
 (count + 1) and come first; exhausted ones (count >= limit) are appended to `dead` (the format of
-queue-dead-letters.lua) and settled, taking no batch slot; vanished ones (body gone) are settled
-and take no slot. New messages from the source fill the remaining slots. Every key type and
-permission the call will use is checked before the first write. The reply is
-{ deadLettered, id, payload, count, ... }, each leased message's receipt
-"<count>.<token>.<position in the batch, from 1>".
+queue-dead-letters.lua, headers kept) and settled, taking no batch slot; vanished ones (body gone) are settled
+and take no slot. New messages from the source fill the remaining slots; a new message not yet due
+(respire_source_due) is parked instead, as "<id>:0" scored with its due time, taking no slot (the
+source is read again for the slots left, at most 64 reads and 1000 parked entries per call).
+Every key type and permission the call will use is checked before the first write. The reply is
+{ deadLettered, id, payload, count, headers, ... } (headers '' for none), each leased message's
+receipt "<count>.<token>.<position in the batch, from 1>".
 
   respire_payload(fields)  the 'payload' field of a message's field list ('' if absent)
 ]]
 --@include leases
 --@include queue-dead-letters
+
+local RESPIRE_MAX_PARKED = 1000
+local RESPIRE_MAX_TAKES = 64
 
 local function respire_payload(fields)
   for f = 1, #fields, 2 do
@@ -38,9 +43,9 @@ for _, member in ipairs(due) do
   if not fields then
     vanished[#vanished + 1] = id
   elseif count >= limit then
-    exhausted[#exhausted + 1] = { id, respire_payload(fields), count }
+    exhausted[#exhausted + 1] = { id, respire_payload(fields), count, respire_source_headers(fields) }
   else
-    redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1 }
+    redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1, respire_source_headers(fields) }
   end
 end
 local slots = max - #redeliver
@@ -57,12 +62,29 @@ if slots > 0 then respire_source_allow_take(source) end
 respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
 
 -- Writes. Taking new messages goes first: nothing has changed yet if it fails.
-local fresh = {}
-if slots > 0 then fresh = respire_source_take(source, slots) end
+local fresh, parked = {}, {}
+local room, takes = slots, 0
+while room > 0 do
+  local want = room
+  takes = takes + 1
+  local taken = respire_source_take(source, want)
+  for _, entry in ipairs(taken) do
+    local due = respire_source_due(entry[2])
+    if due and due > now then
+      parked[#parked + 1] = respire_int(due)
+      parked[#parked + 1] = respire_member(entry[1], '0')
+    else
+      fresh[#fresh + 1] = entry
+      room = room - 1
+    end
+  end
+  -- Parked entries take no slot: take again, up to RESPIRE_MAX_PARKED parked or RESPIRE_MAX_TAKES takes per call.
+  if #taken < want or #parked >= 2 * RESPIRE_MAX_PARKED or takes >= RESPIRE_MAX_TAKES then break end
+end
 
 local settled = {}
 for _, entry in ipairs(exhausted) do
-  respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3])
+  respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3], entry[4])
   settled[#settled + 1] = entry[1]
 end
 for _, id in ipairs(vanished) do
@@ -73,15 +95,17 @@ if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end
 
 local reply = { #exhausted }
 local leases = {}
-local function lease(id, payload, count)
+local function lease(id, payload, count, headers)
   local position = #leases / 2 + 1
   leases[#leases + 1] = deadline
   leases[#leases + 1] = respire_member(id, respire_receipt(count, token, position))
   reply[#reply + 1] = id
   reply[#reply + 1] = payload
   reply[#reply + 1] = count
+  reply[#reply + 1] = headers
 end
-for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3]) end
-for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1) end
+for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3], entry[4]) end
+for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1, respire_source_headers(entry[2])) end
+for _, value in ipairs(parked) do leases[#leases + 1] = value end
 if #leases > 0 then redis.call('ZADD', deadlines, unpack(leases)) end
 return reply

@@ -7,7 +7,8 @@ queue's ring of group heads. Everything else is here.
 
 The deadlines index (a sorted set) holds one member per delivered message, in the format of
 receipts.lua, scored with the lease's deadline or the revoked message's due time (whole ms, server
-clock). A lease is valid while now < deadline (now with microseconds); at the deadline itself the
+clock). A new message not yet due (a delayed send) is parked there by the receive that takes it, as
+a revoked one with delivery count 0, scored with its due time: recovery then delivers it (count 1). A lease is valid while now < deadline (now with microseconds); at the deadline itself the
 message is due. Deadlines round up, so a lease is never shorter than asked.
 
 A script includes one source (leases-<source>.lua), then an operation (below). The source is chosen
@@ -18,6 +19,9 @@ calls with the source's keys (a table the source makes):
   respire_source_allow_take(source)       checks the permissions that taking new messages needs
   respire_source_take(source, count)      -> up to `count` new messages { { id, fields }, ... };
                                              may be the first write
+  respire_source_due(fields)              -> when a new message may first be delivered (ms, server
+                                             clock), or nil: at once
+  respire_source_headers(fields)          -> a message's headers, bytes the engine hands on ('' for none)
   respire_source_plan_settle(source)      checks the permissions that settling needs; -> a plan
   respire_source_settle(source, ids, plan)
                                           completes messages that leave the engine (acknowledged,

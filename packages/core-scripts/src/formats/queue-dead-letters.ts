@@ -6,7 +6,8 @@ export type FieldPairs = readonly (readonly [Buffer, Buffer])[];
 
 /**
  * The fields of a queue's dead-letter record, in this order: `payload` (the message's bytes),
- * `source_id` (its entry ID) and `delivery_count` (the deliveries made, in decimal).
+ * `source_id` (its entry ID) and `delivery_count` (the deliveries made, in decimal), then
+ * `headers` (the message's encoded headers, formats/headers.ts) when it had any.
  */
 export const QUEUE_DEAD_LETTER_FIELDS = ['payload', 'source_id', 'delivery_count'] as const;
 
@@ -15,6 +16,8 @@ export interface QueueDeadLetter {
   readonly payload: Buffer;
   readonly sourceId: string;
   readonly deliveryCount: number;
+  /** The message's encoded headers (formats/headers.ts); absent when it had none. */
+  readonly headers?: Buffer;
 }
 
 const WHOLE = /^\d+$/;
@@ -25,12 +28,14 @@ const WHOLE = /^\d+$/;
  *   words the Lua include uses.
  */
 export function readQueueDeadLetter(fields: FieldPairs): QueueDeadLetter | { readonly problem: string } {
-  if (fields.length !== 3 || QUEUE_DEAD_LETTER_FIELDS.some((name, i) => fields[i]![0].toString('latin1') !== name)) {
-    return { problem: 'fields are not payload, source_id, delivery_count' };
+  const withHeaders = fields.length === 4 && fields[3]![0].toString('latin1') === 'headers';
+  if ((fields.length !== 3 && !withHeaders) || QUEUE_DEAD_LETTER_FIELDS.some((name, i) => fields[i]![0].toString('latin1') !== name)) {
+    return { problem: 'fields are not payload, source_id, delivery_count (and headers)' };
   }
   const count = fields[2]![1].toString('latin1');
   if (!WHOLE.test(count)) return { problem: 'delivery_count is not a whole number' };
-  return { payload: fields[0]![1], sourceId: fields[1]![1].toString('utf8'), deliveryCount: Number(count) };
+  const record = { payload: fields[0]![1], sourceId: fields[1]![1].toString('utf8'), deliveryCount: Number(count) };
+  return withHeaders ? { ...record, headers: fields[3]![1] } : record;
 }
 
 /** The fields of a record, flat (`payload`, bytes, `source_id`, ...), as XADD takes them. */
@@ -42,5 +47,6 @@ export function queueDeadLetterFields(record: QueueDeadLetter): Buffer[] {
     Buffer.from(record.sourceId),
     Buffer.from('delivery_count'),
     Buffer.from(String(record.deliveryCount)),
+    ...(record.headers !== undefined && record.headers.length > 0 ? [Buffer.from('headers'), record.headers] : []),
   ];
 }

@@ -348,6 +348,22 @@ export async function queueReceive(target: CommandTarget, args: QueueReceiveArgs
   return replies.decodeQueueReceiveReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `queue-send-many`, named as in its header. */
+export interface QueueSendManyArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2..] deduplication keys of the batch (string: an entry ID, with PX expiry; each once) */
+  readonly deduplicationKeys: readonly string[];
+  /** ARGV[1..] per item payload, key index (0: none; else its index in KEYS), window (ms), delay (ms), headers (bytes, '' for none) */
+  readonly items: readonly ScriptArg[];
+}
+
+/** Runs `queue-send-many` (append a batch of messages, each once per deduplication ID, some delayed) through {@link runScript} and decodes its reply. */
+export async function queueSendMany(target: CommandTarget, args: QueueSendManyArgs, options?: ScriptCallOptions): Promise<replies.QueueSendManyReply> {
+  const reply = await runScript(target, scripts.queueSendMany, [args.stream, ...args.deduplicationKeys], [...args.items], options);
+  return replies.decodeQueueSendManyReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `queue-send`, named as in its header. */
 export interface QueueSendArgs {
   /** KEYS[1] ready stream (stream) */

@@ -379,8 +379,8 @@ export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): 
   return decodeQueueAckReply(value, operation);
 }
 
-/** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int } }`, as its header's `Reply` line declares it. */
-export type QueueReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] };
+/** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
+export type QueueReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
 
 /**
  * Decodes a reply of `queue-receive`; `operation` names the call in errors.
@@ -388,10 +388,25 @@ export type QueueReceiveReply = { readonly deadLettered: number; readonly entrie
  */
 export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 3 !== 0) return d.unexpected(operation, 'groups of 3 after element 1', value);
-  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number }[] = [];
-  for (let i = 1; i < t.length; i += 3) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation) });
+  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
+  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
   return { deadLettered: d.int(t[0], operation), entries };
+}
+
+/** The reply of `queue-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
+export type QueueSendManyReply = { readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
+
+/**
+ * Decodes a reply of `queue-send-many`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeQueueSendManyReply(value: unknown, operation = "queue-send-many"): QueueSendManyReply {
+  const t = d.table(value, 0, operation);
+  if ((t.length - 0) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 0', value);
+  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
+  for (let i = 0; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
+  return { results };
 }
 
 /** The reply of `queue-send`: `{ entryId: string, duplicate: flag }`, as its header's `Reply` line declares it. */

@@ -42,8 +42,8 @@ export class Leases {
     const batch = await this.#source.lease(this.#target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation);
     const leases: Lease[] = [];
     // An object literal per lease, not a spread: a spread costs about ten times as much here.
-    for (const { id, payload, deliveryCount } of batch.entries)
-      leases.push({ id, payload, deliveryCount, receipt: receiptOf(deliveryCount, token, leases.length + 1) });
+    for (const { id, payload, deliveryCount, headers } of batch.entries)
+      leases.push({ id, payload, deliveryCount, headers, receipt: receiptOf(deliveryCount, token, leases.length + 1) });
     return { deadLettered: batch.deadLettered, leases };
   }
 

@@ -9,6 +9,8 @@ export interface LeasedEntry {
   readonly payload: Buffer;
   /** Deliveries made, this one included; from 1. */
   readonly deliveryCount: number;
+  /** The message's encoded headers (`@respire/core-scripts` formats/headers.ts); empty for none. */
+  readonly headers: Buffer;
 }
 
 /** What one receive did: the messages it leased, redelivered ones first, and how many exhausted ones it dead-lettered. */

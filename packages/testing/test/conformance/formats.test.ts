@@ -14,10 +14,14 @@ import {
   newReceiptToken,
   parseLeaseMember,
   queueDeadLetterFields,
+  queueEntryFields,
+  readHeaders,
   readQueueDeadLetter,
+  readQueueEntry,
   readWorkerDeadLetter,
   receiptOf,
   workerDeadLetterFields,
+  writeHeaders,
   type FieldPairs,
 } from '@respire/core-scripts/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +167,69 @@ return out`,
         cases.map(([count], i) => [`${1700000000000 + i}-${i}`, String(count), false]),
       );
       expect(parseLeaseMember(leaseMember('5-1', 4))).toEqual({ entryId: '5-1', deliveryCount: 4, receipt: undefined });
+    });
+  });
+
+  describe('queue entries', () => {
+    it('an entry Lua appends reads back in TypeScript, and one TypeScript writes reads back in Lua, bytes intact', async () => {
+      const key = `{${uniquePrefix('qe')}}:stream`;
+      const payload = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+      const headers = Buffer.from([0, 1, 2, 255, 58, 44]);
+      const add = program(
+        ['queue-entries'],
+        `local due = ARGV[2] ~= '' and tonumber(ARGV[2]) or nil
+return redis.call('XADD', KEYS[1], '*', unpack(respire_queue_entry_fields(ARGV[1], due, ARGV[3])))`,
+      );
+      await evalLua(add, [key], [payload, '1700000000123', headers]);
+      await evalLua(add, [key], [payload, '', '']);
+      const entries = (await binary(['XRANGE', key, '-', '+'])) as [Buffer, Buffer[]][];
+      expect(readQueueEntry(pairsOf(entries[0]![1]))).toEqual({ payload, dueMs: 1_700_000_000_123, headers });
+      expect(readQueueEntry(pairsOf(entries[1]![1]))).toEqual({ payload, dueMs: undefined, headers: undefined });
+      expect(entries[1]![1].map(String)[0]).toBe('payload');
+      expect(entries[1]![1]).toHaveLength(2);
+
+      await raw.send(['XADD', key, '*', ...queueEntryFields({ payload, dueMs: 1_700_000_000_999, headers })]);
+      await raw.send(['XADD', key, '*', ...queueEntryFields({ payload, headers: Buffer.alloc(0) })]);
+      const read = program(
+        ['queue-entries'],
+        `local out = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  if _ > 2 then
+    out[#out + 1] = respire_queue_entry_due(entry[2]) or false
+    out[#out + 1] = respire_queue_entry_headers(entry[2])
+    out[#out + 1] = #entry[2]
+  end
+end
+return out`,
+      );
+      const luaRead = (await (raw.client as { sendCommand(a: unknown[], o: object): Promise<unknown> }).sendCommand(['EVAL', read, '1', key], {
+        typeMapping: { 36: Buffer },
+      })) as unknown[];
+      expect(luaRead[0]).toBe(1_700_000_000_999);
+      expect(Buffer.compare(luaRead[1] as Buffer, headers)).toBe(0);
+      expect(luaRead[2]).toBe(6);
+      expect(luaRead[3] ?? false).toBe(false);
+      expect((luaRead[4] as Buffer).length).toBe(0);
+      expect(luaRead[5]).toBe(2);
+    });
+  });
+
+  describe('queue message headers', () => {
+    it('round-trip through a stream field byte for byte, strings as strings and bytes as bytes; foreign bytes get a problem', async () => {
+      const key = `{${uniquePrefix('qh')}}:stream`;
+      const headers = { a: 'x', 'ünï:code': 's1:', raw: Buffer.from([0, 58, 115, 98, 255]), empty: '', none: Buffer.alloc(0) };
+      const encoded = writeHeaders(Object.entries(headers));
+      // Lua copies the field and never parses it: what it hands back is what TypeScript wrote.
+      const copy = program(['queue-entries'], `return redis.call('XADD', KEYS[1], '*', unpack(respire_queue_entry_fields('p', nil, ARGV[1])))`);
+      await evalLua(copy, [key], [encoded]);
+      const [, fields] = ((await binary(['XRANGE', key, '-', '+'])) as [Buffer, Buffer[]][])[0]!;
+      const entry = readQueueEntry(pairsOf(fields));
+      expect(Buffer.compare(entry.headers!, encoded)).toBe(0);
+      expect(readHeaders(entry.headers!)).toEqual({ headers });
+      expect(readHeaders(Buffer.alloc(0))).toEqual({ headers: {} });
+      for (const foreign of ['2', '1x', '11:a', '1:as', '1:ax1:v', '1:as5:v', '0:s1:v', '1:as1:v1:as1:w']) {
+        expect(readHeaders(Buffer.from(foreign)), foreign).toHaveProperty('problem');
+      }
     });
   });
 

@@ -43,11 +43,11 @@ const ack = (q: Queue, pairs: string[]) => outcome(() => runScript(q.target, scr
 const nack = (q: Queue, delayMs: number, pairs: string[]) =>
   outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines], [String(delayMs), ...pairs]));
 
-/** Entry IDs in a receive reply: { deadLettered, id, payload, count, ... }. */
+/** Entry IDs in a receive reply: { deadLettered, id, payload, count, headers, ... }. */
 function idsOf(reply: unknown): string[] {
   const items = reply as unknown[];
   const ids: string[] = [];
-  for (let i = 1; i < items.length; i += 3) ids.push(String(items[i]));
+  for (let i = 1; i < items.length; i += 4) ids.push(String(items[i]));
   return ids;
 }
 
