@@ -58,6 +58,36 @@ describeOnTargets('ReliableQueue waiting receive', targets, (target, connection)
     expect(performance.now() - started).toBeLessThan(3500);
   });
 
+  it('wakes when a delayed message becomes due, not before', async () => {
+    const queue = queueOf();
+    const started = performance.now();
+    const id = await queue.send('later', { delayMs: 500 });
+    const batch = await queue.receive(30_000, { waitMs: 10_000 });
+    const elapsed = performance.now() - started;
+    expect(batch.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 1]]);
+    expect(elapsed).toBeGreaterThanOrEqual(400);
+    expect(elapsed).toBeLessThan(3500);
+  });
+
+  it('wakes on a delayed send from another client made while it waits, at its due time', async () => {
+    const queue = queueOf();
+    const other = await target.connect();
+    try {
+      const sender = new ReliableQueue(other.client, queue.name, { codec: utf8Codec });
+      const waiting = queue.receive(30_000, { waitMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sentAt = performance.now();
+      const id = await sender.send('delayed', { delayMs: 400 });
+      const batch = await waiting;
+      const elapsed = performance.now() - sentAt;
+      expect(batch.map((m) => m.id)).toEqual([id]);
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThan(3500);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('returns an empty batch once waitMs has passed', async () => {
     const queue = queueOf();
     const started = performance.now();
