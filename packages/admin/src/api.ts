@@ -320,6 +320,19 @@ export interface QueueMessage {
   readonly untilMs: number | null;
   /** True when `untilMs` has passed: the next receive redelivers it or moves it to the dead letters. */
   readonly due: boolean;
+  /**
+   * A delayed send's due time (its entry's `due` field; server clock, ms): no receive delivers it
+   * before then. A `ready` message with a `dueMs` still ahead is waiting for it; once a receive has
+   * met it, it is `delayed` with delivery count 0 and `untilMs` = `dueMs`. Null for a message sent
+   * without a delay.
+   */
+  readonly dueMs: number | null;
+  /**
+   * The headers it was sent with (queue README "Headers"): strings as strings, bytes as Buffers;
+   * user data, so render them inert, as payloads. Empty for none; null when its `headers` field is
+   * not in the queue's format.
+   */
+  readonly headers: Readonly<Record<string, string | Buffer>> | null;
 }
 
 /** What the operator saw of a leased or delayed queue message: the action is done only while both still hold. */

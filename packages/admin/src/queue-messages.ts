@@ -3,7 +3,7 @@ import type { Actor, Page, PageOptions, QueueMessage, QueueMessageActionResult, 
 import type { AdminContext } from './context.js';
 import { groupsOf } from './groups.js';
 import { queueDelivery } from './records.js';
-import { RespireValidationError, parseEntries, text } from './redis.js';
+import { RespireValidationError, parseEntries, readHeaders, readQueueEntry, text } from './redis.js';
 import { QUEUE_GROUP } from './status.js';
 import { pagePosition, readStreamPage, type Entry } from './stream-pages.js';
 import { compareEntryIds, nextEntryId, toCount, toEntryId, toOptions } from './validate.js';
@@ -16,6 +16,13 @@ function payloadOf(fields: readonly (readonly [Buffer, Buffer])[]): Buffer {
   return fields.find(([name]) => name.toString('latin1') === 'payload')?.[1] ?? Buffer.alloc(0);
 }
 
+/** A queue entry's due time and decoded headers (the queue's entry and headers formats). */
+function extrasOf(fields: readonly (readonly [Buffer, Buffer])[]): Pick<QueueMessage, 'dueMs' | 'headers'> {
+  const entry = readQueueEntry(fields);
+  const headers = entry.headers === undefined ? { headers: {} } : readHeaders(entry.headers);
+  return { dueMs: entry.dueMs ?? null, headers: 'headers' in headers ? headers.headers : null };
+}
+
 const ready = (entry: Entry): QueueMessage => ({
   id: entry.id,
   payload: payloadOf(entry.fields),
@@ -24,6 +31,7 @@ const ready = (entry: Entry): QueueMessage => ({
   deliveryCount: 0,
   untilMs: null,
   due: false,
+  ...extrasOf(entry.fields),
 });
 
 /** The queue's private group position: entries above it are ready. Undefined when there is no group yet. */
@@ -82,6 +90,7 @@ export async function queueMessage(ctx: AdminContext, id: ResourceId, entryId: s
     deliveryCount: delivery ? delivery.deliveryCount : null,
     untilMs: delivery ? delivery.untilMs : null,
     due: delivery ? delivery.due : false,
+    ...extrasOf(entry.fields),
     serverTimeMs,
   };
 }

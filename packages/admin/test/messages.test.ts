@@ -52,6 +52,19 @@ describe.each(targets)('queue messages and find on $name', (target) => {
     expect(await admin.queueMessage(id, '1-1')).toBeNull();
   });
 
+  it("shows a delayed send's due time and a message's headers: ready while it waits, then delayed with delivery count 0", async () => {
+    const { id, queue, admin } = world();
+    const delayedId = await queue.send('later', { delayMs: 600_000, headers: { trace: 't', raw: Buffer.from([0, 255]) } });
+    const plainId = await queue.send('plain');
+    const waiting = await admin.queueMessage(id, delayedId);
+    expect(waiting).toMatchObject({ state: 'ready', deliveryCount: 0, headers: { trace: 't', raw: Buffer.from([0, 255]) } });
+    expect(waiting!.dueMs! - waiting!.serverTimeMs).toBeGreaterThan(500_000);
+    expect(await admin.queueMessage(id, plainId)).toMatchObject({ dueMs: null, headers: {} });
+    expect((await queue.receive(60_000)).map((m) => m.id)).toEqual([plainId]);
+    const parked = await admin.queueMessage(id, delayedId);
+    expect(parked).toMatchObject({ state: 'delayed', deliveryCount: 0, untilMs: waiting!.dueMs, due: false, dueMs: waiting!.dueMs });
+  });
+
   it('releases a leased message (due now, count kept: the next receive redelivers it and the holder can no longer ack) only while its count and deadline are what the operator saw', async () => {
     const { id, queue, admin, records } = world();
     await queue.send('a');

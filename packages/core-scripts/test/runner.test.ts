@@ -82,6 +82,9 @@ describe('script runner', () => {
 
   it('checks the number of keys against the script header', async () => {
     await expect(runScript(commandTarget(client), scripts.queueReceive, ['only-one'], [])).rejects.toThrow(/takes 3 keys/);
+    // A variadic KEYS tail (queue-send-many's deduplication keys): at least the fixed ones.
+    expect(scripts.queueSendMany).toMatchObject({ numberOfKeys: 1, variadicKeys: true });
+    await expect(runScript(commandTarget(client), scripts.queueSendMany, [], [])).rejects.toThrow(/takes at least 1 keys/);
   });
 });
 
@@ -89,7 +92,10 @@ describe('generated reply decoders', () => {
   it('decode each script reply into its declared type, under RESP2 strings and RESP3 Buffers alike', () => {
     expect(decodeWorkerCompleteReply([1, 0, 2, 3, 4, -1])).toEqual(['acknowledged', 'pending', 'released', 'deadLettered', 'deleted', 'stale']);
     const payload = Buffer.from([0, 255]);
-    expect(decodeQueueReceiveReply([2, Buffer.from('1-1'), payload, 3])).toEqual({ deadLettered: 2, entries: [{ id: '1-1', payload, deliveryCount: 3 }] });
+    expect(decodeQueueReceiveReply([2, Buffer.from('1-1'), payload, 3, Buffer.alloc(0)])).toEqual({
+      deadLettered: 2,
+      entries: [{ id: '1-1', payload, deliveryCount: 3, headers: Buffer.alloc(0) }],
+    });
     expect(decodeQueueReceiveReply([0])).toEqual({ deadLettered: 0, entries: [] });
     expect(decodeAdminAckPendingReply([1, Buffer.from('c'), 2, ['g2', 'g1']])).toEqual({
       status: 'acknowledged',
@@ -114,7 +120,7 @@ describe('generated reply decoders', () => {
     expect(shapeError(() => decodeWorkerCompleteReply([1, 7], 'StreamWorker completion'))).toBe(
       'StreamWorker completion: unexpected script reply: expected one of the codes 1, 0, 2, 3, 4, -1, got 7',
     );
-    expect(shapeError(() => decodeQueueReceiveReply([0, '1-1', Buffer.alloc(0)]))).toMatch(/^queue-receive: unexpected script reply: expected groups of 3/);
+    expect(shapeError(() => decodeQueueReceiveReply([0, '1-1', Buffer.alloc(0)]))).toMatch(/^queue-receive: unexpected script reply: expected groups of 4/);
     expect(shapeError(() => decodeQueueReceiveReply('OK'))).toMatch(/expected an array of at least 1 elements, got "OK"/);
     expect(shapeError(() => decodeAdminAckPendingReply([9, '', 0]))).toMatch(/a table opening with one of the codes 1, 0, -1/);
   });
