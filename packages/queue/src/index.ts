@@ -2,6 +2,7 @@
 export {
   ReliableQueue,
   DEFAULT_RECEIVE_MAX,
+  MAX_WAIT_MS,
   DEFAULT_DELIVERY_LIMIT,
   DEFAULT_DEDUPLICATION_WINDOW_MS,
   MAX_DEDUPLICATION_ID_BYTES,
@@ -12,6 +13,16 @@ export {
   MAX_SEND_BATCH_BYTES,
 } from './queue.js';
 export type { ReliableQueueOptions, GroupOptions, SendOptions, SendManyItem, SendResult, ReceiveOptions, ReceivedMessage } from './queue.js';
+export {
+  nackAfter,
+  consoleConsumerLogger,
+  DEFAULT_CONSUME_CONCURRENCY,
+  DEFAULT_CONSUME_VISIBILITY_TIMEOUT_MS,
+  DEFAULT_CONSUME_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_RETRY_INITIAL_DELAY_MS,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+} from './consumer.js';
+export type { ConsumeOptions, ConsumeContext, ConsumeHandler, NackResult, QueueConsumer, QueueConsumerLogger } from './consumer.js';
 export { MAX_BATCH } from './leases/leases.js';
 export { MAX_HEADERS, MAX_HEADERS_BYTES } from '@respire/core-scripts/internal';
 export type { MessageHeaders, ReceivedHeaders } from '@respire/core-scripts/internal';

@@ -4,6 +4,7 @@ import {
   RespireCodecError,
   RespireServerError,
   RespireValidationError,
+  isRespireError,
   type DurabilityOptions,
   type RedisClientLike,
 } from '@respire/core-scripts';
@@ -32,9 +33,13 @@ import { instrumented, type InjectedHeaders, type QueueInstrumentation } from '.
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
+import { Waiter, waitPoint } from './wait.js';
+import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
 export const DEFAULT_RECEIVE_MAX = 10;
+/** Longest `waitMs` of a waiting {@link ReliableQueue.receive}: 20 s, as SQS's long polling. */
+export const MAX_WAIT_MS = 20_000;
 /** Default delivery limit: five deliveries (README "The contract"). */
 export const DEFAULT_DELIVERY_LIMIT = 5;
 /** Default deduplication window: one day, in ms (README "The contract"). */
@@ -200,6 +205,16 @@ export interface ReceiveOptions {
    * @defaultValue 10
    */
   max?: number;
+  /**
+   * How long to wait for a message when none is receivable, in ms (0..20,000, fractions round
+   * up; beyond the contract: CONFORMANCE.md). 0 keeps the nonblocking receive. A waiting receive
+   * returns as soon as it leases a message (a send from any client, an expired lease or a NACK
+   * delay passing), or an empty batch once `waitMs` has passed. It blocks on a connection of its
+   * own (a duplicate of the queue's client, closed before the call returns, on every path), never
+   * on the queue's client. README "Waiting receive".
+   * @defaultValue 0
+   */
+  waitMs?: number;
 }
 
 /** One delivery of a message. Pass it back to `ack` or `nack`. */
@@ -511,8 +526,9 @@ export class ReliableQueue<T> {
 
   /**
    * Leases up to `max` messages for `visibilityTimeoutMs` (README "The contract": receive).
-   * Nonblocking: returns at once, possibly with an empty batch (also when it only moved exhausted
-   * messages to the dead-letter stream — keep polling).
+   * Nonblocking by default: returns at once, possibly with an empty batch (also when it only moved
+   * exhausted messages to the dead-letter stream — keep polling). With `options.waitMs` it waits
+   * for a message instead (README "Waiting receive").
    *
    * Each call first examines at most `max` due entries (expired leases and due NACKs, oldest
    * deadline first): those with deliveries left are redelivered with a new receipt and come first
@@ -522,7 +538,7 @@ export class ReliableQueue<T> {
    *
    * @param visibilityTimeoutMs - how long the batch stays invisible to other receivers, in ms
    *   (1..2^31-1, fractions round up). Receivers may use different durations.
-   * @throws {@link RespireValidationError} for a bad timeout or `max` (before any I/O).
+   * @throws {@link RespireValidationError} for a bad timeout, `max` or `waitMs` (before any I/O).
    * @throws {@link RespireCodecError} when decoding a payload throws (the message includes what it
    *   threw): the whole batch stays leased and is received again after the timeout, counting
    *   toward the delivery limit.
@@ -531,10 +547,90 @@ export class ReliableQueue<T> {
    * @throws {@link RespireTransportError} when the reply was lost: the batch stays leased (or, with
    *   `outcomeUnknown: false`, nothing was sent).
    * @throws {@link RespireServerError} for other replies; `retryable` when it proves nothing ran.
+   *   A waiting receive also throws these for its blocking connection (XREAD needs read permission
+   *   on the stream): a killed, reset or frozen one is replaced twice, then the third failure in a
+   *   row is thrown as a `RespireTransportError` (nothing leased by that step).
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const { max: maxOption, waitMs: waitOption } = toOptions('options', options, ['max', 'waitMs']);
+    const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const waitMs = toWaitMs(waitOption);
+    if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
+    if (this.#grouped)
+      throw new RespireValidationError('waitMs', 'a waiting receive is not available on a grouped queue yet (README "Message groups"): poll with waitMs 0');
+    const waiter = new Waiter(this.#target);
+    try {
+      return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
+    } finally {
+      waiter.close();
+    }
+  }
+
+  /**
+   * The waiting receive on `waiter`'s blocking connection (the caller closes it): a nonblocking
+   * receive; when empty, the wait point (one read-only script) and XREAD BLOCK from the group's
+   * cursor until the next deadline or the end of the wait; then receive again. An idle wait costs
+   * three commands. Returns an empty batch at once once `waiter` is closed.
+   */
+  async #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter): Promise<ReceivedMessage<T>[]> {
+    const operation = 'ReliableQueue.receive (waiting)';
+    const started = performance.now();
+    let failures = 0;
+    for (;;) {
+      if (waiter.closed) return [];
+      const batch = await this.#receiveOnce(timeoutMs, max);
+      if (batch.length > 0 || waiter.closed) return batch;
+      const remaining = Math.ceil(waitMs - (performance.now() - started));
+      if (remaining < 1) return batch;
+      const { cursor, untilDueMs } = await waitPoint(this.#target, this.#keys, operation);
+      if (waiter.closed) return batch;
+      // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
+      const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
+      let arrived: boolean;
+      try {
+        arrived = await waiter.block(this.#keys.stream, cursor, blockMs, operation);
+        failures = 0;
+      } catch (error) {
+        if (waiter.closed) return batch;
+        // A killed, reset or frozen connection is replaced; a third failure in a row is the caller's.
+        if (isRespireError(error, 'TRANSPORT_FAILED') && ++failures < 3) continue;
+        throw error;
+      }
+      // The wait ran out with nothing appended and no deadline before its end: nothing is receivable.
+      if (!arrived && blockMs === remaining && waitMs - (performance.now() - started) < 1) return batch;
+    }
+  }
+
+  /**
+   * Starts a hosted consumer (beyond the contract: CONFORMANCE.md; README "Consuming"): up to
+   * `concurrency` handlers in flight, each message's lease extended while its handler runs,
+   * resolve → ACK, `nackAfter(ms)` → NACK with that delay, a throw → NACK with the retry backoff
+   * (the exception's type logged, never its message). It waits with the waiting receive on one
+   * connection of its own (a duplicate of the queue's client), closed by `stop()`; failures of
+   * receive back off (50 ms doubling to 5 s) and retry until `stop()`.
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option
+   *   (before anything starts).
+   */
+  consume(handler: ConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
+    const settings = consumeSettings(handler, options);
+    if (this.#grouped)
+      throw new RespireValidationError('consume', 'is not available on a grouped queue yet (README "Message groups"): it waits with the waiting receive');
+    return new Consumer<ReceivedMessage<T>>(
+      {
+        name: this.name,
+        receiveWaiting: (visibilityTimeoutMs, max, waitMs, waiter) => this.#receiveWaiting(visibilityTimeoutMs, max, waitMs, waiter),
+        newWaiter: () => new Waiter(this.#target),
+        ack: (message) => this.ack(message),
+        nack: (message, delayMs) => this.nack(message, delayMs),
+        extend: (message, visibilityTimeoutMs) => this.extend(message, visibilityTimeoutMs),
+      },
+      handler,
+      settings,
+    );
+  }
+
+  async #receiveOnce(timeoutMs: number, max: number): Promise<ReceivedMessage<T>[]> {
     let deadLettered = 0;
     return instrumented(
       this.#instrumentation,
@@ -694,6 +790,14 @@ function checkGroupId(id: unknown): asserts id is string {
   if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
     throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
+}
+
+/** `waitMs` of a receive: 0..{@link MAX_WAIT_MS} ms, fractions round up; undefined is 0. */
+function toWaitMs(value: unknown): number {
+  if (value === undefined) return 0;
+  const waitMs = toDurationMs('waitMs', value as number, true);
+  if (waitMs > MAX_WAIT_MS) throw new RespireValidationError('waitMs', `must be at most ${MAX_WAIT_MS} ms, got ${waitMs}`);
+  return waitMs;
 }
 
 /**

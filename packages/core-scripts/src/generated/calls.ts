@@ -474,6 +474,22 @@ export async function queueSend(target: CommandTarget, args: QueueSendArgs, opti
   return replies.decodeQueueSendReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `queue-wait-state`, named as in its header. */
+export interface QueueWaitStateArgs {
+  /** KEYS[1] ready stream (stream) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** ARGV[1] consumer group (the queue's private group) */
+  readonly group: ScriptArg;
+}
+
+/** Runs `queue-wait-state` (where a waiting receive blocks from and until when. Reads only) through {@link runScript} and decodes its reply. */
+export async function queueWaitState(target: CommandTarget, args: QueueWaitStateArgs, options?: ScriptCallOptions): Promise<replies.QueueWaitStateReply> {
+  const reply = await runScript(target, scripts.queueWaitState, [args.stream, args.deadlines], [args.group], options);
+  return replies.decodeQueueWaitStateReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `topic-ack`, named as in its header. */
 export interface TopicAckArgs {
   /** KEYS[1] the topic's publications (stream) */

@@ -1,0 +1,183 @@
+// The waiting receive's blocking connection: a duplicate of the caller's client the queue owns and closes on every path.
+import { RespireTransportError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
+import {
+  commandTarget,
+  describeError,
+  isErrorReply,
+  safeGet,
+  scriptCalls,
+  toRespireError,
+  type CommandTarget,
+  type QueueKeys,
+} from '@respire/core-scripts/internal';
+import { QUEUE_GROUP } from './leases/queue-source.js';
+
+/** The parts of a node-redis duplicate the waiting receive drives. */
+interface DuplicateClient {
+  connect?(): Promise<unknown>;
+  destroy?(): void;
+  disconnect?(): Promise<void>;
+  on?(event: string, listener: (error: unknown) => void): unknown;
+}
+
+/** How long opening a blocking connection may take (ms). */
+const OPEN_TIMEOUT_MS = 5000;
+/**
+ * How long past its BLOCK time an XREAD may stay unanswered before its connection is taken for
+ * frozen and destroyed (ms): the server answers a timed-out block by itself.
+ */
+const BLOCK_GRACE_MS = 2000;
+
+/**
+ * A blocking connection: a duplicate of the caller's client that never reconnects by itself and
+ * sends no CLIENT SETINFO (node-redis 5 hangs when a handshake command is refused), so the
+ * caller's client is never blocked or closed. A failed connection is closed and a new one opened.
+ */
+export class BlockingConnection {
+  readonly #client: DuplicateClient;
+  readonly #target: CommandTarget;
+  #closed = false;
+  #opened: Promise<void> | undefined;
+
+  constructor(source: CommandTarget) {
+    this.#client = duplicate(source.client, source.isCluster);
+    // Errors are reported by the command that meets them; an unheard 'error' event would crash the process.
+    this.#client.on?.('error', () => {});
+    // A duplicate destroyed while still connecting can finish its handshake afterwards: destroy it again.
+    this.#client.on?.('ready', () => {
+      if (this.#closed) this.#destroy();
+    });
+    this.#target = commandTarget(this.#client);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Blocks until an entry after `cursor` is in `stream` or `blockMs` passes (XREAD BLOCK).
+   * Returns true when an entry arrived. Connects on first use.
+   * @throws {@link RespireError} when the connection fails, is closed or stays silent past the block
+   *   (then it is closed: open a new one).
+   */
+  async block(stream: string, cursor: string, blockMs: number, operation: string): Promise<boolean> {
+    if (this.#closed) throw new RespireTransportError(`${operation}: the blocking connection is closed`, { outcomeUnknown: false });
+    try {
+      this.#opened ??= this.#open(operation);
+      await this.#opened;
+      const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', stream, cursor], {
+        operation,
+        timeoutMs: blockMs + BLOCK_GRACE_MS,
+        keyType: { key: stream, type: 'stream' },
+      });
+      return reply !== null && reply !== undefined;
+    } catch (error) {
+      // A connection that failed once (killed, reset, frozen, refused) is not used again.
+      this.close();
+      throw error;
+    }
+  }
+
+  /** Destroys the connection at once; a block in progress rejects. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.#destroy();
+  }
+
+  async #open(operation: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.#client.connect?.(),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new RespireTransportError(`${operation}: not connected within ${OPEN_TIMEOUT_MS} ms`, { outcomeUnknown: false })),
+            OPEN_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } catch (error) {
+      throw openFailure(error, operation);
+    } finally {
+      clearTimeout(timer);
+    }
+    // close() ran while it connected: the socket it opened meanwhile is closed too.
+    if (this.#closed) {
+      this.#destroy();
+      throw new RespireTransportError(`${operation}: the blocking connection was closed while it connected`, { outcomeUnknown: false });
+    }
+  }
+
+  #destroy(): void {
+    try {
+      if (typeof this.#client.destroy === 'function') this.#client.destroy();
+      else void this.#client.disconnect?.().catch(() => {});
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** When a waiting receive may block from, and for how long at most, as {@link waitPoint} reads it. */
+export interface WaitPoint {
+  /** New entries follow this entry ID. */
+  readonly cursor: string;
+  /** ms until the earliest deadline becomes due (0: already due); undefined when nothing is leased or delayed. */
+  readonly untilDueMs: number | undefined;
+}
+
+/** Reads, in one read-only script on the server's clock, where a waiting receive blocks from and until when. */
+export async function waitPoint(target: CommandTarget, keys: QueueKeys, operation: string): Promise<WaitPoint> {
+  const state = await scriptCalls.queueWaitState(target, { stream: keys.stream, deadlines: keys.deadlines, group: QUEUE_GROUP }, { operation });
+  return { cursor: state.cursor, untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs) };
+}
+
+/** Why a blocking connection could not be opened: the server's reply, or what the network said. Nothing was sent. */
+function openFailure(error: unknown, operation: string): Error {
+  if (isErrorReply(error)) return toRespireError(error, operation);
+  if (isRespireError(error)) return error;
+  return new RespireTransportError(`${operation}: opening a blocking connection: ${describeError(error)}`, { cause: error, outcomeUnknown: false });
+}
+
+/** A duplicate of the caller's client that never reconnects by itself and sends no CLIENT SETINFO. */
+function duplicate(client: RedisClientLike, isCluster: boolean): DuplicateClient {
+  const source = client as unknown as { duplicate(overrides: object): DuplicateClient };
+  const noReconnect = (socket: unknown) => ({ ...(typeof socket === 'object' ? socket : {}), reconnectStrategy: false });
+  if (isCluster) {
+    // A Cluster client keeps its options as `_options`; its node clients take `defaults`.
+    const defaults = safeGet(safeGet(source, '_options'), 'defaults') as object | undefined;
+    return source.duplicate({ defaults: { ...defaults, socket: noReconnect(safeGet(defaults, 'socket')), disableClientInfo: true } });
+  }
+  return source.duplicate({ socket: noReconnect(safeGet(safeGet(source, 'options'), 'socket')), disableClientInfo: true });
+}
+
+/**
+ * The blocking connection of one waiting receive, or of a consumer for its lifetime: opened on
+ * the first block, replaced after a failure, closed by {@link close} (also while it connects).
+ */
+export class Waiter {
+  readonly #source: CommandTarget;
+  #connection: BlockingConnection | undefined;
+  #closed = false;
+
+  constructor(source: CommandTarget) {
+    this.#source = source;
+  }
+
+  /** As {@link BlockingConnection.block}, on the current connection or a new one; false at once after {@link close}. */
+  block(stream: string, cursor: string, blockMs: number, operation: string): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    if (this.#connection === undefined || this.#connection.closed) this.#connection = new BlockingConnection(this.#source);
+    return this.#connection.block(stream, cursor, blockMs, operation);
+  }
+
+  /** Closes the connection (a block in progress rejects) and every later block returns false at once. */
+  close(): void {
+    this.#closed = true;
+    this.#connection?.close();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+}
