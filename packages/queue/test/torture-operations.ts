@@ -254,6 +254,8 @@ const sendMany: Operation<readonly SendArgs[], SendReply[]> = {
 export interface ReceiveArgs {
   readonly visibilityMs: number;
   readonly max: number;
+  /** A waiting receive's `waitMs`; undefined for the nonblocking receive. */
+  readonly waitMs?: number;
 }
 interface ReceiveReply {
   readonly messages: ReceivedMessage<Buffer>[];
@@ -261,9 +263,9 @@ interface ReceiveReply {
   readonly deadlines: (number | undefined)[];
 }
 
-export const receive: Operation<ReceiveArgs, ReceiveReply> = {
-  name: 'receive',
-  weight: 22,
+const receiveOperation = (waiting: boolean): Operation<ReceiveArgs, ReceiveReply> => ({
+  name: waiting ? 'receive (waiting)' : 'receive',
+  weight: waiting ? 5 : 22,
   draw(ctx) {
     const visibilityMs = ctx.random.weighted([
       [ctx.random.int(20, 150), 35],
@@ -278,15 +280,17 @@ export const receive: Operation<ReceiveArgs, ReceiveReply> = {
     // Now and then aimed within a few ms of a delayed send's due time, where an early delivery hides.
     const now = ctx.clock.estimateMs();
     const soon = ctx.pools.dueTimes.filter((t) => t > now && t - now < 2000);
+    // A waiting receive waits a little: long enough to wake on a send or a due time, short enough to keep the run moving.
+    const wait = waiting ? { waitMs: ctx.random.int(5, 300) } : {};
     if (soon.length > 0 && ctx.random.chance(0.25)) {
       const dueAt = ctx.random.pick(soon);
       ctx.pools.dueTimes.splice(ctx.pools.dueTimes.indexOf(dueAt), 1);
-      return { args: { visibilityMs, max }, aimAtMs: dueAt + ctx.random.int(-3000, 1000) / 1000 };
+      return { args: { visibilityMs, max, ...wait }, aimAtMs: dueAt + ctx.random.int(-3000, 1000) / 1000 };
     }
-    return { args: { visibilityMs, max } };
+    return { args: { visibilityMs, max, ...wait } };
   },
   async run(ctx, args) {
-    const messages = await ctx.queue.receive(args.visibilityMs, { max: args.max });
+    const messages = await ctx.queue.receive(args.visibilityMs, args.waitMs === undefined ? { max: args.max } : { max: args.max, waitMs: args.waitMs });
     let deadlines: (number | undefined)[] = messages.map(() => undefined);
     if (messages.length > 0) {
       // The documented member of a lease, `<entry ID>:<receipt>`, scored with its deadline: exact while it is still there.
@@ -326,8 +330,11 @@ export const receive: Operation<ReceiveArgs, ReceiveReply> = {
       ctx.pools.held.push({ message, token: tokenOf(message.payload), deadline: exact !== undefined ? { lo: exact, hi: exact } : { lo: 0, hi: upper } });
     });
   },
-  describe: (args) => `receive(${args.visibilityMs} ms, max ${args.max})`,
-};
+  describe: (args) => `receive(${args.visibilityMs} ms, max ${args.max}${args.waitMs === undefined ? '' : `, wait ${args.waitMs} ms`})`,
+});
+
+/** The nonblocking receive (also the final drain's). */
+export const receive = receiveOperation(false);
 
 interface SettleOneArgs {
   readonly item: Held;
@@ -456,13 +463,14 @@ const extendLeases = (many: boolean): Operation<ExtendArgs, ExtendReply> => ({
   describe: (args) => `${many ? 'extendMany' : 'extend'}(${label(args.items)}, ${args.visibilityMs} ms)${args.aimed ? ' aimed at its deadline' : ''}`,
 });
 
-/** The operations the queue has today. Waiting receives join here as they land. */
+/** The operations the queue has today. */
 export const OPERATIONS: readonly Operation<never, unknown>[] = [
   send('plain'),
   send('deduplicated'),
   send('delayed'),
   sendMany,
   receive,
+  receiveOperation(true),
   settleOne('ack'),
   ackMany,
   settleOne('nack'),
