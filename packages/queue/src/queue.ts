@@ -587,9 +587,8 @@ export class ReliableQueue<T> {
       if (waiter.closed) return batch;
       // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
       const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
-      let arrived: boolean;
       try {
-        arrived = await waiter.block(this.#keys.stream, cursor, blockMs, operation);
+        await waiter.block(this.#keys.stream, cursor, blockMs, operation);
         failures = 0;
       } catch (error) {
         if (waiter.closed) return batch;
@@ -597,8 +596,8 @@ export class ReliableQueue<T> {
         if (isRespireError(error, 'TRANSPORT_FAILED') && ++failures < 3) continue;
         throw error;
       }
-      // The wait ran out with nothing appended and no deadline before its end: nothing is receivable.
-      if (!arrived && blockMs === remaining && waitMs - (performance.now() - started) < 1) return batch;
+      // Whatever ended the block (an append, a deadline, the end of the wait), the loop receives
+      // once more before it returns: a NACK made during the block is leased then, not left behind.
     }
   }
 

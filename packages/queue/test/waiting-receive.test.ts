@@ -48,6 +48,17 @@ describeOnTargets('ReliableQueue waiting receive', targets, (target, connection)
     expect(elapsed).toBeLessThan(3000);
   });
 
+  it('leases a message NACKed during its block at the end of waitMs, rather than returning empty', async () => {
+    const queue = queueOf();
+    const id = await queue.send('held');
+    const [first] = await queue.receive(60_000);
+    const waiting = queue.receive(30_000, { waitMs: 800 });
+    // The block has begun (nothing was receivable); a NACK does not wake it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await queue.nack(first!, 0)).toBe(true);
+    expect((await waiting).map((m) => [m.id, m.deliveryCount])).toEqual([[id, 2]]);
+  });
+
   it('wakes when a lease deadline passes', async () => {
     const queue = queueOf();
     const id = await queue.send('slow');
@@ -147,10 +158,10 @@ describe('ReliableQueue waiting receive on a private server', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(1990);
     const after = await calls();
     const sent = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
-    // What the client sent for one idle wait: the receive and queue-wait-state scripts, one XREAD
-    // BLOCK, and the blocking connection's handshake (HELLO). Nothing else reached the server
-    // from outside a script but this test's own INFO.
-    expect({ evalsha: sent('evalsha'), eval: sent('eval'), xread: sent('xread'), hello: sent('hello') }).toEqual({ evalsha: 2, eval: 0, xread: 1, hello: 1 });
+    // What the client sent for one idle wait: the receive script before and after the block, the
+    // queue-wait-state script, one XREAD BLOCK, and the blocking connection's handshake (HELLO).
+    // Nothing else reached the server from outside a script but this test's own INFO.
+    expect({ evalsha: sent('evalsha'), eval: sent('eval'), xread: sent('xread'), hello: sent('hello') }).toEqual({ evalsha: 3, eval: 0, xread: 1, hello: 1 });
     const outside = ['evalsha', 'eval', 'xread', 'hello', 'info'];
     const inScripts = ['type', 'time', 'zrange', 'zrangebyscore', 'exists', 'xinfo|groups', 'xreadgroup', 'xgroup|create'];
     for (const [command, count] of after) {
