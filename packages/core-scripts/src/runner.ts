@@ -25,6 +25,8 @@ export interface ScriptCallOptions {
   noScriptTarget?: CommandTarget;
   /** Repeating this call cannot apply it twice; see `SendOptions.retrySafe` (the durability option). */
   retrySafe?: boolean;
+  /** The script writes nothing: no durability wait follows it; see `SendOptions.readOnly`. */
+  readOnly?: boolean;
 }
 
 const toArg = (value: ScriptArg): RedisArg => (typeof value === 'number' ? String(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value);
@@ -56,7 +58,7 @@ export async function runScript(
   const command: RedisArg[] = ['EVALSHA', script.sha1, String(keys.length)];
   for (const key of keys) command.push(key);
   for (const arg of args) command.push(toArg(arg));
-  const send: SendOptions = { binary: options.binary, operation: options.operation ?? script.name, retrySafe: options.retrySafe };
+  const send: SendOptions = { binary: options.binary, operation: options.operation ?? script.name, retrySafe: options.retrySafe, readOnly: options.readOnly };
   try {
     return await target.send(firstKey, command, send);
   } catch (error) {

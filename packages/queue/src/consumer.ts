@@ -338,7 +338,12 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     const tick = async () => {
       const sentAt = performance.now();
       try {
-        const extended = await this.#queue.extend(message, visibilityTimeoutMs);
+        const extended = await this.#queue.extend(message, visibilityTimeoutMs).catch((error: unknown) => {
+          // Applied, only not yet on the replicas the durability option asks for: the reply says whether it extended.
+          if (!isRespireError(error, 'NOT_DURABLE')) throw error;
+          const reply = safeGet(error, 'reply');
+          return Array.isArray(reply) && Number(reply[0]) === 1;
+        });
         if (ended) return;
         if (!extended) return lose('the lease could not be extended (expired, revoked or superseded); the handler is aborted');
         heldUntil = sentAt + visibilityTimeoutMs;
@@ -375,6 +380,18 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
       });
       if (!settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
     } catch (error) {
+      if (isRespireError(error, 'NOT_DURABLE')) {
+        // The durability option's wait fell short; the ACK or NACK itself ran (its reply says whether it settled).
+        const reply = safeGet(error, 'reply');
+        const settled = Array.isArray(reply) && Number(reply[0]) === 1;
+        const what = settled ? 'was applied' : 'found the lease gone (expired or superseded)';
+        this.#log('warn', `the ${action} ${what}, and has not reached the replicas or AOF the durability option asks for`, {
+          ...context,
+          errorType: exceptionType(error),
+          code: safeGet(error, 'code'),
+        });
+        return;
+      }
       const unknown = safeGet(error, 'outcomeUnknown') === true;
       this.#log(
         unknown ? 'warn' : 'error',

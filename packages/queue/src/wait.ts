@@ -128,7 +128,7 @@ export interface WaitPoint {
 
 /** Reads, in one read-only script on the server's clock, where a waiting receive blocks from and until when. */
 export async function waitPoint(target: CommandTarget, keys: QueueKeys, operation: string): Promise<WaitPoint> {
-  const state = await scriptCalls.queueWaitState(target, { stream: keys.stream, deadlines: keys.deadlines, group: QUEUE_GROUP }, { operation });
+  const state = await scriptCalls.queueWaitState(target, { stream: keys.stream, deadlines: keys.deadlines, group: QUEUE_GROUP }, { operation, readOnly: true });
   return { cursor: state.cursor, untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs) };
 }
 

@@ -1,8 +1,8 @@
 // The lease engine's TypeScript side, shared by a reliable queue and (in time) a topic's subscriptions:
 // receipts checked before any I/O, a receipt token per receive, leased messages with their receipts.
-import { RespireValidationError } from '@respire/core-scripts';
-import { isEntryId, isReceipt, newReceiptToken, receiptOf, safeGet, type CommandTarget } from '@respire/core-scripts/internal';
-import type { LeaseRequest, LeaseSource, LeasedEntry } from './source.js';
+import { RespireValidationError, isRespireError } from '@respire/core-scripts';
+import { decodeQueueReceiveReply, isEntryId, isReceipt, newReceiptToken, receiptOf, safeGet, type CommandTarget } from '@respire/core-scripts/internal';
+import type { LeaseBatch, LeaseRequest, LeaseSource, LeasedEntry } from './source.js';
 
 /** Largest `max` of a receive and largest batch of receipts completed or released in one call. */
 export const MAX_BATCH = 1000;
@@ -39,7 +39,16 @@ export class Leases {
   async lease(request: Omit<LeaseRequest, 'token'>, operation: string): Promise<{ readonly deadLettered: number; readonly leases: Lease[] }> {
     const token = newReceiptToken();
     const { visibilityTimeoutMs, max, deliveryLimit } = request;
-    const batch = await this.#source.lease(this.#target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation);
+    let batch: LeaseBatch;
+    try {
+      batch = await this.#source.lease(this.#target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation);
+    } catch (error) {
+      // The durability wait fell short, but the leases were written: a failover could lose them,
+      // which only makes these messages due again early (delivery stays at least once). Left
+      // unreturned they would count toward the delivery limit unseen, so the batch is handed over.
+      if (!isRespireError(error, 'NOT_DURABLE')) throw error;
+      batch = decodeQueueReceiveReply(safeGet(error, 'reply'), operation);
+    }
     const leases: Lease[] = [];
     // An object literal per lease, not a spread: a spread costs about ten times as much here.
     for (const { id, payload, deliveryCount, headers } of batch.entries)
