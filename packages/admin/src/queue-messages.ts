@@ -131,7 +131,8 @@ export async function queueMessageAction(
   const who = ctx.auditor.operator(actor, action, id, { entryId });
   const e = toEntryId('entryId', entryId);
   if (typeof expected !== 'object' || expected === null) throw new RespireValidationError('expected', 'must be { deliveryCount, untilMs }');
-  const count = toCount('expected.deliveryCount', expected.deliveryCount, 0, 1, Number.MAX_SAFE_INTEGER);
+  // 0 is a delayed send not yet due, as the message view shows it.
+  const count = toCount('expected.deliveryCount', expected.deliveryCount, 0, 0, Number.MAX_SAFE_INTEGER);
   const untilMs = expected.untilMs;
   if (typeof untilMs !== 'number' || !Number.isFinite(untilMs) || untilMs < 0) {
     throw new RespireValidationError('expected.untilMs', `must be the deadline shown (ms since the epoch), got ${String(untilMs)}`);

@@ -63,6 +63,9 @@ describe.each(targets)('queue messages and find on $name', (target) => {
     expect((await queue.receive(60_000)).map((m) => m.id)).toEqual([plainId]);
     const parked = await admin.queueMessage(id, delayedId);
     expect(parked).toMatchObject({ state: 'delayed', deliveryCount: 0, untilMs: waiting!.dueMs, due: false, dueMs: waiting!.dueMs });
+    // An operator can release it as shown (delivery count 0): it is receivable at once, as its first delivery.
+    expect(await admin.releaseQueueMessage(operator, id, delayedId, { deliveryCount: 0, untilMs: parked!.untilMs! })).toEqual({ status: 'released' });
+    expect((await queue.receive(60_000)).map((m) => [m.id, m.deliveryCount])).toEqual([[delayedId, 1]]);
   });
 
   it('releases a leased message (due now, count kept: the next receive redelivers it and the holder can no longer ack) only while its count and deadline are what the operator saw', async () => {

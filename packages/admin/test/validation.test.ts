@@ -77,7 +77,7 @@ describe('validation before any I/O', () => {
     ['job record IDs and a filter', () => admin.startJob(operator, s, { action: 'retry', recordIds: ['1-1'], filter: {} })],
     ['job record ID', () => admin.startJob(operator, s, { action: 'delete', recordIds: ['x'] })],
     ['job ID', () => admin.job('../etc')],
-    ['queue message release expectation', () => admin.releaseQueueMessage(operator, q, '1-1', { deliveryCount: 0, untilMs: 1 })],
+    ['queue message release expectation', () => admin.releaseQueueMessage(operator, q, '1-1', { deliveryCount: -1, untilMs: 1 })],
     ['queue message delete entry ID', () => admin.deleteQueueMessage(operator, q, 'x', { deliveryCount: 1, untilMs: 1 })],
   ])('rejects a bad %s with RespireValidationError', async (_name, call) => {
     await expect(call()).rejects.toMatchObject({ name: 'RespireValidationError', code: 'INVALID_ARGUMENT' });

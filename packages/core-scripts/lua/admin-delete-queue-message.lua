@@ -8,7 +8,7 @@ KEYS[1]  stream: ready stream                  (stream)
 KEYS[2]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
 ARGV[1]  group: consumer group                 (the queue's private group)
 ARGV[2]  id: entry ID                       (as Redis prints it)
-ARGV[3]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
+ARGV[3]  deliveryCount: expected delivery count   (shown to the operator, >= 0; 0: a delayed send not yet due)
 ARGV[4]  untilMs: expected deadline or due time   (ms, the member's score shown to the operator)
 
 Reply    { 1 deleted, deliveryCount: int } | { 0 notInFlight, 0 } | { -1 changed, deliveryCount: int }

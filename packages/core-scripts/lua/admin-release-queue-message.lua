@@ -8,7 +8,7 @@ still has the delivery count and the deadline (or due time) shown; otherwise not
 KEYS[1]  stream: ready stream                  (stream)
 KEYS[2]  deadlines: delivery deadlines         (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
 ARGV[1]  id: entry ID                       (as Redis prints it)
-ARGV[2]  deliveryCount: expected delivery count   (shown to the operator, >= 1)
+ARGV[2]  deliveryCount: expected delivery count   (shown to the operator, >= 0; 0: a delayed send not yet due)
 ARGV[3]  untilMs: expected deadline or due time   (ms, the member's score shown to the operator)
 
 Reply    { 1 released, deliveryCount: int } | { 0 notInFlight, 0 } | { -1 changed, deliveryCount: int }

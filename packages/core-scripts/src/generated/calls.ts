@@ -52,7 +52,7 @@ export interface AdminDeleteQueueMessageArgs {
   readonly group: ScriptArg;
   /** ARGV[2] entry ID (as Redis prints it) */
   readonly id: ScriptArg;
-  /** ARGV[3] expected delivery count (shown to the operator, >= 1) */
+  /** ARGV[3] expected delivery count (shown to the operator, >= 0; 0: a delayed send not yet due) */
   readonly deliveryCount: ScriptArg;
   /** ARGV[4] expected deadline or due time (ms, the member's score shown to the operator) */
   readonly untilMs: ScriptArg;
@@ -212,7 +212,7 @@ export interface AdminReleaseQueueMessageArgs {
   readonly deadlines: string;
   /** ARGV[1] entry ID (as Redis prints it) */
   readonly id: ScriptArg;
-  /** ARGV[2] expected delivery count (shown to the operator, >= 1) */
+  /** ARGV[2] expected delivery count (shown to the operator, >= 0; 0: a delayed send not yet due) */
   readonly deliveryCount: ScriptArg;
   /** ARGV[3] expected deadline or due time (ms, the member's score shown to the operator) */
   readonly untilMs: ScriptArg;

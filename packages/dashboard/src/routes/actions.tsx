@@ -85,7 +85,7 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
       const entry = need(f, 'entry', ENTRY_ID);
       const consumer = typeof f['consumer'] === 'string' ? f['consumer'] : undefined;
       if (consumer === undefined || consumer.length > 65_536) throw new HttpError(400, 'Invalid consumer.');
-      const expected = { deliveryCount: intParam(f, 'deliveryCount', 1, Number.MAX_SAFE_INTEGER), consumer };
+      const expected = { deliveryCount: intParam(f, 'deliveryCount', 0, Number.MAX_SAFE_INTEGER), consumer };
       const deleteEntry = f['deleteEntry'] === '1';
       const principal = c.get('principal');
       const result =
@@ -127,7 +127,7 @@ export function actionRoutes(routes: Hono<Env>, s: Settings): void {
       const f = await form(c);
       const queue = await resolveQueue(s, c, f);
       const entry = need(f, 'entry', ENTRY_ID);
-      const expected = { deliveryCount: intParam(f, 'deliveryCount', 1, Number.MAX_SAFE_INTEGER), untilMs: intParam(f, 'untilMs', 0, Number.MAX_SAFE_INTEGER) };
+      const expected = { deliveryCount: intParam(f, 'deliveryCount', 0, Number.MAX_SAFE_INTEGER), untilMs: intParam(f, 'untilMs', 0, Number.MAX_SAFE_INTEGER) };
       const principal = c.get('principal');
       const result =
         messageAction === 'release-message'
