@@ -1,5 +1,5 @@
 // A Cluster slot moved under the admin's client.
-import { startRedisCluster, type RedisClusterHandle } from '@respire/harness';
+import { eventually, startRedisCluster, type RedisClusterHandle } from '@respire/harness';
 import { keySlot } from '@respire/core-scripts/internal';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,12 @@ describe('a Cluster slot move under the admin', { timeout: 60_000 }, () => {
       if (keys.length === 0) break;
       await nodes[from]!.sendCommand(['MIGRATE', '127.0.0.1', String(cluster.nodes[to]!.port), '', '0', '5000', 'KEYS', ...keys]);
     }
-    for (const node of nodes) await node.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'NODE', toId]);
+    // The new owner first (it bumps its config epoch), then the old one, then the rest: told in
+    // another order, a node could take the old owner's gossip (a higher epoch than the new owner's,
+    // not yet bumped) as newer and move the slot back for a while.
+    const order = [to, from, ...nodes.keys()].filter((i, at, all) => all.indexOf(i) === at);
+    for (const i of order) await nodes[i]!.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'NODE', toId]);
+    await eventually(async () => (await owner(slot)) === to, 5000, 20);
   }
 
   it('retry, bulk retry, release and discovery follow the slot to its new master', async () => {
