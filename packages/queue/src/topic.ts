@@ -457,7 +457,7 @@ export class TopicSubscription<T> {
    * @throws {@link RespireCodecError}, {@link RespireKeyTypeError}, {@link RespirePermissionError},
    *   {@link RespireTransportError}, {@link RespireServerError} as the queue's receive.
    */
-  async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
+  async receive(visibilityTimeoutMs: number, options: Pick<ReceiveOptions, 'max'> = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
     const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     const operation = 'TopicSubscription.receive';
