@@ -66,6 +66,7 @@ export function groupedSource(keys: GroupedQueueKeys, concurrency: number): Leas
       scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
     // Extending touches only the deadlines index: the queue's script on the grouped one.
-    extend: (target, receipts, visibilityTimeoutMs, operation) => scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
+    extend: (target, receipts, visibilityTimeoutMs, operation) =>
+      scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
   };
 }

@@ -18,6 +18,7 @@ export function queueSource(keys: QueueKeys): LeaseSource {
       scriptCalls.queueReceive(target, { stream, deadlines, deadLetter, visibilityTimeoutMs, max, deliveryLimit, token, group: QUEUE_GROUP }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.queueAck(target, { stream, deadlines, group: QUEUE_GROUP, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
-    extend: (target, receipts, visibilityTimeoutMs, operation) => scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
+    extend: (target, receipts, visibilityTimeoutMs, operation) =>
+      scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
   };
 }

@@ -20,6 +20,7 @@ export function subscriptionSource(topic: TopicKeys, subscription: SubscriptionK
       scriptCalls.topicReceive(target, { stream, deadlines, deadLetter, trimmed, visibilityTimeoutMs, max, deliveryLimit, token, group }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.topicAck(target, { stream, deadlines, group, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
-    extend: (target, receipts, visibilityTimeoutMs, operation) => scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
+    extend: (target, receipts, visibilityTimeoutMs, operation) =>
+      scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
   };
 }
