@@ -1,6 +1,15 @@
-// Payloads through a codec, headers as received, and deduplication IDs: checked before any I/O (the topic's; the queue's are the same rules).
+// Payloads through a codec, headers as sent and as received, and deduplication IDs: checked before any I/O, the same rules for the queue and the topic.
 import { MAX_BULK_BYTES, RespireCodecError, RespireValidationError } from '@respire/core-scripts';
-import { describeThrown, exceptionType, isWellFormedText, readHeaders, type ReceivedHeaders } from '@respire/core-scripts/internal';
+import {
+  describeThrown,
+  exceptionType,
+  isWellFormedText,
+  MAX_HEADERS,
+  MAX_HEADERS_BYTES,
+  readHeaders,
+  writeHeaders,
+  type ReceivedHeaders,
+} from '@respire/core-scripts/internal';
 import type { Codec } from './codec.js';
 
 /** Longest deduplication ID, in UTF-8 bytes. */
@@ -75,15 +84,53 @@ export function decodeHeaders(id: string, encoded: Buffer, batchSize: number, op
   return read.headers;
 }
 
+/**
+ * Checks and encodes a send's (or a publication's) headers; undefined for an empty object.
+ * @throws {@link RespireValidationError} unless `value` is a plain object of at most
+ *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
+ *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
+ */
+export function checkHeaders(
+  value: unknown,
+  argument: string,
+): { readonly encoded: Buffer; readonly entries: readonly (readonly [string, string | Uint8Array])[] } | undefined {
+  let entries: [string, unknown][];
+  try {
+    // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new TypeError('not an object');
+    entries = Object.entries(value);
+  } catch {
+    throw new RespireValidationError(argument, 'must be an object of header names to string or Uint8Array values');
+  }
+  if (entries.length > MAX_HEADERS) throw new RespireValidationError(argument, `at most ${MAX_HEADERS} headers, got ${entries.length}`);
+  if (entries.length === 0) return undefined;
+  for (const [name, header] of entries) {
+    if (name.length === 0 || !isWellFormedText(name)) {
+      throw new RespireValidationError(argument, 'header names must be nonempty, well-formed Unicode (no lone surrogates)');
+    }
+    if (typeof header === 'string') {
+      if (!isWellFormedText(header)) throw new RespireValidationError(`${argument}.${name}`, 'a string value must be well-formed Unicode: send bytes instead');
+    } else if (!(header instanceof Uint8Array)) {
+      throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
+    }
+  }
+  const checked = entries as [string, string | Uint8Array][];
+  const encoded = writeHeaders(checked);
+  if (encoded.length > MAX_HEADERS_BYTES) {
+    throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
+  }
+  return { encoded, entries: checked };
+}
+
 /** @throws {@link RespireValidationError} unless `id` is a nonempty well-formed string of at most 1,024 UTF-8 bytes. */
-export function checkDeduplicationId(id: unknown): asserts id is string {
+export function checkDeduplicationId(id: unknown, argument = 'deduplicationId'): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError('deduplicationId', 'must be a nonempty string');
+    throw new RespireValidationError(argument, 'must be a nonempty string');
   }
   if (!isWellFormedText(id)) {
-    throw new RespireValidationError('deduplicationId', 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
+    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
-    throw new RespireValidationError('deduplicationId', `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
+    throw new RespireValidationError(argument, `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
   }
 }

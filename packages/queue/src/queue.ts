@@ -28,7 +28,7 @@ import {
   type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
-import { decodeHeaders } from './payloads.js';
+import { checkDeduplicationId, checkHeaders, decodeHeaders } from './payloads.js';
 import { instrumented, type InjectedHeaders, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
@@ -814,54 +814,4 @@ function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSe
   const encoded = writeHeaders(entries);
   if (encoded.length > MAX_HEADERS_BYTES) return item;
   return { ...item, headers: encoded, headerEntries: entries };
-}
-
-/**
- * Checks and encodes a send's headers; undefined for an empty object.
- * @throws {@link RespireValidationError} unless `value` is a plain object of at most
- *   {@link MAX_HEADERS} headers with nonempty, well-formed names and string (well-formed) or
- *   `Uint8Array` values, encoding to at most {@link MAX_HEADERS_BYTES} bytes.
- */
-function checkHeaders(
-  value: unknown,
-  argument: string,
-): { readonly encoded: Buffer; readonly entries: readonly (readonly [string, string | Uint8Array])[] } | undefined {
-  let entries: [string, unknown][];
-  try {
-    // Read once, guarded: a Proxy or throwing getter is bad input, not a crash.
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new TypeError('not an object');
-    entries = Object.entries(value);
-  } catch {
-    throw new RespireValidationError(argument, 'must be an object of header names to string or Uint8Array values');
-  }
-  if (entries.length > MAX_HEADERS) throw new RespireValidationError(argument, `at most ${MAX_HEADERS} headers, got ${entries.length}`);
-  if (entries.length === 0) return undefined;
-  for (const [name, header] of entries) {
-    if (name.length === 0 || !isWellFormedText(name)) {
-      throw new RespireValidationError(argument, 'header names must be nonempty, well-formed Unicode (no lone surrogates)');
-    }
-    if (typeof header === 'string') {
-      if (!isWellFormedText(header)) throw new RespireValidationError(`${argument}.${name}`, 'a string value must be well-formed Unicode: send bytes instead');
-    } else if (!(header instanceof Uint8Array)) {
-      throw new RespireValidationError(`${argument}.${name}`, 'must be a string or a Uint8Array');
-    }
-  }
-  const checked = entries as [string, string | Uint8Array][];
-  const encoded = writeHeaders(checked);
-  if (encoded.length > MAX_HEADERS_BYTES) {
-    throw new RespireValidationError(argument, `encode to ${encoded.length} bytes, more than ${MAX_HEADERS_BYTES}; nothing was sent`);
-  }
-  return { encoded, entries: checked };
-}
-
-function checkDeduplicationId(id: unknown, argument: string): void {
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError(argument, 'must be a nonempty string');
-  }
-  if (!isWellFormedText(id)) {
-    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two IDs could share a key');
-  }
-  if (Buffer.byteLength(id, 'utf8') > MAX_DEDUPLICATION_ID_BYTES) {
-    throw new RespireValidationError(argument, `must be at most ${MAX_DEDUPLICATION_ID_BYTES} UTF-8 bytes`);
-  }
 }

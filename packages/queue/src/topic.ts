@@ -13,13 +13,14 @@ import {
   toOptions,
   topicKeys,
   type CommandTarget,
+  type MessageHeaders,
   type SubscriptionKeys,
   type TopicKeys,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/leases.js';
 import { subscriptionSource } from './leases/subscription-source.js';
-import { checkDeduplicationId, decodeHeaders, decodePayload, encodePayload } from './payloads.js';
+import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload } from './payloads.js';
 import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, type ReceiveOptions, type ReceivedMessage } from './queue.js';
 
 /** Most publications one publish trims for retention (the oldest first); `trim()` takes up to {@link MAX_BATCH}. */
@@ -74,6 +75,12 @@ export interface PublishOptions {
   deduplicationId?: string;
   /** How long the ID is remembered, in ms (1..2^31-1, fractions round up). @defaultValue 86_400_000 (one day) */
   deduplicationWindowMs?: number;
+  /**
+   * Metadata beside the payload, as the queue's send takes them (queue README "Headers"): every
+   * subscription's `message.headers`, kept in its dead letters. String names (nonempty), string or
+   * `Uint8Array` values; at most 64 headers and 65,536 bytes encoded, checked before any I/O.
+   */
+  headers?: MessageHeaders;
 }
 
 /** What happened to a publish. */
@@ -191,8 +198,9 @@ export class ReliableTopic<T> {
    * publications. With a deduplication ID, a repeat within the window returns the original ID and
    * appends nothing (the queue's rules).
    *
-   * @throws {@link RespireValidationError} for a bad deduplication ID or window, or a payload over
-   *   512 MiB, before any I/O.
+   * @throws {@link RespireValidationError} for a bad deduplication ID or window, bad headers (more
+   *   than 64, over 65,536 bytes encoded, a blank name, a value neither string nor Uint8Array), or a
+   *   payload over 512 MiB, before any I/O.
    * @throws {@link RespireCodecError} when the codec's encode throws; nothing is sent.
    * @throws {@link RespireKeyTypeError} / {@link RespirePermissionError} when a key has another type or
    *   the user may not run XADD, SET, XTRIM or HINCRBY on it; nothing changed.
@@ -205,9 +213,10 @@ export class ReliableTopic<T> {
 
   /** As {@link publish}, but also tells whether it was a duplicate and how much retention trimmed. */
   async publishWithResult(payload: T, options: PublishOptions = {}): Promise<PublishResult> {
-    const { deduplicationId, deduplicationWindowMs } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs']);
+    const { deduplicationId, deduplicationWindowMs, headers } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'headers']);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
+    const encodedHeaders = headers === undefined ? undefined : checkHeaders(headers, 'headers')?.encoded;
     const bytes = encodePayload(this.#codec, payload, 'ReliableTopic.publish');
     const reply = await scriptCalls.topicPublish(
       this.#target,
@@ -221,6 +230,7 @@ export class ReliableTopic<T> {
         maxAgeMs: this.maxAgeMs ?? 0,
         maxLength: this.maxLength ?? 0,
         trimLimit: TOPIC_TRIM_PER_PUBLISH,
+        headers: encodedHeaders ?? '',
       },
       { operation: 'ReliableTopic.publish' },
     );

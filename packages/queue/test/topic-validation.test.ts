@@ -102,6 +102,11 @@ describe('ReliableTopic: bad input fails before any I/O', () => {
     await rejected(() => topic.publish('x', { deduplicationId: '' }), 'deduplicationId');
     await rejected(() => topic.publish('x', { deduplicationId: 'a'.repeat(1025) }), 'deduplicationId');
     await rejected(() => topic.publish('x', { deduplicationId: 'a', deduplicationWindowMs: 0 }), 'deduplicationWindowMs');
+    await rejected(() => topic.publish('x', { headers: [] as never }), 'headers');
+    await rejected(() => topic.publish('x', { headers: { '': 'v' } }), 'headers');
+    await rejected(() => topic.publish('x', { headers: { k: 7 as never } }), 'headers.k');
+    await rejected(() => topic.publish('x', { headers: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`h${i}`, 'v'])) }), 'headers');
+    await rejected(() => topic.publish('x', { headers: { big: 'v'.repeat(65_536) } }), 'headers');
     await rejected(() => topic.trim({ max: 1001 }), 'max');
     await rejected(() => topic.publishMany('x' as never), 'payloads');
     await rejected(() => topic.publishMany(Array.from({ length: 1001 }, () => 'x')), 'payloads');

@@ -337,6 +337,41 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect((await subscription.receive(30_000)).map((m) => m.payload)).toEqual(['a']);
   });
 
+  it('hands a publication’s headers to every subscription, through redelivery and into each one’s dead letters', async () => {
+    const topic = topicOf();
+    const [strict, patient] = [await created(topic, 'strict', 'earliest', 1), await created(topic, 'patient', 'earliest', 3)];
+    const bytes = Buffer.from([0, 255, 10]);
+    const id = await topic.publish('with', { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', raw: bytes } });
+    await topic.publish('without');
+    // One stored entry: the payload, then the headers field (a queue entry's format).
+    const [entry] = (await connection().raw(topic.streamKey, ['XRANGE', topic.streamKey, id, id])) as [string, Buffer[]][];
+    expect(entry![1].map(String).filter((_, i) => i % 2 === 0)).toEqual(['payload', 'headers']);
+    const expected = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', raw: bytes };
+    const first = await patient.receive(30_000);
+    expect(first.map((m) => [m.payload, m.headers])).toEqual([
+      ['with', expected],
+      ['without', {}],
+    ]);
+    expect(await patient.nackMany(first)).toEqual([true, true]);
+    expect((await patient.receive(30_000)).map((m) => [m.payload, m.deliveryCount, m.headers])).toEqual([
+      ['with', 2, expected],
+      ['without', 2, {}],
+    ]);
+    // strict dead-letters at its limit of one: the record keeps the headers.
+    expect(await strict.nackMany(await strict.receive(30_000))).toEqual([true, true]);
+    expect(await strict.receive(30_000)).toEqual([]);
+    const dead = (await connection().raw(strict.deadLetterStreamKey, ['XRANGE', strict.deadLetterStreamKey, '-', '+'])) as [string, Buffer[]][];
+    expect(dead.map(([, fields]) => fields.map(String).filter((_, i) => i % 2 === 0))).toEqual([
+      ['payload', 'source_id', 'delivery_count', 'headers'],
+      ['payload', 'source_id', 'delivery_count'],
+    ]);
+    // A duplicate publication keeps the original's headers.
+    const again = await topic.publishWithResult('dup', { deduplicationId: 'd', headers: { k: 'first' } });
+    expect(await topic.publishWithResult('dup', { deduplicationId: 'd', headers: { k: 'second' } })).toMatchObject({ id: again.id, duplicate: true });
+    const fresh = await created(topic, 'fresh');
+    expect((await fresh.receive(30_000)).map((m) => m.headers)).toEqual([expected, {}, { k: 'first' }]);
+  });
+
   it('refuses a key of another type, changing nothing', async () => {
     const topic = topicOf();
     const { trimmed } = topicKeys(topic.name, '');

@@ -548,11 +548,13 @@ export interface TopicPublishArgs {
   readonly maxLength: ScriptArg;
   /** ARGV[5] most publications trimmed by this call (publications, 1..1000) */
   readonly trimLimit: ScriptArg;
+  /** ARGV[6] the publication's encoded headers, empty for none (bytes: src/formats/headers.ts) */
+  readonly headers: ScriptArg;
 }
 
 /** Runs `topic-publish` (append a publication (once per deduplication ID within its window), then apply retention) through {@link runScript} and decodes its reply. */
 export async function topicPublish(target: CommandTarget, args: TopicPublishArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishReply> {
-  const reply = await runScript(target, scripts.topicPublish, [args.stream, args.deduplicationKey, args.trimmed], [args.payload, args.windowMs, args.maxAgeMs, args.maxLength, args.trimLimit], options);
+  const reply = await runScript(target, scripts.topicPublish, [args.stream, args.deduplicationKey, args.trimmed], [args.payload, args.windowMs, args.maxAgeMs, args.maxLength, args.trimLimit, args.headers], options);
   return replies.decodeTopicPublishReply(reply, options?.operation);
 }
 
