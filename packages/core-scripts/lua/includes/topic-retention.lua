@@ -43,6 +43,34 @@ local function respire_topic_groups(stream)
   return groups
 end
 
+-- The end (an XRANGE end argument) of the oldest entries retention may trim: those every
+-- subscription has completed (before its oldest pending entry, else up to its last-delivered
+-- ID), or older than `cutoff` ms; '+' when a length bound is exceeded; nil when nothing can go.
+-- Reading only up to it keeps a publish's retention O(what it trims), not O(limit).
+local function respire_topic_trim_end(groups, cutoff, overLength)
+  if overLength then return '+' end
+  local finish, inclusive
+  for _, group in ipairs(groups) do
+    local id, incl = group.oldest or group.last, group.oldest == nil
+    if not finish then
+      finish, inclusive = id, incl
+    else
+      local c = respire_entry_id_compare(id, finish)
+      -- An ID that does not compare (never from Redis): trim nothing on a guess.
+      if c == nil then return nil end
+      if c < 0 or (c == 0 and not incl) then finish, inclusive = id, incl end
+    end
+  end
+  -- '(0-0' is no range end: a cutoff at or before the epoch takes nothing.
+  if cutoff and cutoff > 0 then
+    local age = respire_int(cutoff) .. '-0'
+    local c = finish and respire_entry_id_compare(age, finish)
+    if not finish or (c and (c > 0 or (c == 0 and not inclusive))) then finish, inclusive = age, false end
+  end
+  if not finish then return nil end
+  return inclusive and finish or ('(' .. finish)
+end
+
 local function respire_topic_retention_allow(stream, trimmed)
   respire_expect_type(stream, 'stream')
   respire_expect_type(trimmed, 'hash')
@@ -56,7 +84,9 @@ local function respire_topic_retention_plan(stream, maxAge, maxLength, limit, ad
   local groups = respire_topic_groups(stream)
   local length = maxLength > 0 and (redis.call('XLEN', stream) + adding) or 0
   local cutoff = maxAge > 0 and (math.floor(respire_now_ms()) - maxAge) or nil
-  local head = redis.call('XRANGE', stream, '-', '+', 'COUNT', limit + 1)
+  local finish = respire_topic_trim_end(groups, cutoff, maxLength > 0 and length > maxLength)
+  if not finish then return plan end
+  local head = redis.call('XRANGE', stream, '-', finish, 'COUNT', limit + 1)
   for i = 1, math.min(#head, limit) do
     local id = head[i][1]
     local over = (maxLength > 0 and length - (i - 1) > maxLength)
@@ -82,6 +112,13 @@ local function respire_topic_retention_plan(stream, maxAge, maxLength, limit, ad
   end
   if plan.count == 0 then return plan end
   plan.keep = head[plan.count + 1] and head[plan.count + 1][1]
+  if not plan.keep then
+    -- The read stopped at its end: the first entry kept is the one after the last trimmed.
+    local last = head[plan.count][1]
+    -- Nothing follows the largest ID there is (and '(' before it is no range start).
+    local after = last ~= RESPIRE_MAX_ID_PART .. '-' .. RESPIRE_MAX_ID_PART and redis.call('XRANGE', stream, '(' .. last, '+', 'COUNT', 1) or {}
+    plan.keep = after[1] and after[1][1]
+  end
   return plan
 end
 
