@@ -198,4 +198,27 @@ describe('consume() under connection faults', () => {
     await pause(1500); // the slow connect finishes after stop() resolved
     await expectOnlyTheCaller();
   });
+
+  it('stop() while its receive is held by CLIENT PAUSE WRITE resolves after about a second; the batch that receive leases later is released, not lost', async () => {
+    const { queue, sender } = queues();
+    const id = await sender.send('x');
+    expect(await sender.receive(300)).toHaveLength(1); // its lease ends the consumer's first block in 300 ms
+    const handled: string[] = [];
+    const consumer = queue.consume((message) => void handled.push(message.id), { logger: quietLogger });
+    consumers.push(consumer);
+    await blockedReader();
+    await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']);
+    try {
+      await pause(800); // the block has ended at the lease's deadline; the receive script waits for the pause
+      const started = performance.now();
+      await consumer.stop();
+      expect(performance.now() - started).toBeLessThan(1500);
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+    }
+    // The receive runs once the pause ends and leases the message (delivery 2); the stopped consumer releases it at once.
+    expect(handled).toEqual([]);
+    await eventually(async () => (await sender.receive(30_000)).some((m) => m.id === id && m.deliveryCount === 3), 5000, 20);
+    await expectOnlyTheCaller();
+  });
 });
