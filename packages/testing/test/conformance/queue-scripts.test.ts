@@ -173,7 +173,17 @@ async function beyondScenario(q: Queue): Promise<unknown[]> {
       ],
     ),
   );
-  record('sendMany: a key seen in an earlier batch', await sendMany(q, ['b', 'c'], [{ payload: 'ignored', key: 2 }, { payload: 'new', key: 3, headers: 'h' }]));
+  record(
+    'sendMany: a key seen in an earlier batch',
+    await sendMany(
+      q,
+      ['b', 'c'],
+      [
+        { payload: 'ignored', key: 2 },
+        { payload: 'new', key: 3, headers: 'h' },
+      ],
+    ),
+  );
   record('entries with due and headers', await entriesAt(q));
   record('wait state before any receive (no group yet)', await waitStateAt(q));
   await sleep(10); // 'soon' is due
@@ -183,10 +193,7 @@ async function beyondScenario(q: Queue): Promise<unknown[]> {
   record('wait state: the earliest deadline and the cursor', await waitStateAt(q));
   const ids = idsOf(first);
   const receipt = (i: number) => `1.${TOKEN_A}.${i + 1}`;
-  record('extend the first to 120 s, the second to 1 ms', [
-    await extend(q, 120_000, [ids[0]!, receipt(0)]),
-    await extend(q, 1, [ids[1]!, receipt(1)]),
-  ]);
+  record('extend the first to 120 s, the second to 1 ms', [await extend(q, 120_000, [ids[0]!, receipt(0)]), await extend(q, 1, [ids[1]!, receipt(1)])]);
   record('extend: a wrong receipt, the same ID twice, an unknown ID', [
     await extend(q, 60_000, [ids[2]!, receipt(2).replace(TOKEN_A, TOKEN_B)]),
     await extend(q, 60_000, [ids[2]!, receipt(2), ids[2]!, receipt(2)]),
@@ -289,7 +296,12 @@ describe('queue scripts conformance: runScript gives the same replies on real Re
       const waitStateAllowed = Array.isArray(await waitState(limited));
       results.push({ refused, untouched, extendRefused, waitStateAllowed });
     }
-    expect(results[0]).toMatchObject({ refused: { code: 'PERMISSION_DENIED' }, untouched: [], extendRefused: { code: 'PERMISSION_DENIED' }, waitStateAllowed: true });
+    expect(results[0]).toMatchObject({
+      refused: { code: 'PERMISSION_DENIED' },
+      untouched: [],
+      extendRefused: { code: 'PERMISSION_DENIED' },
+      waitStateAllowed: true,
+    });
     expect(normalizeIds(results[1])).toEqual(normalizeIds(results[0]));
   });
 });
