@@ -80,29 +80,29 @@ describe('the waiting receive under connection faults', () => {
   it('a frozen blocking connection is abandoned 2 s past its block time and replaced; a message sent meanwhile is returned', async () => {
     const { queue, sender } = queues();
     const started = performance.now();
-    const waiting = queue.receive(30_000, { waitMs: 1000 });
+    const waiting = queue.receive(30_000, { waitMs: 1500 });
     await blockedReader();
     proxy.freeze(1); // the block's reply never arrives
     const id = await sender.send('while frozen');
     const batch = await waiting;
     const elapsed = performance.now() - started;
     expect(batch.map((m) => [m.id, m.payload, m.deliveryCount])).toEqual([[id, 'while frozen', 1]]);
-    // BLOCK 1000 ms + 2000 ms without a reply, then one receive: not sooner, and not much later.
-    expect(elapsed).toBeGreaterThanOrEqual(2900);
-    expect(elapsed).toBeLessThan(5000);
+    // BLOCK 1500 ms + 2000 ms without a reply, then one receive: not sooner, and not much later.
+    expect(elapsed).toBeGreaterThanOrEqual(3400);
+    expect(elapsed).toBeLessThan(5500);
     await expectOnlyTheCaller();
   });
 
   it('a reset (RST) of the blocking connection mid-block: a new connection takes over the wait, which ends at waitMs', async () => {
     const { queue } = queues();
     const started = performance.now();
-    const waiting = queue.receive(30_000, { waitMs: 1200 });
+    const waiting = queue.receive(30_000, { waitMs: 1500 });
     await blockedReader();
     expect(proxy.reset(1)).toBe(1);
     expect(await waiting).toEqual([]);
     const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(1190);
-    expect(elapsed).toBeLessThan(2500);
+    expect(elapsed).toBeGreaterThanOrEqual(1490);
+    expect(elapsed).toBeLessThan(2800);
     expect(proxy.accepted).toBe(3); // the caller, the reset connection, its replacement
     await expectOnlyTheCaller();
   });
@@ -202,14 +202,16 @@ describe('consume() under connection faults', () => {
   it('stop() while its receive is held by CLIENT PAUSE WRITE resolves after about a second; the batch that receive leases later is released, not lost', async () => {
     const { queue, sender } = queues();
     const id = await sender.send('x');
-    expect(await sender.receive(300)).toHaveLength(1); // its lease ends the consumer's first block in 300 ms
+    const leasedAt = performance.now();
+    expect(await sender.receive(1500)).toHaveLength(1); // its lease ends the consumer's first block in 1.5 s
     const handled: string[] = [];
     const consumer = queue.consume((message) => void handled.push(message.id), { logger: quietLogger });
     consumers.push(consumer);
     await blockedReader();
     await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']);
     try {
-      await pause(800); // the block has ended at the lease's deadline; the receive script waits for the pause
+      // The block ends at the lease's deadline; the receive script after it waits for the pause.
+      await pause(leasedAt + 1500 + 400 - performance.now());
       const started = performance.now();
       await consumer.stop();
       expect(performance.now() - started).toBeLessThan(1500);
