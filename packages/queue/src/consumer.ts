@@ -32,6 +32,8 @@ export const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
 const CONSUMER_WAIT_MS = 20_000;
 /** How long stop() waits for the NACKs of messages it will not finish after aborting their handlers (ms). */
 const RELEASE_DEADLINE_MS = 5000;
+/** How long stop() waits for a receive already sent to answer (ms). */
+const STOP_RECEIVE_DEADLINE_MS = 1000;
 /** How long a settlement refused with a transient reply (nothing ran) is retried (ms). */
 const SETTLE_RETRY_MS = 5000;
 
@@ -120,8 +122,9 @@ export interface QueueConsumer {
   /**
    * Stops receiving at once, lets running handlers finish for up to `shutdownTimeoutMs`, then
    * aborts their signals and NACKs (delay 0) the messages it will not finish, so they are
-   * redelivered at once. Resolves when every connection the consumer opened is closed. Repeated
-   * calls return the same promise; it never rejects.
+   * redelivered at once. A receive already sent is waited for at most 1 s; what it leases after
+   * that is NACKed the same way when it answers. Resolves when every connection the consumer
+   * opened is closed. Repeated calls return the same promise; it never rejects.
    */
   stop(): Promise<void>;
   /** Handlers running now. */
@@ -220,7 +223,9 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     this.#stopController.abort();
     this.#waiter.close(); // a waiting receive returns at once
     this.#slotFreed?.();
-    await this.#loop;
+    // A receive in flight on the queue's client (a paused server, a silent socket) is not waited
+    // for past this: the loop NACKs whatever it leases once it answers, and starts no handler.
+    await Promise.race([this.#loop, sleep(STOP_RECEIVE_DEADLINE_MS)]);
     const finished = Promise.all([...this.#runs].map((run) => run.done));
     if (this.#runs.size > 0) await Promise.race([finished, sleep(this.#settings.shutdownTimeoutMs)]);
     for (const run of this.#runs) {

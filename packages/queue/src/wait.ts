@@ -56,18 +56,24 @@ export class BlockingConnection {
 
   /**
    * Blocks until an entry after `cursor` is in `stream` or `blockMs` passes (XREAD BLOCK).
-   * Returns true when an entry arrived. Connects on first use.
+   * Returns true when an entry arrived. Connects on first use; the connect counts toward
+   * `blockMs` (a slow one ends the block at its time, false, and goes on for the next block).
    * @throws {@link RespireError} when the connection fails, is closed or stays silent past the block
    *   (then it is closed: open a new one).
    */
   async block(stream: string, cursor: string, blockMs: number, operation: string): Promise<boolean> {
     if (this.#closed) throw new RespireTransportError(`${operation}: the blocking connection is closed`, { outcomeUnknown: false });
+    const endsAt = performance.now() + blockMs;
     try {
-      this.#opened ??= this.#open(operation);
-      await this.#opened;
-      const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', stream, cursor], {
+      if (this.#opened === undefined) {
+        this.#opened = this.#open(operation);
+        this.#opened.catch(() => {}); // a connect given up below fails unheard; the next block meets its error
+      }
+      if (!(await withinMs(this.#opened, blockMs))) return false;
+      const remainingMs = Math.max(1, Math.ceil(endsAt - performance.now()));
+      const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(remainingMs), 'STREAMS', stream, cursor], {
         operation,
-        timeoutMs: blockMs + BLOCK_GRACE_MS,
+        timeoutMs: remainingMs + BLOCK_GRACE_MS,
         keyType: { key: stream, type: 'stream' },
       });
       return reply !== null && reply !== undefined;
@@ -115,6 +121,16 @@ export class BlockingConnection {
     } catch {
       // already closed
     }
+  }
+}
+
+/** Whether `promise` fulfils within `ms` (false when it has not yet); rejects when it rejects first. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

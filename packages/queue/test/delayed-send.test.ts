@@ -107,6 +107,31 @@ describeOnTargets('ReliableQueue delayed send', targets, (_target, connection) =
     }
     expect(await queue.receive(30_000)).toEqual([]);
   });
+
+  it('a waiting receive takes a delayed message at its due time by the server clock, whatever steps the client clock takes meanwhile', async () => {
+    const queue = queueOf();
+    const keys = queueKeys(queue.name, '');
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const id = await queue.send('x', { delayMs: 600 });
+      const waiting = queue.receive(30_000, { waitMs: 5000 });
+      vi.setSystemTime(Date.now() + 3_600_000); // an hour ahead: the message is not due by it
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      vi.setSystemTime(Date.now() - 7_200_000); // then an hour behind: the wait is not stretched
+      const batch = await waiting;
+      expect(batch.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 1]]);
+      // Leased at server time (its lease deadline − the visibility timeout) at or after its due time, not 1 ms before.
+      const due = await dueOf(connection(), keys.stream, id);
+      const deadlines = (await connection().raw(keys.deadlines, ['ZRANGE', keys.deadlines, '0', '-1', 'WITHSCORES'])) as unknown[];
+      const flat = deadlines.flat() as string[];
+      expect(flat).toHaveLength(2);
+      expect(Number(flat[1]) - 30_000).toBeGreaterThanOrEqual(due!);
+      // And not much after it: the block ended at the due time (server clock), not at waitMs.
+      expect(Number(flat[1]) - 30_000 - due!).toBeLessThan(2000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('delayed send on a virtual server clock', () => {
