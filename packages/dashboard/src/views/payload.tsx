@@ -44,10 +44,16 @@ export function Rendered({
           </>
         ) : null}
       </div>
-      <pre aria-label={label}>{shownText(rendered.text)}</pre>
+      {/* A value that may scroll (the box stops at 420 px) takes the keyboard focus, so it can be scrolled without a mouse. */}
+      <pre aria-label={label} tabindex={mayScroll(rendered.text) ? 0 : undefined}>
+        {shownText(rendered.text)}
+      </pre>
     </div>
   );
 }
+
+/** Whether a value's box may scroll: more text than 420 px hold, even wrapped at a phone's width (about 40 characters a line). */
+const mayScroll = (text: string) => text.length > 600 || text.split('\n').length > 12;
 
 function fieldName(name: Buffer): string {
   const r = renderBytes(name, 1024);
