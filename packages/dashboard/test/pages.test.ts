@@ -275,6 +275,8 @@ describe('hostile data (server-rendered HTML)', () => {
     // Decoded above, so the raw fields (the encoded headers) are not shown again; no actions before a receive parks it.
     expect(waiting.body).not.toContain('All fields');
     expect(waiting.body).not.toContain('Release now');
+    const found = await get(world, `/find${q({ id: world.queue.id, q: id })}`);
+    expect(found.body).toMatch(/>Delayed send until \d{4}-\d\d-\d\d [\d:.]+ UTC: not yet delivered</);
 
     // A receive meets it before its due time and parks it: delayed, delivery count 0, and an operator can delete it.
     expect(await queue.receive(60_000)).toEqual([]);
@@ -290,6 +292,7 @@ describe('hostile data (server-rendered HTML)', () => {
     expect(asked.body).toContain('(a delayed send, not yet delivered) is acknowledged for good');
     const inFlight = await get(world, `/messages${q({ id: world.queue.id, view: 'in-flight' })}`);
     expect(inFlight.body).toContain('<td>delayed send, not yet delivered</td>');
+    expect((await get(world, `/find${q({ id: world.queue.id, q: id })}`)).body).toMatch(/>Delayed send until [\d-]+ [\d:.]+ UTC: not yet delivered</);
 
     // Headers another writer made, not in the queue's format: said so, and the raw fields shown.
     const foreign = await xadd(world, `{respire-queue:${world.queue.name}}:stream`, ['payload', 'p', 'headers', '9<b>bold</b>']);
