@@ -505,6 +505,68 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(await queue.ack(again!)).toBe(false);
   });
 
+  it("messages list / show: a delayed send's due time and state, its headers inert for the terminal (markup, ANSI escapes, a long value, bytes) and whole in --json", async () => {
+    const name = uniqueQueue('cli-hdr');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec });
+    const long = `${'v'.repeat(5000)}<tail>`;
+    const ansi = '\u001b[31mred\u001b]0;pwned\u0007\u009b2J\u202e\nforged: line';
+    const id = await queue.send('later', {
+      delayMs: 600_000,
+      headers: { '<script>': 'alert(1)', ansi, [`k\u001b[2J`]: 'v', long, raw: Buffer.from([0xff, 0x00, 0x1b]), ['__proto__']: 'p' },
+    });
+    // eslint-disable-next-line no-control-regex
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+    const list = await respire(['messages', 'list', '--queue', name]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toMatch(raw);
+    expect(list.stdout).toMatch(new RegExp(`${id} +delayed until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z +<script>, ansi, k\\\\x1b\\[2J, long,… +later`));
+
+    const show = await respire(['messages', 'show', id, '--queue', name]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).not.toMatch(raw);
+    const lines = show.stdout.split('\n');
+    expect(lines[1]).toMatch(/^state: delayed until \d{4}-[\d-]+T[\d:.]+Z \(in 9m5\ds; a delayed send, not yet delivered\)$/);
+    expect(lines).toContain('delivery count: 0');
+    expect(lines.find((l) => l.startsWith('delayed send, due: '))).toMatch(/^delayed send, due: [\dT:.Z-]+ \(server time\)$/);
+    const at = lines.indexOf('headers (6):');
+    expect(lines.slice(at + 1, at + 7)).toEqual([
+      '    <script>: alert(1)',
+      '    ansi: \\x1b[31mred\\x1b]0;pwned\\x07\\x9b2J\\u{202e}\\x0aforged: line',
+      '    k\\x1b[2J: v',
+      `    long: ${'v'.repeat(200)}… (5,006 characters; --json has it all)`,
+      '    raw: [bytes, hex, 3 bytes] ff 00 1b',
+      '    __proto__: p',
+    ]);
+    // A header never forges a line of its own.
+    expect(lines.filter((l) => l.startsWith('forged'))).toEqual([]);
+
+    const json = await respire(['messages', 'show', id, '--queue', name, '--json']);
+    expect(json.stdout).not.toMatch(raw);
+    const doc = JSON.parse(json.stdout);
+    expect(doc).toMatchObject({ id, state: 'ready', deliveryCount: 0, untilMs: null });
+    expect(doc.dueMs).toBeGreaterThan(Date.now() + 500_000);
+    expect(doc.headers).toEqual([
+      { name: '<script>', type: 'string', value: 'alert(1)' },
+      { name: 'ansi', type: 'string', value: ansi },
+      { name: 'k\u001b[2J', type: 'string', value: 'v' },
+      { name: 'long', type: 'string', value: long },
+      { name: 'raw', type: 'bytes', kind: 'hex', text: 'ff 00 1b', truncated: false, totalBytes: 3, base64: '/wAb' },
+      { name: '__proto__', type: 'string', value: 'p' },
+    ]);
+
+    // A delayed send no receive has met cannot be released yet; once a receive parks it, it shows as delayed with delivery count 0.
+    const early = await respire(['messages', 'release', id, '--queue', name, '--yes']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/is a delayed send due at [\dT:.Z-]+ that no receive has met yet: it can be released once a receive has/);
+    expect(await queue.receive(60_000)).toEqual([]);
+    const parked = await respire(['messages', 'show', id, '--queue', name]);
+    expect(parked.stdout).toMatch(/\nstate: delayed until [\dT:.Z-]+ \(in 9m5\ds; a delayed send, not yet delivered\)\n/);
+    expect(parked.stdout).not.toContain('\nuntil: ');
+    const inFlight = await respire(['messages', 'list', '--queue', name, '--in-flight']);
+    expect(inFlight.stdout).toMatch(new RegExp(`${id} +delayed send +0 `));
+  });
+
   it('find: an entry, its dead letters by source ID, a deduplication ID; nothing found exits 1', async () => {
     const name = uniqueQueue('cli-find');
     const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, deliveryLimit: 1 });

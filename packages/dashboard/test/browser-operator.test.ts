@@ -219,6 +219,63 @@ describe('pages of a live world', { timeout: 120_000 }, () => {
     await expect(released.getByRole('button', { name: /^Release entry/ }).count()).resolves.toBe(0);
     await shot(page, 'pending-released');
   });
+
+  it('delayed sends and headers: the list and the message page show the due time and a headers table; hostile headers (markup, ANSI escapes, a long value, bytes) stay text', async () => {
+    const queue = new ReliableQueue(world.client as never, world.queue.name, { codec: utf8Codec });
+    const plain = await queue.send('{"orderId":31,"note":"delayed"}', {
+      delayMs: 15 * 60_000,
+      headers: {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tenant: 'acme-eu',
+        'content-type': 'application/json',
+        signature: Buffer.from('9f86d081884c7d659a2feaa0c55ad015', 'hex'),
+      },
+    });
+    const long = `${'lorem-ipsum-'.repeat(400)}<end>`;
+    const hostile = await queue.send('{"orderId":32}', {
+      delayMs: 5 * 60_000,
+      headers: {
+        '<img src=x onerror=alert(1)>': '<script>alert(2)</script>',
+        ansi: '\u001b[31mred\u001b]0;pwned\u0007 \u202eevil',
+        long,
+        raw: Buffer.from([0xff, 0x00, 0x3c, 0x73, 0x3e]),
+      },
+    });
+    const { page, dialogs } = await open();
+    await page.goto(`${world.url}/messages${q({ id: world.queue.id })}`);
+    const row = page.locator('main table tbody tr', { hasText: hostile });
+    await expect(row.locator('td').nth(1).innerText()).resolves.toMatch(/^delayed until \d{4}-\d\d-\d\d [\d:.]+ UTC \(in 4 min [0-5]\d s\)$/);
+    await expect(row.locator('td').nth(2).innerText()).resolves.toBe('<img src=x onerror=alert(1)>, ansi, long, raw');
+    await shot(page, 'messages-delayed');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: plain }).click();
+    await expect(page.locator('dl.facts').innerText()).resolves.toMatch(
+      /Delayed send: not yet delivered, not receivable before its due time\n[\s\S]*Delayed until\n.* \(in 1[45] min \d\d s; sent with a delay\)\nHeaders\n4 \(below\)/,
+    );
+    const headerRows = page.locator('table.headers tbody tr');
+    await expect(headerRows.locator('th').allInnerTexts()).resolves.toEqual(['traceparent', 'tenant', 'content-type', 'signature']);
+    await expect(headerRows.nth(3).locator('td').innerText()).resolves.toContain('9f 86 d0 81 88 4c 7d 65 9a 2f ea a0 c5 5a d0 15');
+    await shot(page, 'message-headers');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto(`${world.url}/message${q({ id: world.queue.id, entry: hostile })}`);
+    const cells = await page
+      .locator('table.headers tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.querySelector('th')!.textContent, r.querySelector('.tag')!.textContent, r.querySelector('pre')!.textContent]));
+    expect(cells).toEqual([
+      ['<img src=x onerror=alert(1)>', 'string', '<script>alert(2)</script>'],
+      ['ansi', 'string', '\\u001B[31mred\\u001B]0;pwned\\u0007 \\u202Eevil'],
+      ['long', 'string', long],
+      ['raw', 'bytes, hex (not valid UTF-8)', 'ff 00 3c 73 3e'],
+    ]);
+    // Nothing the headers hold became markup: no image, no script ran, and the long value wraps inside the page.
+    await expect(page.locator('main img, main script').count()).resolves.toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(dialogs).toEqual([]);
+    await shot(page, 'message-hostile-headers');
+    expect(await axeViolations(page)).toEqual([]);
+  });
 });
 
 describe('names', { timeout: 60_000 }, () => {

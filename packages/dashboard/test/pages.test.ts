@@ -233,6 +233,78 @@ describe('hostile data (server-rendered HTML)', () => {
     expect(bytes.body).toContain('ff fe c3 28 3c 73');
   });
 
+  it("shows a delayed send's due time and state (waiting, then parked) and its headers inert: markup, ANSI escapes, a very long value, bytes; unreadable headers say so", async () => {
+    const queue = queueOf(world, 3);
+    const long = `${'v'.repeat(30_000)}<tail>`;
+    const headers = {
+      '<script>alert(7)</script>': `${svg}<script>alert(8)</script>`,
+      ansi: '\u001b[31mred\u001b]0;pwned\u0007\u009b2J',
+      long,
+      raw: Buffer.from([0xff, 0x00, 0x3c, 0x62, 0x3e]),
+      json: Buffer.from('{"a":1}'),
+    };
+    const id = await queue.send('later', { delayMs: 600_000, headers });
+    const mine = (path: string) => `${path}${q({ id: world.queue.id })}`;
+    const check = (body: string) => {
+      expect(body).not.toMatch(/<script>alert|<svg|<b>/);
+      // eslint-disable-next-line no-control-regex
+      expect(body).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/);
+    };
+
+    const list = await get(world, mine('/messages'));
+    expect(list.status).toBe(200);
+    check(list.body);
+    const row = new RegExp(`${id}</code></a></th>[\\s\\S]*?</tr>`).exec(list.body)?.[0] ?? '';
+    expect(row).toMatch(/<td>delayed until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC <span class="muted small">\(in 9 min 5\d s\)<\/span><\/td>/);
+    expect(row).toContain('<code>&lt;script&gt;alert(7)&lt;/script&gt;, ansi, long, raw, json</code>');
+
+    const waiting = await get(world, `/message${q({ id: world.queue.id, entry: id })}`);
+    expect(waiting.status).toBe(200);
+    check(waiting.body);
+    expect(waiting.body).toContain('Delayed send: not yet delivered, not receivable before its due time');
+    expect(waiting.body).toMatch(/<dt>Delayed until<\/dt><dd class="">\d{4}-\d\d-\d\d [\d:.]+ UTC \(in 9 min 5\d s; sent with a delay\)<\/dd>/);
+    expect(waiting.body).toContain('<dt>Headers</dt><dd class="">5 (below)</dd>');
+    expect(waiting.body).toContain('&lt;script&gt;alert(7)&lt;/script&gt;');
+    expect(waiting.body).toContain('&quot;&gt;&lt;svg onload=alert(1)&gt;&lt;script&gt;alert(8)&lt;/script&gt;');
+    expect(waiting.body).toContain('\\u001B[31mred\\u001B]0;pwned\\u0007\\u009B2J');
+    expect(waiting.body).toContain(`${'v'.repeat(30_000)}&lt;tail&gt;`);
+    expect(waiting.body).toContain('<span class="tag">bytes, hex (not valid UTF-8)</span><span class="muted small">5 B</span>');
+    expect(waiting.body).toContain('ff 00 3c 62 3e');
+    expect(waiting.body).toContain('<span class="tag">bytes, JSON</span>');
+    expect(waiting.body).toContain('<span class="tag">string</span>');
+    // Decoded above, so the raw fields (the encoded headers) are not shown again; no actions before a receive parks it.
+    expect(waiting.body).not.toContain('All fields');
+    expect(waiting.body).not.toContain('Release now');
+    const found = await get(world, `/find${q({ id: world.queue.id, q: id })}`);
+    expect(found.body).toMatch(/>Delayed send until \d{4}-\d\d-\d\d [\d:.]+ UTC: not yet delivered</);
+
+    // A receive meets it before its due time and parks it: delayed, delivery count 0, and an operator can delete it.
+    expect(await queue.receive(60_000)).toEqual([]);
+    const parked = await get(world, `/message${q({ id: world.queue.id, entry: id })}`);
+    check(parked.body);
+    expect(parked.body).toContain('Delayed send: not yet delivered, waiting for its due time');
+    expect(parked.body).not.toContain('Lease deadline');
+    expect(parked.body).toContain('Release now');
+    const confirm = /href="([^"]*\/confirm\/delete-message[^"]*)"/.exec(parked.body)![1]!.replaceAll('&amp;', '&');
+    expect(confirm).toContain('deliveryCount=0');
+    const asked = await get(world, new URL(confirm, world.url).href);
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain('(a delayed send, not yet delivered) is acknowledged for good');
+    const inFlight = await get(world, `/messages${q({ id: world.queue.id, view: 'in-flight' })}`);
+    expect(inFlight.body).toContain('<td>delayed send, not yet delivered</td>');
+    expect((await get(world, `/find${q({ id: world.queue.id, q: id })}`)).body).toMatch(/>Delayed send until [\d-]+ [\d:.]+ UTC: not yet delivered</);
+
+    // Headers another writer made, not in the queue's format: said so, and the raw fields shown.
+    const foreign = await xadd(world, `{respire-queue:${world.queue.name}}:stream`, ['payload', 'p', 'headers', '9<b>bold</b>']);
+    const unreadable = await get(world, `/message${q({ id: world.queue.id, entry: foreign })}`);
+    check(unreadable.body);
+    expect(unreadable.body).toContain('Unreadable: its headers field is not in the queue&#39;s format');
+    expect(unreadable.body).toContain('All fields');
+    expect(unreadable.body).toContain('9&lt;b&gt;bold&lt;/b&gt;');
+    const listed = await get(world, mine('/messages'));
+    expect(new RegExp(`${foreign}</code></a></th>[\\s\\S]*?</tr>`).exec(listed.body)?.[0]).toContain('<td class="preview warn"><code>unreadable</code>');
+  });
+
   it('escapes query parameters echoed on a page', async () => {
     await world.raw(world.stream.key, ['XGROUP', 'CREATE', world.stream.key, world.stream.group, '0', 'MKSTREAM']);
     const page = await get(world, `/group${q({ id: world.stream.id, group: world.stream.group, consumer: `${svg}<script>alert(6)</script>` })}`);

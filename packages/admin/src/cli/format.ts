@@ -103,12 +103,21 @@ export function jobsTable(jobs: readonly Job[]): string {
   );
 }
 
-/** A queue message's state in words. */
+/** A delayed send that no receive has met yet: `ready` in the admin API, but not receivable before `dueMs`. */
+export const waitsForDue = (m: QueueMessage, nowMs: number): boolean => m.state === 'ready' && m.dueMs !== null && m.dueMs > nowMs;
+
+/**
+ * A queue message's state in words. A delayed send reads `delayed until <time>` both while it is
+ * still `ready` (no receive has met it) and once a receive has parked it (`delayed`, delivery count 0).
+ */
 export function messageState(m: QueueMessage, nowMs: number): string {
+  const until = (ms: number) => `delayed until ${new Date(ms).toISOString()} (${ms > nowMs ? `in ${duration(ms - nowMs)}` : `due ${duration(nowMs - ms)} ago`}`;
+  if (waitsForDue(m, nowMs)) return `${until(m.dueMs!)}; a delayed send, not yet delivered)`;
   if (m.state === 'ready') return 'ready (not yet delivered)';
   if (m.state === 'delivered') return 'delivered, not completed (deadline not found)';
+  if (m.state === 'delayed' && m.untilMs !== null) return `${until(m.untilMs)}${m.deliveryCount === 0 ? '; a delayed send, not yet delivered' : ''})`;
   const when = m.untilMs === null ? '' : m.due ? ` (due ${duration(nowMs - m.untilMs)} ago)` : ` for ${duration(m.untilMs - nowMs)}`;
-  return m.state === 'leased' ? `leased${when}` : `delayed${when}`;
+  return `${m.state}${when}`;
 }
 
 const rateText = (n: number | null) => (n === null ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(0));

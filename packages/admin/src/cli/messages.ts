@@ -1,8 +1,9 @@
-// The CLI's queue message commands: list ready or in-flight messages, show one, release or delete a leased one.
+// The CLI's queue message commands: list ready or in-flight messages, show one (due time, headers), release or delete a leased or delayed one.
 import type { Command } from 'commander';
 import { describeBytes } from '../payload.js';
 import { ActionFailed, UsageError, mustExist, pageOptions, parseWhole, type Cli } from './context.js';
-import { duration, messageState, pageText, safe, table } from './format.js';
+import { duration, messageState, pageText, safe, table, waitsForDue } from './format.js';
+import { headerLines, headerNames, headersJson } from './headers.js';
 
 /** `respire messages list | show | release | delete` (reliable queues). */
 export function messageCommands(program: Command, cli: Cli): void {
@@ -30,7 +31,8 @@ export function messageCommands(program: Command, cli: Cli): void {
                   ['ID', 'STATE', 'DELIVERIES', 'UNTIL (SERVER TIME)', 'REMAINING'],
                   page.items.map((d) => [
                     d.id,
-                    d.state,
+                    // Delivery count 0: a delayed send a receive met before its due time, parked there.
+                    d.state === 'delayed' && d.deliveryCount === 0 ? 'delayed send' : d.state,
                     String(d.deliveryCount),
                     new Date(d.untilMs).toISOString(),
                     d.due ? `due ${duration(page.serverTimeMs - d.untilMs)} ago` : duration(d.untilMs - page.serverTimeMs),
@@ -50,7 +52,13 @@ export function messageCommands(program: Command, cli: Cli): void {
         cli.print(
           g,
           {
-            items: page.items.map((m) => ({ id: m.id, state: m.state, payload: { ...describeBytes(m.payload, { maxBytes: 4096 }) } })),
+            items: page.items.map((m) => ({
+              id: m.id,
+              state: m.state,
+              dueMs: m.dueMs,
+              headers: headersJson(m.headers, 4096),
+              payload: { ...describeBytes(m.payload, { maxBytes: 4096 }) },
+            })),
             next: page.next ?? null,
             previous: page.previous ?? null,
             total: page.total,
@@ -59,8 +67,13 @@ export function messageCommands(program: Command, cli: Cli): void {
             `${page.total === null ? 'unknown' : page.total} ready\n` +
             pageText(
               table(
-                ['ID', 'PAYLOAD'],
-                page.items.map((m) => [m.id, preview(m.payload)]),
+                ['ID', 'STATE', 'HEADERS', 'PAYLOAD'],
+                page.items.map((m) => [
+                  m.id,
+                  waitsForDue(m, page.serverTimeMs) ? `delayed until ${new Date(m.dueMs!).toISOString()}` : 'ready',
+                  headerNames(m.headers),
+                  preview(m.payload),
+                ]),
               ),
               page.next,
               page.previous,
@@ -68,7 +81,7 @@ export function messageCommands(program: Command, cli: Cli): void {
         );
       },
     );
-  queueOnly(messages.command('show').description('one message, its state and its payload').argument('<id>', 'entry ID'))
+  queueOnly(messages.command('show').description('one message: its state, due time, headers and payload').argument('<id>', 'entry ID'))
     .option('--max-bytes <n>', 'render at most this many bytes of the payload', (v) => parseWhole(v, '--max-bytes'), 65_536)
     .action(async (entryId: string, o: { queue: string; maxBytes: number }, cmd: Command) => {
       const a = cli.addressed(cmd, false);
@@ -87,6 +100,8 @@ export function messageCommands(program: Command, cli: Cli): void {
           deliveryCount: m.deliveryCount,
           untilMs: m.untilMs,
           due: m.due,
+          dueMs: m.dueMs,
+          headers: headersJson(m.headers),
           payload: { ...view, base64: m.payload.toString('base64') },
         },
         () =>
@@ -94,7 +109,10 @@ export function messageCommands(program: Command, cli: Cli): void {
             `id: ${m.id}`,
             `state: ${messageState(m, m.serverTimeMs)}`,
             `delivery count: ${m.deliveryCount ?? 'unknown'}`,
-            ...(m.untilMs !== null ? [`until: ${new Date(m.untilMs).toISOString()} (server time)`] : []),
+            ...(m.dueMs !== null ? [`delayed send, due: ${new Date(m.dueMs).toISOString()} (server time)`] : []),
+            // A parked delayed send's deadline is its due time, already shown.
+            ...(m.untilMs !== null && m.untilMs !== m.dueMs ? [`until: ${new Date(m.untilMs).toISOString()} (server time)`] : []),
+            ...headerLines(m.headers),
             `payload: [${view.kind}, ${view.totalBytes} bytes${view.truncated ? `, first ${o.maxBytes} shown` : ''}]`,
             ...view.text.split('\n').map((l) => `    ${safe(l)}`),
           ].join('\n'),
@@ -123,6 +141,10 @@ export function messageCommands(program: Command, cli: Cli): void {
             await mustExist(admin, a, g);
             throw new ActionFailed(`message ${entryId} is not in queue ${safe(o.queue)}`);
           }
+          if (waitsForDue(m, m.serverTimeMs))
+            throw new ActionFailed(
+              `message ${entryId} is a delayed send due at ${new Date(m.dueMs!).toISOString()} that no receive has met yet: it can be ${action}d once a receive has (it then shows as delayed, delivery count 0)`,
+            );
           if (m.state !== 'leased' && m.state !== 'delayed')
             throw new ActionFailed(`message ${entryId} is ${messageState(m, m.serverTimeMs)}: only a leased or delayed one can be ${action}d`);
           expected = { deliveryCount: m.deliveryCount!, untilMs: m.untilMs! };

@@ -59,7 +59,8 @@ export function messageRoutes(routes: Hono<Env>, s: Settings): void {
     const q = query(c);
     const queue = await resolveQueue(s, c, q);
     const entry = need(q, 'entry', ENTRY_ID);
-    const deliveryCount = intParam(q, 'deliveryCount', 1, Number.MAX_SAFE_INTEGER);
+    // 0: a delayed send a receive parked before its due time (the message page offers Delete… for it).
+    const deliveryCount = intParam(q, 'deliveryCount', 0, Number.MAX_SAFE_INTEGER);
     const untilMs = intParam(q, 'untilMs', 0, Number.MAX_SAFE_INTEGER);
     return c.html(<ConfirmDeleteMessagePage ctx={ctxOf(s, c)} queue={queue} entry={entry} deliveryCount={deliveryCount} untilMs={untilMs} />);
   });

@@ -303,9 +303,10 @@ export function ConfirmDeleteMessagePage({
       cancelHref={href(ctx, '/message', { ...ref('id', queue.id), entry })}
     >
       <p>
-        Message <code>{entry}</code> (delivered {count(deliveryCount)} time{deliveryCount === 1 ? '' : 's'}) is acknowledged for good, as an ACK does: removed
-        from the queue and never delivered again. Its holder's own ACK will return false. If it was delivered again or completed since the page was rendered,
-        nothing is done.
+        Message <code>{entry}</code> (
+        {deliveryCount === 0 ? 'a delayed send, not yet delivered' : `delivered ${count(deliveryCount)} time${deliveryCount === 1 ? '' : 's'}`}) is acknowledged
+        for good, as an ACK does: removed from the queue and never delivered again. Its holder's own ACK will return false. If it was delivered again or
+        completed since the page was rendered, nothing is done.
       </p>
     </ConfirmPage>
   );

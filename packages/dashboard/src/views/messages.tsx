@@ -1,11 +1,17 @@
-// A queue's messages: the ready ones, the leased and delayed ones, and one message with its payload and the actions the contract allows.
+// A queue's messages: the ready ones, the leased and delayed ones, and one message with its due time, headers, payload and the actions the contract allows.
 import type { QueueDelivery, QueueMessage, QueueResource } from '@respire/admin';
 import { count, duration, maybeCount, preview, serverTime, shown } from '../format.js';
 import { renderBytes } from '../payload.js';
 import { ref } from '../refs.js';
 import { ActionForm, isOperator, num, Pager, queueCrumbs, Table, type Paging } from './components.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
-import { Fields, Rendered } from './payload.js';
+import { Fields, headerNames, HeadersTable, Rendered } from './payload.js';
+
+/** A delayed send that no receive has met yet: `ready` in the admin API, but not receivable before `dueMs`. */
+const waitsForDue = (m: QueueMessage, nowMs: number) => m.state === 'ready' && m.dueMs !== null && m.dueMs > nowMs;
+
+/** `in 9 min 59 s` ahead, `due 3 s ago` past. */
+const fromNow = (ms: number, nowMs: number) => (ms > nowMs ? `in ${duration(ms - nowMs)}` : `due ${duration(nowMs - ms)} ago`);
 
 function Tabs({
   ctx,
@@ -64,11 +70,14 @@ export function ReadyMessagesPage({
   return (
     <Layout ctx={ctx} title="Messages" crumbs={[...queueCrumbs(ctx, queue), { label: 'Messages' }]} serverTimeMs={serverTimeMs} notice={notice}>
       <Tabs ctx={ctx} queue={queue} view="ready" ready={total} inFlight={inFlight} />
-      <p class="muted">Not yet delivered, oldest first: the next receives take them in this order (after any redeliveries due).</p>
+      <p class="muted">
+        Not yet delivered, oldest first: the next receives take them in this order (after any redeliveries due). A delayed send waits for its due time; a
+        receive that meets it earlier parks it under Leased and delayed.
+      </p>
       {items.length === 0 ? (
         <p class="empty">No ready messages{paging.first ? ' on this page' : ''}.</p>
       ) : (
-        <Table columns={['Entry ID', 'Sent (server time)', 'Payload']}>
+        <Table columns={['Entry ID', 'Sent (server time)', 'State', 'Headers', 'Payload']}>
           <tbody>
             {items.map((m) => (
               <tr>
@@ -78,6 +87,18 @@ export function ReadyMessagesPage({
                   </a>
                 </th>
                 <td>{serverTime(Number(m.id.split('-')[0]))}</td>
+                <td>
+                  {waitsForDue(m, serverTimeMs) ? (
+                    <>
+                      delayed until {serverTime(m.dueMs!)} <span class="muted small">({fromNow(m.dueMs!, serverTimeMs)})</span>
+                    </>
+                  ) : (
+                    'ready'
+                  )}
+                </td>
+                <td class={m.headers === null ? 'preview warn' : 'preview'}>
+                  <code>{headerNames(m.headers)}</code>
+                </td>
                 <td class="preview">
                   <code>{payloadPreview(m.payload)}</code>
                 </td>
@@ -132,7 +153,7 @@ export function InFlightPage({
                     <code>{d.id}</code>
                   </a>
                 </th>
-                <td>{d.state === 'leased' ? 'leased' : 'delayed after NACK or release'}</td>
+                <td>{d.state === 'leased' ? 'leased' : d.deliveryCount === 0 ? 'delayed send, not yet delivered' : 'delayed after NACK or release'}</td>
                 <td class="num">{count(d.deliveryCount)}</td>
                 <td>{serverTime(d.untilMs)}</td>
                 <td class={d.due ? 'num warn' : 'num'}>{d.due ? `due ${duration(serverTimeMs - d.untilMs)} ago` : duration(d.untilMs - serverTimeMs)}</td>
@@ -148,6 +169,8 @@ export function InFlightPage({
 
 const STATES = {
   ready: 'Ready: not yet delivered',
+  waiting: 'Delayed send: not yet delivered, not receivable before its due time',
+  parked: 'Delayed send: not yet delivered, waiting for its due time',
   leased: 'Leased: a consumer holds it under a receipt',
   delayed: 'Delayed: NACKed or released, waiting for its due time',
   delivered: 'Delivered and not completed (its deadline was not found in a bounded search)',
@@ -166,6 +189,7 @@ export function MessagePage({
 }) {
   const m = message;
   const id = ref('id', queue.id);
+  const state = waitsForDue(m, m.serverTimeMs) ? 'waiting' : m.state === 'delayed' && m.deliveryCount === 0 ? 'parked' : m.state;
   const fence = m.state === 'leased' || m.state === 'delayed' ? { ...id, entry: m.id, deliveryCount: m.deliveryCount!, untilMs: m.untilMs! } : undefined;
   return (
     <Layout
@@ -181,10 +205,19 @@ export function MessagePage({
           <code>{m.id}</code> (sent {serverTime(Number(m.id.split('-')[0]))})
         </dd>
         <dt>State</dt>
-        <dd>{STATES[m.state]}</dd>
+        <dd>{STATES[state]}</dd>
         <dt>Deliveries</dt>
         <dd>{m.deliveryCount === null ? 'unknown' : count(m.deliveryCount)}</dd>
-        {m.untilMs !== null ? (
+        {m.dueMs !== null ? (
+          <>
+            <dt>Delayed until</dt>
+            <dd class={state === 'parked' && m.due ? 'warn' : ''}>
+              {serverTime(m.dueMs)} ({state === 'parked' && m.due ? 'due: the next receive takes it' : fromNow(m.dueMs, m.serverTimeMs)}; sent with a delay)
+            </dd>
+          </>
+        ) : null}
+        {/* A parked delayed send's deadline is its due time, shown above. */}
+        {m.untilMs !== null && !(state === 'parked' && m.untilMs === m.dueMs) ? (
           <>
             <dt>{m.state === 'leased' ? 'Lease deadline' : 'Due'}</dt>
             <dd class={m.due ? 'warn' : ''}>
@@ -193,6 +226,14 @@ export function MessagePage({
             </dd>
           </>
         ) : null}
+        <dt>Headers</dt>
+        <dd class={m.headers === null ? 'warn' : ''}>
+          {m.headers === null
+            ? "Unreadable: its headers field is not in the queue's format (shown raw under All fields)"
+            : Object.keys(m.headers).length === 0
+              ? 'none'
+              : `${count(Object.keys(m.headers).length)} (below)`}
+        </dd>
       </dl>
       {fence && isOperator(ctx) ? (
         <div class="bulk">
@@ -209,9 +250,15 @@ export function MessagePage({
           </span>
         </div>
       ) : null}
+      {m.headers !== null && Object.keys(m.headers).length > 0 ? (
+        <>
+          <h2>Headers</h2>
+          <HeadersTable headers={m.headers} />
+        </>
+      ) : null}
       <h2>Payload</h2>
       <Rendered rendered={renderBytes(m.payload)} label="Payload" download={href(ctx, '/download', { ...id, entry: m.id })} />
-      {m.fields.length > 1 ? (
+      {rawFieldsWorthShowing(m) ? (
         <>
           <h2>All fields</h2>
           <Fields fields={m.fields} download={(i) => href(ctx, '/download', { ...id, entry: m.id, field: i })} />
@@ -219,4 +266,12 @@ export function MessagePage({
       ) : null}
     </Layout>
   );
+}
+
+/** The entry's fields are shown raw only when they hold more than the page shows decoded (payload, due time, headers). */
+function rawFieldsWorthShowing(m: QueueMessage): boolean {
+  if (m.headers === null || (m.dueMs === null && m.fields.some(([name]) => name.toString('latin1') === 'due'))) return true;
+  const own = new Set(['payload', 'due', 'headers']);
+  const names = m.fields.map(([name]) => name.toString('latin1'));
+  return names.some((name) => !own.has(name)) || new Set(names).size !== names.length;
 }

@@ -1,5 +1,5 @@
-// Payloads and stream fields as text: JSON, UTF-8 or hex, capped.
-import type { DeadLetterRecord } from '@respire/admin';
+// Payloads, stream fields and queue message headers as text: JSON, UTF-8 or hex, capped.
+import type { DeadLetterRecord, QueueMessage } from '@respire/admin';
 import { bytes, count, preview, shown, shownText } from '../format.js';
 import { RENDER_CAP_BYTES, renderBytes, type RenderedBytes } from '../payload.js';
 import { Name } from './name.js';
@@ -11,11 +11,22 @@ import { Name } from './name.js';
  * it offers the whole value as a file and, where the page's script runs, a Copy button for the
  * text shown.
  */
-export function Rendered({ rendered, label, download }: { rendered: RenderedBytes; label?: string; download?: string | undefined }) {
+export function Rendered({
+  rendered,
+  label,
+  download,
+  kind,
+}: {
+  rendered: RenderedBytes;
+  label?: string;
+  download?: string | undefined;
+  /** The tag to show instead of the rendering's kind. */
+  kind?: string;
+}) {
   return (
     <div class="payload">
       <div class="payload-meta">
-        <span class="tag">{rendered.kind === 'json' ? 'JSON' : rendered.kind === 'text' ? 'UTF-8 text' : 'hex (not valid UTF-8)'}</span>
+        <span class="tag">{kind ?? (rendered.kind === 'json' ? 'JSON' : rendered.kind === 'text' ? 'UTF-8 text' : 'hex (not valid UTF-8)')}</span>
         <span class="muted small">{bytes(rendered.totalBytes)}</span>
         {rendered.truncated ? (
           <span class="notice-inline warn">
@@ -33,10 +44,16 @@ export function Rendered({ rendered, label, download }: { rendered: RenderedByte
           </>
         ) : null}
       </div>
-      <pre aria-label={label}>{shownText(rendered.text)}</pre>
+      {/* A value that may scroll (the box stops at 420 px) takes the keyboard focus, so it can be scrolled without a mouse. */}
+      <pre aria-label={label} tabindex={mayScroll(rendered.text) ? 0 : undefined}>
+        {shownText(rendered.text)}
+      </pre>
     </div>
   );
 }
+
+/** Whether a value's box may scroll: more text than 420 px hold, even wrapped at a phone's width (about 40 characters a line). */
+const mayScroll = (text: string) => text.length > 600 || text.split('\n').length > 12;
 
 function fieldName(name: Buffer): string {
   const r = renderBytes(name, 1024);
@@ -95,6 +112,72 @@ export function Fields({ fields, download }: { fields: readonly (readonly [Buffe
       ) : null}
     </>
   );
+}
+
+/**
+ * A queue message's headers (the queue README's "Headers") as a table of name and value. A string
+ * value is shown as its text; a bytes value as a payload is (JSON, UTF-8 text or hex). Each value is
+ * capped like a payload (64 KiB, the most the queue's format lets all of a message's headers take),
+ * and the table like a record's fields (200 rows, 1 MiB of text), for headers another writer made.
+ */
+export function HeadersTable({ headers }: { headers: NonNullable<QueueMessage['headers']> }) {
+  const names = Object.keys(headers);
+  if (names.length === 0) return <p class="empty">No headers.</p>;
+  let budget = PAGE_TEXT_BUDGET;
+  const rows = [];
+  for (const name of names) {
+    if (rows.length === MAX_FIELDS || budget <= 0) break;
+    const value = headers[name]!;
+    const isString = typeof value === 'string';
+    const rendered = renderBytes(isString ? Buffer.from(value, 'utf8') : value, Math.min(RENDER_CAP_BYTES, budget));
+    budget -= rendered.text.length;
+    rows.push(
+      <tr>
+        <th scope="row">
+          <code>
+            <Name value={name} />
+          </code>
+        </th>
+        <td>
+          {isString ? (
+            // A string is shown as it was sent, never re-indented as JSON (only a whole value parses as JSON).
+            <Rendered rendered={{ ...rendered, kind: 'text', text: rendered.kind === 'json' ? value : rendered.text }} kind="string" />
+          ) : (
+            <Rendered
+              rendered={rendered}
+              kind={rendered.kind === 'hex' ? 'bytes, hex (not valid UTF-8)' : `bytes, ${rendered.kind === 'json' ? 'JSON' : 'UTF-8 text'}`}
+            />
+          )}
+        </td>
+      </tr>,
+    );
+  }
+  const left = names.length - rows.length;
+  return (
+    <>
+      <table class="fields headers">
+        <thead>
+          <tr>
+            <th scope="col">Header</th>
+            <th scope="col">Value</th>
+          </tr>
+        </thead>
+        <tbody>{rows}</tbody>
+      </table>
+      {left > 0 ? (
+        <p class="notice warn">
+          {count(left)} more headers are not shown: a page shows at most {MAX_FIELDS} headers and 1 MiB of their values.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** A list's headers cell: the names, on one line; "none"; or "unreadable". */
+export function headerNames(headers: QueueMessage['headers']): string {
+  if (headers === null) return 'unreadable';
+  const names = Object.keys(headers);
+  return names.length === 0 ? 'none' : shown(preview(names.join(', '), 60));
 }
 
 /** One line of a dead letter's payload or first fields, for the list. */

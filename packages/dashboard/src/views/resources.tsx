@@ -1,6 +1,6 @@
 // A queue's and a stream's own pages, the find results of a resource, and its history charts.
 import type { Child } from 'hono/jsx';
-import type { FindResult, History, HistorySeries, QueueResource, QueueStatus, StreamResource, StreamStatus } from '@respire/admin';
+import type { FindResult, History, HistorySeries, QueueMessage, QueueResource, QueueStatus, StreamResource, StreamStatus } from '@respire/admin';
 import { count, duration, maybeCount, serverTime } from '../format.js';
 import { ref } from '../refs.js';
 import { Chart } from './chart.js';
@@ -204,13 +204,7 @@ export function FindPage({ ctx, resource, result }: { ctx: PageContext; resource
           </h2>
           {result.message ? (
             <p>
-              <a href={href(ctx, '/message', { ...id, entry: result.entry.id })}>
-                {result.message.state === 'ready'
-                  ? 'Ready: not yet delivered'
-                  : result.message.state === 'delivered'
-                    ? 'Delivered, not completed'
-                    : `${result.message.state === 'leased' ? 'Leased' : 'Delayed'} until ${serverTime(result.message.untilMs!)}, delivery ${result.message.deliveryCount}`}
-              </a>
+              <a href={href(ctx, '/message', { ...id, entry: result.entry.id })}>{messageWhere(result.message, result.serverTimeMs)}</a>
             </p>
           ) : null}
           {result.groups ? (
@@ -362,4 +356,13 @@ function SeriesCharts({ series, resource }: { series: HistorySeries; resource: Q
       ) : null}
     </section>
   );
+}
+
+/** Where a found queue message stands, in one line; a delayed send says so while it waits (ready, or parked with delivery count 0). */
+function messageWhere(m: QueueMessage, nowMs: number): string {
+  if (m.state === 'ready' && m.dueMs !== null && m.dueMs > nowMs) return `Delayed send until ${serverTime(m.dueMs)}: not yet delivered`;
+  if (m.state === 'delayed' && m.deliveryCount === 0) return `Delayed send until ${serverTime(m.untilMs!)}: not yet delivered`;
+  if (m.state === 'ready') return 'Ready: not yet delivered';
+  if (m.state === 'delivered') return 'Delivered, not completed';
+  return `${m.state === 'leased' ? 'Leased' : 'Delayed'} until ${serverTime(m.untilMs!)}, delivery ${m.deliveryCount}`;
 }
