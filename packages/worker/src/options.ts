@@ -73,6 +73,8 @@ export const DEFAULT_READ_WAIT_MS = 5000;
 export const DEFAULT_MINIMUM_IDLE_TIME_MS = 60_000;
 /** Default `recoveryPollIntervalMs`: 5 s. */
 export const DEFAULT_RECOVERY_POLL_INTERVAL_MS = 5000;
+/** Most entries one `trimAcknowledgedEntries` pass trims (one per recovery page and reader). */
+export const TRIM_ACKNOWLEDGED_PER_PAGE = 1000;
 /** Default `groupStart`: the beginning of the stream. */
 export const DEFAULT_GROUP_START = '0';
 /** Default `telemetryName`. */
@@ -127,6 +129,15 @@ export interface StreamWorkerBaseOptions {
   groupStart?: string;
   /** Acknowledge with XACKDEL ACKED on Redis 8.2+ (older servers XACK and keep the body). @defaultValue false */
   deleteAcknowledgedEntries?: boolean;
+  /**
+   * Beyond the contract (README "Trimming acknowledged entries"): after each recovery page, the
+   * reader trims up to {@link TRIM_ACKNOWLEDGED_PER_PAGE} (1,000) of the stream's oldest entries
+   * that every consumer group of the stream has acknowledged (delivered and no longer pending), on
+   * every server version (the `worker-trim` script, XTRIM MINID); never an entry some group still
+   * needs, and nothing on a stream with no group. A failed trim is logged as a warning and retried
+   * at the next page; it never faults the worker. @defaultValue false
+   */
+  trimAcknowledgedEntries?: boolean;
   /**
    * Beyond the contract: each batch of completions (acknowledgements and dead letters) waits until
    * it reached `replicas` replicas and/or the AOF (`WAIT` / `WAITAOF`, pipelined behind it on its
@@ -202,6 +213,7 @@ const KNOWN_OPTIONS = [
   'createGroup',
   'groupStart',
   'deleteAcknowledgedEntries',
+  'trimAcknowledgedEntries',
   'durability',
   'deadLetterStream',
   'deliveryLimit',
@@ -243,6 +255,7 @@ export interface ResolvedOptions extends Readonly<Record<OptionName, unknown>> {
   readonly createGroup: boolean;
   readonly groupStart: string;
   readonly deleteAcknowledgedEntries: boolean;
+  readonly trimAcknowledgedEntries: boolean;
   readonly deadLetterStream: string | undefined;
   readonly deliveryLimit: number | undefined;
   readonly telemetryName: string;
@@ -323,6 +336,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     throw new RespireValidationError('groupStart', `must be '0', '$' or an entry ID like '1700000000000-0', got '${groupStart}'`);
   }
   const deleteAcknowledgedEntries = bool('deleteAcknowledgedEntries', o.deleteAcknowledgedEntries, false);
+  const trimAcknowledgedEntries = bool('trimAcknowledgedEntries', o.trimAcknowledgedEntries, false);
   const deadLetterStream =
     o.deadLetterStream === undefined || o.deadLetterStream === null ? undefined : prefix + nonblank('deadLetterStream', o.deadLetterStream);
   let deliveryLimit: number | undefined;
@@ -383,6 +397,7 @@ export function resolveOptions(raw: StreamWorkerOptions<unknown>): ResolvedOptio
     createGroup,
     groupStart,
     deleteAcknowledgedEntries,
+    trimAcknowledgedEntries,
     deadLetterStream,
     deliveryLimit,
     telemetryName,

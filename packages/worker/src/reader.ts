@@ -7,6 +7,7 @@ import { parseReadReply } from './read-reply.js';
 import { settledWithin } from './settled.js';
 import type { OwnedConnection } from './connections.js';
 import type { RunContext } from './context.js';
+import { TRIM_ACKNOWLEDGED_PER_PAGE } from './options.js';
 import { deliver, type Delivery, type FinishedListener } from './delivery.js';
 import { recoverMissingGroup, withGroup } from './group.js';
 import { endDeliveryTelemetry, safeHook } from './instrumentation.js';
@@ -266,6 +267,27 @@ export class Reader {
     const removed = reply.removed;
     if (removed > 0) safeLog(o.logger, 'debug', 'removed pending IDs whose bodies were deleted', { consumer: this.consumer, removed });
     await this.#handleAll(reply.entries);
+    if (o.trimAcknowledgedEntries) await this.#trimAcknowledged();
+  }
+
+  /**
+   * One bounded trim of the entries every group of the stream has acknowledged (the
+   * `trimAcknowledgedEntries` option). Retention is housekeeping: a failure is logged and the next
+   * page tries again; it never faults the worker.
+   */
+  async #trimAcknowledged(): Promise<void> {
+    const o = this.#ctx.options;
+    try {
+      const trimmed = await scriptCalls.workerTrim(o.target, { stream: o.stream, limit: TRIM_ACKNOWLEDGED_PER_PAGE }, { operation: 'StreamWorker trim' });
+      if (trimmed > 0) safeLog(o.logger, 'debug', 'trimmed entries every group has acknowledged', { consumer: this.consumer, trimmed });
+    } catch (error) {
+      const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+      safeLog(o.logger, 'warn', 'trimming acknowledged entries failed; trying again at the next recovery page', {
+        consumer: this.consumer,
+        exceptionType: exceptionType(error),
+        ...(code === undefined ? {} : { code }),
+      });
+    }
   }
 
   async #read(block: number): Promise<RawEntry[]> {

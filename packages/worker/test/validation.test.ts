@@ -31,6 +31,7 @@ describe('StreamWorker options', () => {
     ['traceParentField', { traceParentField: '' }],
     ['groupStart', { groupStart: 'latest' }],
     ['createGroup', { createGroup: 'yes' }],
+    ['trimAcknowledgedEntries', { trimAcknowledgedEntries: 1 }],
     ['stream', { stream: ' ' }],
     ['group', { group: '' }],
     ['consumerName', { consumerName: '' }],

@@ -4,7 +4,8 @@ bounded by age and length. Each subscription is a consumer group on the topic's 
 needs every entry after its last-delivered ID and every entry from the oldest one in its pending
 entries list (which holds exactly its leased, not yet settled deliveries). With no subscription at
 all, nothing is trimmed for acknowledgement (a subscription created later at 'earliest' gets it);
-only the bounds apply.
+only the bounds apply. A stream worker's `trimAcknowledgedEntries` (worker-trim.lua) is this rule
+without bounds, on a stream whose groups are the workers'.
 
   respire_topic_retention_allow(stream, trimmed)
       checks the key types and the permissions retention's writes need (XTRIM, HINCRBY)

@@ -751,3 +751,17 @@ export async function workerReplay(target: CommandTarget, args: WorkerReplayArgs
   const reply = await runScript(target, scripts.workerReplay, [args.stream], [args.group, args.consumer, args.after, args.count], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeWorkerReplayReply(reply, options?.operation);
 }
+
+/** KEYS and ARGV of `worker-trim`, named as in its header. */
+export interface WorkerTrimArgs {
+  /** KEYS[1] the worker's stream (stream) */
+  readonly stream: string;
+  /** ARGV[1] most entries trimmed by this call (entries, 1..1000) */
+  readonly limit: ScriptArg;
+}
+
+/** Runs `worker-trim` (trim the oldest entries of a stream that every consumer group has acknowledged) through {@link runScript} and decodes its reply. */
+export async function workerTrim(target: CommandTarget, args: WorkerTrimArgs, options?: ScriptCallOptions): Promise<replies.WorkerTrimReply> {
+  const reply = await runScript(target, scripts.workerTrim, [args.stream], [args.limit], options);
+  return replies.decodeWorkerTrimReply(reply, options?.operation);
+}

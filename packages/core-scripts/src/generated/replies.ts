@@ -635,3 +635,11 @@ export function decodeWorkerReplayReply(value: unknown, operation = "worker-repl
   const t = d.table(value, 3, operation);
   return { last: d.string(t[0], operation), entries: workerRecoverReply1(t[1], operation), removed: d.int(t[2], operation) };
 }
+
+/** The reply of `worker-trim`: the same as `topic-trim`'s. */
+export type WorkerTrimReply = TopicTrimReply;
+
+/** Decodes a reply of `worker-trim` (as {@link decodeTopicTrimReply}). */
+export function decodeWorkerTrimReply(value: unknown, operation = "worker-trim"): WorkerTrimReply {
+  return decodeTopicTrimReply(value, operation);
+}
