@@ -96,8 +96,14 @@ export type QueueOperationName = 'send' | 'receive' | 'ack' | 'nack' | 'extend';
 /** What a queue operation is about to do. Carries no payloads. */
 export interface QueueOperationStart {
   readonly operation: QueueOperationName;
-  /** The logical queue name (no prefix, no hash tag). */
+  /** The logical queue name (no prefix, no hash tag); for a `ReliableTopic`, the topic's name. */
   readonly queue: string;
+  /**
+   * A topic subscription's name, for its receive, ack, nack and extend (queue README "Reliable
+   * topic"); absent for a queue and for a topic's publish (`send`). Subscription names are chosen by
+   * the application, a few per topic: a bounded dimension.
+   */
+  readonly subscription?: string;
   /** Messages in the call: 1 for send, the items of a sendMany, the number of receipts for ack/nack/extend, `max` for receive. */
   readonly messageCount: number;
   /** Entry IDs for ack/nack/extend. */
@@ -133,7 +139,7 @@ export interface QueueOperationScope {
   readonly messageHeaders?: Readonly<Record<string, string>>;
 }
 
-/** Receives operation events from a `ReliableQueue` (its `instrumentation` option). */
+/** Receives operation events from a `ReliableQueue` or a `ReliableTopic` and its subscriptions (their `instrumentation` option). */
 export interface QueueInstrumentation {
   /** Called as an operation starts; `end` of the returned scope when it settles. */
   startOperation(start: QueueOperationStart): QueueOperationScope | undefined;

@@ -26,6 +26,8 @@ export const ATTR_WORKER_REASON = 'respire.worker.reason';
 export const ATTR_QUEUE_NAME = 'respire.queue.name';
 export const ATTR_QUEUE_OPERATION = 'respire.queue.operation';
 export const ATTR_QUEUE_OUTCOME = 'respire.queue.outcome';
+/** A topic subscription's name on its operations' metrics (a few per topic, chosen by the application). */
+export const ATTR_QUEUE_SUBSCRIPTION = 'respire.queue.subscription';
 export const ATTR_DELIVERY_COUNT = 'respire.delivery_count';
 
 /** OpenTelemetry messaging semantic-convention attributes (spans only). */

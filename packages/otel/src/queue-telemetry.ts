@@ -47,7 +47,7 @@ export function queueMessageContext(message: { readonly headers?: Readonly<Recor
   return extractParentContext(read('traceparent'), read('tracestate'));
 }
 
-/** Queue instrumentation: pass it as `ReliableQueue`'s `instrumentation`. */
+/** Queue instrumentation: pass it as `ReliableQueue`'s or `ReliableTopic`'s `instrumentation`. */
 export type QueueTelemetry = QueueInstrumentation;
 
 export interface QueueTelemetryOptions extends TelemetryOptions {
@@ -71,6 +71,8 @@ export interface QueueTelemetryOptions extends TelemetryOptions {
  * - Each send (and each message of a sendMany) carries the send span's W3C trace context in the
  *   message's `traceparent` and `tracestate` headers, unless the message already has them;
  *   {@link queueMessageContext} makes a received message's span a child of it.
+ * - A `ReliableTopic`: publish is a `send` on the topic's name; a subscription's operations add its
+ *   name as `respire.queue.subscription` to their metrics and `messaging.consumer.group.name` to their spans.
  * - Spans `<queue> send` (PRODUCER), `<queue> receive`, `<queue> ack`, `<queue> nack`,
  *   `<queue> extend` (CLIENT) with the messaging semantic-convention attributes (extend's
  *   `messaging.operation.type` is `settle`: the conventions name no visibility change).
@@ -102,6 +104,9 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
         [names.ATTR_MESSAGING_DESTINATION_NAME]: start.queue,
         [names.ATTR_QUEUE_NAME]: telemetryName,
       };
+      // A topic subscription's operations: its name is the consumer group's (it is one on the topic's stream).
+      const subscription = typeof start.subscription === 'string' ? start.subscription : undefined;
+      if (subscription !== undefined) attributes[names.ATTR_MESSAGING_CONSUMER_GROUP_NAME] = subscription;
       // A receive's messageCount is the requested max: its batch size is known only at the end.
       if (start.operation !== 'send' && start.operation !== 'receive') attributes[names.ATTR_MESSAGING_BATCH_MESSAGE_COUNT] = start.messageCount;
       if (start.messageIds?.length === 1) attributes[names.ATTR_MESSAGING_MESSAGE_ID] = start.messageIds[0];
@@ -111,7 +116,8 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
       return {
         messageHeaders,
         end(result: QueueOperationEnd) {
-          const metricAttributes = { [names.ATTR_QUEUE_NAME]: telemetryName, [names.ATTR_QUEUE_OPERATION]: start.operation };
+          const metricAttributes: Attributes = { [names.ATTR_QUEUE_NAME]: telemetryName, [names.ATTR_QUEUE_OPERATION]: start.operation };
+          if (subscription !== undefined) metricAttributes[names.ATTR_QUEUE_SUBSCRIPTION] = subscription;
           try {
             duration.record((performance.now() - started) / 1000, {
               ...metricAttributes,
@@ -120,7 +126,14 @@ export function createQueueTelemetry(options: QueueTelemetryOptions = {}): Queue
             const count =
               start.operation === 'send' ? (result.completed ?? (result.error === undefined && !result.duplicate ? 1 : 0)) : (result.completed ?? 0);
             if (count > 0) messages.add(count, metricAttributes);
-            if (result.deadLettered) deadLetters.add(result.deadLettered, { [names.ATTR_QUEUE_NAME]: telemetryName });
+            if (result.deadLettered) {
+              deadLetters.add(
+                result.deadLettered,
+                subscription === undefined
+                  ? { [names.ATTR_QUEUE_NAME]: telemetryName }
+                  : { [names.ATTR_QUEUE_NAME]: telemetryName, [names.ATTR_QUEUE_SUBSCRIPTION]: subscription },
+              );
+            }
           } catch {
             // A failing exporter never changes an outcome.
           }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ReliableQueue, utf8Codec } from '@respire/queue';
+import { ReliableQueue, ReliableTopic, utf8Codec } from '@respire/queue';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { QUEUE_DEAD_LETTERS, QUEUE_MESSAGES, QUEUE_OPERATION_DURATION, createQueueTelemetry, queueMessageContext } from '@respire/otel';
 import { telemetrySdk } from './support.js';
@@ -60,6 +60,57 @@ describe('reliable-queue telemetry on real Redis', () => {
     expect(await sdk.points(QUEUE_DEAD_LETTERS)).toEqual([expect.objectContaining({ value: 1, attributes: { 'respire.queue.name': 'notifications' } })]);
     const durations = await sdk.points(QUEUE_OPERATION_DURATION);
     expect(durations.every((p) => p.unit === 's' && p.attributes['respire.queue.outcome'] === 'ok')).toBe(true);
+    await sdk.shutdown();
+  });
+
+  it('a topic: publish is a send on the topic, a subscription names itself on its spans and metrics, and trace context reaches every subscription', async () => {
+    const sdk = telemetrySdk();
+    const name = `events-${randomBytes(4).toString('hex')}`;
+    const topic = new ReliableTopic(client, name, {
+      codec: utf8Codec,
+      deliveryLimit: 1,
+      instrumentation: createQueueTelemetry({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider, telemetryName: 'events' }),
+    });
+    const [billing, audit] = [topic.subscription('billing', { start: 'earliest' }), topic.subscription('audit', { start: 'earliest' })];
+    await billing.create();
+    await audit.create();
+    const id = await topic.publish('a', { headers: { tenant: 't1' } });
+    expect(await topic.publishMany(['b', 'c'])).toHaveLength(2);
+    const fromBilling = await billing.receive(30_000);
+    expect(await billing.ackMany(fromBilling)).toEqual([true, true, true]);
+    const [first, ...rest] = await audit.receive(30_000);
+    expect(await audit.extend(first!, 30_000)).toBe(true);
+    expect(await audit.nackMany([first!, ...rest], 0)).toEqual([true, true, true]);
+    // audit's delivery limit is one: the next receive moves all three to its dead letters.
+    expect(await audit.receive(30_000)).toEqual([]);
+
+    const spans = sdk.spans.getFinishedSpans();
+    expect(spans.map((s) => [s.name, s.attributes['messaging.consumer.group.name']])).toEqual([
+      [`${name} send`, undefined],
+      [`${name} send`, undefined],
+      [`${name} receive`, 'billing'],
+      [`${name} ack`, 'billing'],
+      [`${name} receive`, 'audit'],
+      [`${name} extend`, 'audit'],
+      [`${name} nack`, 'audit'],
+      [`${name} receive`, 'audit'],
+    ]);
+    expect(spans[0]!.attributes).toMatchObject({ 'messaging.destination.name': name, 'messaging.message.id': id });
+    // The publish span's context travels in the publication's headers, beside its own, to each subscription.
+    const published = trace.getSpanContext(queueMessageContext(fromBilling[0]!))!;
+    expect(published.traceId).toBe(spans[0]!.spanContext().traceId);
+    expect(published.spanId).toBe(spans[0]!.spanContext().spanId);
+    expect(fromBilling[0]!.headers.tenant).toBe('t1');
+    expect(trace.getSpanContext(queueMessageContext(first!))!.spanId).toBe(spans[0]!.spanContext().spanId);
+
+    const points = await sdk.points(QUEUE_MESSAGES);
+    const counted = Object.fromEntries(
+      points.map((p) => [`${p.attributes['respire.queue.operation']}/${p.attributes['respire.queue.subscription'] ?? '-'}`, p.value]),
+    );
+    expect(counted).toEqual({ 'send/-': 3, 'receive/billing': 3, 'ack/billing': 3, 'receive/audit': 3, 'extend/audit': 1, 'nack/audit': 3 });
+    expect(await sdk.points(QUEUE_DEAD_LETTERS)).toEqual([
+      expect.objectContaining({ value: 3, attributes: { 'respire.queue.name': 'events', 'respire.queue.subscription': 'audit' } }),
+    ]);
     await sdk.shutdown();
   });
 

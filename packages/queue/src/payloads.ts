@@ -11,6 +11,7 @@ import {
   type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import type { Codec } from './codec.js';
+import type { InjectedHeaders } from './instrumentation.js';
 
 /** Longest deduplication ID, in UTF-8 bytes. */
 const MAX_DEDUPLICATION_ID_BYTES = 1024;
@@ -82,6 +83,29 @@ export function decodeHeaders(id: string, encoded: Buffer, batchSize: number, op
     );
   }
   return read.headers;
+}
+
+/** A send's or publication's headers: encoded (undefined for none), and their entries in order. */
+interface HeadersToSend {
+  readonly headers: Buffer | undefined;
+  readonly headerEntries?: readonly (readonly [string, string | Uint8Array])[] | undefined;
+}
+
+/**
+ * A send or publication with the instrumentation's headers added (trace context): a header the message already
+ * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
+ * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
+ */
+export function withInjected<I extends HeadersToSend>(item: I, injected: InjectedHeaders): I {
+  if (injected === undefined) return item;
+  const own = item.headerEntries ?? [];
+  const names = new Set(own.map(([name]) => name));
+  const added = injected.filter(([name]) => !names.has(name));
+  if (added.length === 0 || own.length + added.length > MAX_HEADERS) return item;
+  const entries = [...own, ...added];
+  const encoded = writeHeaders(entries);
+  if (encoded.length > MAX_HEADERS_BYTES) return item;
+  return { ...item, headers: encoded, headerEntries: entries };
 }
 
 /**

@@ -14,10 +14,7 @@ import {
   describeThrown,
   exceptionType,
   isWellFormedText,
-  MAX_HEADERS,
-  MAX_HEADERS_BYTES,
   queueKeys,
-  writeHeaders,
   scriptCalls,
   toDurationMs,
   toIntegerInRange,
@@ -28,8 +25,8 @@ import {
   type ReceivedHeaders,
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
-import { checkDeduplicationId, checkHeaders, decodeHeaders } from './payloads.js';
-import { instrumented, type InjectedHeaders, type QueueInstrumentation } from './instrumentation.js';
+import { checkDeduplicationId, checkHeaders, decodeHeaders, withInjected } from './payloads.js';
+import { instrumented, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
@@ -170,7 +167,7 @@ export interface SendOptions {
    * Metadata beside the payload (beyond the contract: README "Headers"), returned as
    * `message.headers` on every delivery and kept in dead letters: string names (nonempty,
    * well-formed Unicode), each with a string or bytes (`Uint8Array`) value. At most
-   * {@link MAX_HEADERS} (64) headers and {@link MAX_HEADERS_BYTES} (65,536) bytes encoded.
+   * `MAX_HEADERS` (64) headers and `MAX_HEADERS_BYTES` (65,536) bytes encoded.
    * @defaultValue none
    */
   headers?: MessageHeaders;
@@ -797,21 +794,4 @@ function toWaitMs(value: unknown): number {
   const waitMs = toDurationMs('waitMs', value as number, true);
   if (waitMs > MAX_WAIT_MS) throw new RespireValidationError('waitMs', `must be at most ${MAX_WAIT_MS} ms, got ${waitMs}`);
   return waitMs;
-}
-
-/**
- * A send with the instrumentation's headers added (trace context): a header the message already
- * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
- * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
- */
-function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSend {
-  if (injected === undefined) return item;
-  const own = item.headerEntries ?? [];
-  const names = new Set(own.map(([name]) => name));
-  const added = injected.filter(([name]) => !names.has(name));
-  if (added.length === 0 || own.length + added.length > MAX_HEADERS) return item;
-  const entries = [...own, ...added];
-  const encoded = writeHeaders(entries);
-  if (encoded.length > MAX_HEADERS_BYTES) return item;
-  return { ...item, headers: encoded, headerEntries: entries };
 }

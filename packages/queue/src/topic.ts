@@ -20,7 +20,8 @@ import {
 import { toCodec, type Codec } from './codec.js';
 import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/leases.js';
 import { subscriptionSource } from './leases/subscription-source.js';
-import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload } from './payloads.js';
+import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload, withInjected } from './payloads.js';
 import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, type ReceiveOptions, type ReceivedMessage } from './queue.js';
 
 /** Most publications one publish trims for retention (the oldest first); `trim()` takes up to {@link MAX_BATCH}. */
@@ -34,6 +35,7 @@ const TOPIC_OPTIONS = [
   'commandTimeoutMs',
   'maxAgeMs',
   'maxLength',
+  'instrumentation',
 ] as const satisfies readonly (keyof ReliableTopicOptions<unknown>)[];
 
 /** Options of a {@link ReliableTopic}. */
@@ -64,6 +66,13 @@ export interface ReliableTopicOptions<T> {
   maxLength?: number;
   /** Deadline of each of the topic's commands, in ms (0..2^31-1; 0 disables it), as the queue's. @defaultValue the client's setting */
   commandTimeoutMs?: number;
+  /**
+   * Hooks for metrics and tracing (`@respire/otel`'s `createQueueTelemetry`), the queue's seam:
+   * publish and publishMany are `send` operations on the topic's name (publish adds the hooks'
+   * trace-context headers); a subscription's receive, ack, nack and extend carry its name as
+   * `subscription`. Hooks never change an outcome.
+   */
+  instrumentation?: QueueInstrumentation;
 }
 
 /** Options of {@link ReliableTopic.publish}: the queue's deduplication rules. */
@@ -168,6 +177,7 @@ export class ReliableTopic<T> {
   readonly #keys: TopicKeys;
   readonly #target: CommandTarget;
   readonly #codec: Codec<T>;
+  readonly #instrumentation: QueueInstrumentation | undefined;
 
   /**
    * @param client - a connected node-redis client or Cluster client, owned by the caller.
@@ -188,6 +198,7 @@ export class ReliableTopic<T> {
     this.maxLength = options.maxLength === undefined ? undefined : toIntegerInRange('maxLength', options.maxLength, 1, MAX_INT32);
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', commandTimeoutMs === undefined ? {} : { commandTimeoutMs });
+    this.#instrumentation = options.instrumentation;
     this.name = name;
     this.streamKey = this.#keys.stream;
   }
@@ -216,25 +227,33 @@ export class ReliableTopic<T> {
     const { deduplicationId, deduplicationWindowMs, headers } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'headers']);
     const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
     if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
-    const encodedHeaders = headers === undefined ? undefined : checkHeaders(headers, 'headers')?.encoded;
+    const checked = headers === undefined ? undefined : checkHeaders(headers, 'headers');
     const bytes = encodePayload(this.#codec, payload, 'ReliableTopic.publish');
-    const reply = await scriptCalls.topicPublish(
-      this.#target,
-      {
-        stream: this.#keys.stream,
-        // Unused without an ID (window 0), but a key of the topic all the same.
-        deduplicationKey: this.#keys.deduplicationPrefix + (deduplicationId ?? ''),
-        trimmed: this.#keys.trimmed,
-        payload: bytes,
-        windowMs: deduplicationId === undefined ? 0 : windowMs,
-        maxAgeMs: this.maxAgeMs ?? 0,
-        maxLength: this.maxLength ?? 0,
-        trimLimit: TOPIC_TRIM_PER_PUBLISH,
-        headers: encodedHeaders ?? '',
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: 1 },
+      async (injected) => {
+        const withContext = withInjected({ headers: checked?.encoded, headerEntries: checked?.entries }, injected);
+        const reply = await scriptCalls.topicPublish(
+          this.#target,
+          {
+            stream: this.#keys.stream,
+            // Unused without an ID (window 0), but a key of the topic all the same.
+            deduplicationKey: this.#keys.deduplicationPrefix + (deduplicationId ?? ''),
+            trimmed: this.#keys.trimmed,
+            payload: bytes,
+            windowMs: deduplicationId === undefined ? 0 : windowMs,
+            maxAgeMs: this.maxAgeMs ?? 0,
+            maxLength: this.maxLength ?? 0,
+            trimLimit: TOPIC_TRIM_PER_PUBLISH,
+            headers: withContext.headers ?? '',
+          },
+          { operation: 'ReliableTopic.publish' },
+        );
+        return { id: reply.entryId, duplicate: reply.duplicate, trimmed: reply.trimmed };
       },
-      { operation: 'ReliableTopic.publish' },
+      (result) => ({ messageId: result.id, duplicate: result.duplicate }),
     );
-    return { id: reply.entryId, duplicate: reply.duplicate, trimmed: reply.trimmed };
   }
 
   /**
@@ -262,19 +281,26 @@ export class ReliableTopic<T> {
     if (total > MAX_BULK_BYTES) {
       throw new RespireValidationError('payloads', `encoded to ${total} bytes in all, more than the ${MAX_BULK_BYTES} bytes (512 MiB) one call may carry`);
     }
-    const reply = await scriptCalls.topicPublishMany(
-      this.#target,
-      {
-        stream: this.#keys.stream,
-        trimmed: this.#keys.trimmed,
-        maxAgeMs: this.maxAgeMs ?? 0,
-        maxLength: this.maxLength ?? 0,
-        trimLimit: TOPIC_TRIM_PER_PUBLISH,
-        payloads: encoded,
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'send', queue: this.name, messageCount: encoded.length },
+      async () => {
+        const reply = await scriptCalls.topicPublishMany(
+          this.#target,
+          {
+            stream: this.#keys.stream,
+            trimmed: this.#keys.trimmed,
+            maxAgeMs: this.maxAgeMs ?? 0,
+            maxLength: this.maxLength ?? 0,
+            trimLimit: TOPIC_TRIM_PER_PUBLISH,
+            payloads: encoded,
+          },
+          { operation: 'ReliableTopic.publishMany' },
+        );
+        return reply.entries.map((entry) => entry.id);
       },
-      { operation: 'ReliableTopic.publishMany' },
+      (ids) => ({ completed: ids.length }),
     );
-    return reply.entries.map((entry) => entry.id);
   }
 
   /**
@@ -333,7 +359,7 @@ export class ReliableTopic<T> {
     const { deliveryLimit, start } = toOptions('options', options, ['deliveryLimit', 'start']);
     const keys = subscriptionKeys(this.#keys, name);
     const limit = toIntegerInRange('deliveryLimit', deliveryLimit ?? this.deliveryLimit, 1, MAX_INT32);
-    return new TopicSubscription<T>(this.#target, this.#keys, keys, this.#codec, limit, toStart(start ?? 'latest'), this.name);
+    return new TopicSubscription<T>(this.#target, this.#keys, keys, this.#codec, limit, toStart(start ?? 'latest'), this.name, this.#instrumentation);
   }
 }
 
@@ -385,6 +411,7 @@ export class TopicSubscription<T> {
   readonly #codec: Codec<T>;
   readonly #leases: Leases;
   readonly #start: StartPosition;
+  readonly #instrumentation: QueueInstrumentation | undefined;
 
   /** @internal Made by {@link ReliableTopic.subscription}. */
   constructor(
@@ -395,12 +422,14 @@ export class TopicSubscription<T> {
     deliveryLimit: number,
     start: StartPosition,
     topic: string,
+    instrumentation: QueueInstrumentation | undefined,
   ) {
     this.#target = target;
     this.#topicKeys = topicKeys;
     this.#keys = keys;
     this.#codec = codec;
     this.#start = start;
+    this.#instrumentation = instrumentation;
     this.#leases = new Leases(target, subscriptionSource(topicKeys, keys));
     this.name = keys.group;
     this.topic = topic;
@@ -471,13 +500,24 @@ export class TopicSubscription<T> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
     const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     const operation = 'TopicSubscription.receive';
-    const { leases } = await this.#leases.lease({ visibilityTimeoutMs: timeoutMs, max, deliveryLimit: this.deliveryLimit }, operation);
-    const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload, deliveryCount, receipt, headers } of leases) {
-      const decoded = decodePayload(this.#codec, id, payload, leases.length, operation);
-      messages.push({ id, payload: decoded, deliveryCount, receipt, headers: decodeHeaders(id, headers, leases.length, operation) });
-    }
-    return messages;
+    let deadLettered = 0;
+    return instrumented(
+      this.#instrumentation,
+      { operation: 'receive', queue: this.topic, subscription: this.name, messageCount: max },
+      async () => {
+        const batch = await this.#leases.lease({ visibilityTimeoutMs: timeoutMs, max, deliveryLimit: this.deliveryLimit }, operation);
+        deadLettered = batch.deadLettered;
+        const messages: ReceivedMessage<T>[] = [];
+        for (const { id, payload, deliveryCount, receipt, headers } of batch.leases) {
+          const decoded = decodePayload(this.#codec, id, payload, batch.leases.length, operation);
+          messages.push({ id, payload: decoded, deliveryCount, receipt, headers: decodeHeaders(id, headers, batch.leases.length, operation) });
+        }
+        return messages;
+      },
+      (messages) => ({ completed: messages.length, deadLettered }),
+      // A decode failure still leaves the moves made: report them.
+      (error) => ({ error, deadLettered }),
+    );
   }
 
   /**
@@ -493,9 +533,7 @@ export class TopicSubscription<T> {
 
   /** Acknowledges up to 1,000 deliveries in one atomic script; one boolean per message, as {@link ack}. */
   async ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]> {
-    const pairs = receiptPairs(messages);
-    if (pairs.length === 0) return [];
-    return this.#leases.complete(pairs, 'TopicSubscription.ack');
+    return this.#settle('ack', messages, (pairs, operation) => this.#leases.complete(pairs, operation));
   }
 
   /**
@@ -510,9 +548,7 @@ export class TopicSubscription<T> {
   /** Rejects up to 1,000 deliveries in one atomic script; as {@link nack}. */
   async nackMany(messages: readonly MessageReceipt[], delayMs = 0): Promise<boolean[]> {
     const delay = toDurationMs('delayMs', delayMs, true);
-    const pairs = receiptPairs(messages);
-    if (pairs.length === 0) return [];
-    return this.#leases.release(pairs, delay, 'TopicSubscription.nack');
+    return this.#settle('nack', messages, (pairs, operation) => this.#leases.release(pairs, delay, operation));
   }
 
   /**
@@ -528,9 +564,23 @@ export class TopicSubscription<T> {
   /** Extends up to 1,000 deliveries' leases in one atomic script; as {@link extend}. */
   async extendMany(messages: readonly MessageReceipt[], visibilityTimeoutMs: number): Promise<boolean[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
+    return this.#settle('extend', messages, (pairs, operation) => this.#leases.extend(pairs, timeoutMs, operation));
+  }
+
+  /** Completes, releases or extends validated receipts, inside the hooks: one round trip, one boolean per message. */
+  async #settle(
+    operation: 'ack' | 'nack' | 'extend',
+    messages: readonly MessageReceipt[],
+    run: (pairs: readonly string[], operation: string) => Promise<boolean[]>,
+  ): Promise<boolean[]> {
     const pairs = receiptPairs(messages);
     if (pairs.length === 0) return [];
-    return this.#leases.extend(pairs, timeoutMs, 'TopicSubscription.extend');
+    return instrumented(
+      this.#instrumentation,
+      { operation, queue: this.topic, subscription: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
+      () => run(pairs, `TopicSubscription.${operation}`),
+      (results) => ({ completed: results.filter(Boolean).length }),
+    );
   }
 
   /**
