@@ -45,6 +45,21 @@ export async function instrumented<R>(
   }
 }
 
+/**
+ * An ack, nack or extend of `messages` (already validated into receipt `pairs`) inside the hooks:
+ * one event for the call, its count of receipts that took effect at the end.
+ */
+export function instrumentedSettle(
+  instrumentation: QueueInstrumentation | undefined,
+  start: Omit<QueueOperationStart, 'messageCount' | 'messageIds'>,
+  messages: readonly { readonly id: string }[],
+  run: () => Promise<boolean[]>,
+): Promise<boolean[]> {
+  return instrumented(instrumentation, { ...start, messageCount: messages.length, messageIds: messages.map((m) => m.id) }, run, (results) => ({
+    completed: results.filter(Boolean).length,
+  }));
+}
+
 function offeredHeaders(scope: Scope): InjectedHeaders {
   try {
     const offered: unknown = scope?.messageHeaders;

@@ -26,7 +26,7 @@ import {
 } from '@respire/core-scripts/internal';
 import { toCodec, type Codec } from './codec.js';
 import { checkDeduplicationId, checkHeaders, decodeHeaders, withInjected } from './payloads.js';
-import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { instrumented, instrumentedSettle, type QueueInstrumentation } from './instrumentation.js';
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
@@ -719,12 +719,7 @@ export class ReliableQueue<T> {
   ): Promise<boolean[]> {
     const pairs = receiptPairs(messages);
     if (pairs.length === 0) return [];
-    return instrumented(
-      this.#instrumentation,
-      { operation, queue: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
-      () => run(pairs, `ReliableQueue.${operation}`),
-      (results) => ({ completed: results.filter(Boolean).length }),
-    );
+    return instrumentedSettle(this.#instrumentation, { operation, queue: this.name }, messages, () => run(pairs, `ReliableQueue.${operation}`));
   }
 
   #encode(payload: T, argument: string): Buffer {

@@ -20,7 +20,7 @@ import {
 import { toCodec, type Codec } from './codec.js';
 import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/leases.js';
 import { subscriptionSource } from './leases/subscription-source.js';
-import { instrumented, type QueueInstrumentation } from './instrumentation.js';
+import { instrumented, instrumentedSettle, type QueueInstrumentation } from './instrumentation.js';
 import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload, withInjected } from './payloads.js';
 import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, type ReceiveOptions, type ReceivedMessage } from './queue.js';
 
@@ -575,11 +575,8 @@ export class TopicSubscription<T> {
   ): Promise<boolean[]> {
     const pairs = receiptPairs(messages);
     if (pairs.length === 0) return [];
-    return instrumented(
-      this.#instrumentation,
-      { operation, queue: this.topic, subscription: this.name, messageCount: messages.length, messageIds: messages.map((m) => m.id) },
-      () => run(pairs, `TopicSubscription.${operation}`),
-      (results) => ({ completed: results.filter(Boolean).length }),
+    return instrumentedSettle(this.#instrumentation, { operation, queue: this.topic, subscription: this.name }, messages, () =>
+      run(pairs, `TopicSubscription.${operation}`),
     );
   }
 
