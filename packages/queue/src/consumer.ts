@@ -13,8 +13,9 @@ import {
   toIntegerInRange,
   toOptions,
 } from '@respire/core-scripts/internal';
-import type { MessageReceipt } from './leases/leases.js';
+import { MAX_BATCH, type MessageReceipt } from './leases/leases.js';
 import type { ReceivedMessage } from './queue.js';
+import { SettleBatcher, type Settlement } from './settle-batcher.js';
 import type { Waiter } from './wait.js';
 
 /** Default {@link ConsumeOptions.concurrency}: 10 handlers in flight. */
@@ -133,10 +134,11 @@ export interface QueueConsumer {
 /** What a consumer needs of its queue. */
 export interface ConsumedQueue<M extends MessageReceipt & { readonly deliveryCount: number }> {
   readonly name: string;
-  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: Waiter): Promise<M[]>;
+  /** The waiting receive; `beforeWait` runs before each wait point is read. */
+  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait: () => Promise<void>): Promise<M[]>;
   newWaiter(): Waiter;
-  ack(message: M): Promise<boolean>;
-  nack(message: M, delayMs: number): Promise<boolean>;
+  ackMany(messages: readonly M[]): Promise<boolean[]>;
+  nackMany(messages: readonly M[], delayMs: number): Promise<boolean[]>;
   extend(message: M, visibilityTimeoutMs: number): Promise<boolean>;
 }
 
@@ -191,6 +193,7 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   readonly #waiter: Waiter;
   readonly #runs = new Set<Run>();
   readonly #stopController = new AbortController();
+  readonly #settler: SettleBatcher<M>;
   #slotFreed: (() => void) | undefined;
   #loop: Promise<void>;
   #stopping: Promise<void> | undefined;
@@ -200,6 +203,14 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     this.#handler = handler;
     this.#settings = settings;
     this.#waiter = queue.newWaiter();
+    // A transient reply (nothing ran) is retried for a few seconds; any other failure is the whole batch's.
+    this.#settler = new SettleBatcher<M>(
+      (settlement, messages) =>
+        retryTransient(() => (settlement.action === 'ack' ? queue.ackMany(messages) : queue.nackMany(messages, settlement.delayMs)), {
+          deadlineMs: SETTLE_RETRY_MS,
+        }),
+      Math.min(settings.concurrency, MAX_BATCH),
+    );
     this.#loop = this.#receiveLoop().catch((error: unknown) => this.#log('error', 'the receive loop ended unexpectedly', { errorType: exceptionType(error) }));
   }
 
@@ -230,6 +241,8 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     // The NACKs of aborted handlers' messages: bounded, since a dead server must not hold stop() forever
     // (a message whose NACK is lost is redelivered after its lease).
     if (this.#runs.size > 0) await Promise.race([Promise.all([...this.#runs].map((run) => run.done)), sleep(RELEASE_DEADLINE_MS)]);
+    // The NACKs of messages leased as stop() began are batched too: sent and answered before stop() resolves.
+    await Promise.race([this.#settler.idle(), sleep(RELEASE_DEADLINE_MS)]);
     this.#waiter.close();
   }
 
@@ -246,7 +259,10 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
       }
       let batch: M[];
       try {
-        batch = await this.#queue.receiveWaiting(visibilityTimeoutMs, concurrency - this.#runs.size, CONSUMER_WAIT_MS, this.#waiter);
+        // Settlements still batched are applied before a wait point is read: a NACK's delay then bounds the block.
+        batch = await this.#queue.receiveWaiting(visibilityTimeoutMs, concurrency - this.#runs.size, CONSUMER_WAIT_MS, this.#waiter, () =>
+          this.#settler.idle(),
+        );
         backoff.reset();
       } catch (error) {
         if (stopSignal.aborted) return;
@@ -369,38 +385,41 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   }
 
   /**
-   * ACKs or NACKs one message. A transient reply (nothing ran) is retried for a few seconds; a lost
-   * reply is never repeated (a repeated ACK would answer false and say nothing): it is reported.
+   * ACKs or NACKs one message, batched with the settlements of handlers that finish close together
+   * (one ackMany, or one nackMany per delay, per turn of the event loop; at most `concurrency` or
+   * 1,000 messages a call). A transient reply (nothing ran) is retried for a few seconds; a lost
+   * reply is never repeated (a repeated ACK would answer false and say nothing): it is reported
+   * for every message of the batch.
    */
   async #settle(message: M, action: 'ack' | 'nack', delayMs: number): Promise<void> {
     const context = { queue: this.#queue.name, messageId: message.id, action };
-    try {
-      const settled = await retryTransient(() => (action === 'ack' ? this.#queue.ack(message) : this.#queue.nack(message, delayMs)), {
-        deadlineMs: SETTLE_RETRY_MS,
-      });
-      if (!settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
-    } catch (error) {
-      if (isRespireError(error, 'NOT_DURABLE')) {
-        // The durability option's wait fell short; the ACK or NACK itself ran (its reply says whether it settled).
-        const reply = safeGet(error, 'reply');
-        const settled = Array.isArray(reply) && Number(reply[0]) === 1;
-        const what = settled ? 'was applied' : 'found the lease gone (expired or superseded)';
-        this.#log('warn', `the ${action} ${what}, and has not reached the replicas or AOF the durability option asks for`, {
-          ...context,
-          errorType: exceptionType(error),
-          code: safeGet(error, 'code'),
-        });
-        return;
-      }
-      const unknown = safeGet(error, 'outcomeUnknown') === true;
-      this.#log(
-        unknown ? 'warn' : 'error',
-        unknown
-          ? `the ${action} reply was lost: its outcome is unknown and it is not repeated`
-          : `the ${action} failed: the message is redelivered after its lease`,
-        { ...context, errorType: exceptionType(error), code: safeGet(error, 'code') },
-      );
+    const settlement: Settlement = action === 'ack' ? { action } : { action, delayMs };
+    const outcome = await this.#settler.settle(message, settlement);
+    if (outcome.ok) {
+      if (!outcome.settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
+      return;
     }
+    const { error, index } = outcome;
+    if (isRespireError(error, 'NOT_DURABLE')) {
+      // The durability option's wait fell short; the ACK or NACK itself ran (its reply says, per message, whether it settled).
+      const reply = safeGet(error, 'reply');
+      const settled = Array.isArray(reply) && Number(reply[index]) === 1;
+      const what = settled ? 'was applied' : 'found the lease gone (expired or superseded)';
+      this.#log('warn', `the ${action} ${what}, and has not reached the replicas or AOF the durability option asks for`, {
+        ...context,
+        errorType: exceptionType(error),
+        code: safeGet(error, 'code'),
+      });
+      return;
+    }
+    const unknown = safeGet(error, 'outcomeUnknown') === true;
+    this.#log(
+      unknown ? 'warn' : 'error',
+      unknown
+        ? `the ${action} reply was lost: its outcome is unknown and it is not repeated`
+        : `the ${action} failed: the message is redelivered after its lease`,
+      { ...context, errorType: exceptionType(error), code: safeGet(error, 'code') },
+    );
   }
 
   #log(level: 'warn' | 'error', message: string, context: Readonly<Record<string, unknown>>): void {
