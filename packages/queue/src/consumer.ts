@@ -15,6 +15,7 @@ import {
 } from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from './leases/leases.js';
 import type { ReceivedMessage } from './queue.js';
+import { Run, RunContext } from './consume-run.js';
 import { SettleBatcher, type Settlement } from './settle-batcher.js';
 import type { Waiter } from './wait.js';
 
@@ -174,17 +175,6 @@ export function consumeSettings(handler: unknown, options: ConsumeOptions): Sett
   };
 }
 
-/** One handler run: its message, its abort controller and why it was aborted. */
-interface Run {
-  readonly controller: AbortController;
-  /** Set when the lease was lost (a failed or stale extension): the result is not acknowledged. */
-  leaseLost: boolean;
-  /** Set when stop() aborted it: the message is released at once. */
-  stopped: boolean;
-  /** Settles when the run has settled its message (or given it up). */
-  done: Promise<void>;
-}
-
 /** The consumer behind {@link ReliableQueue.consume}. */
 export class Consumer<M extends MessageReceipt & { readonly deliveryCount: number }> implements QueueConsumer {
   readonly #queue: ConsumedQueue<M>;
@@ -236,7 +226,7 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     if (this.#runs.size > 0) await Promise.race([finished, sleep(this.#settings.shutdownTimeoutMs)]);
     for (const run of this.#runs) {
       run.stopped = true;
-      run.controller.abort(new Error('the consumer is stopping'));
+      run.abort(new Error('the consumer is stopping'));
     }
     // The NACKs of aborted handlers' messages: bounded, since a dead server must not hold stop() forever
     // (a message whose NACK is lost is redelivered after its lease).
@@ -286,29 +276,37 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   }
 
   #start(message: M): void {
-    const run: Run = { controller: new AbortController(), leaseLost: false, stopped: false, done: Promise.resolve() };
+    const run = new Run();
     this.#runs.add(run);
-    run.done = this.#handle(message, run).finally(() => {
-      this.#runs.delete(run);
-      this.#slotFreed?.();
-    });
+    run.done = this.#handle(message, run);
   }
 
   async #handle(message: M, run: Run): Promise<void> {
-    const stopExtending = this.#extendWhileRunning(message, run);
-    const signal = run.controller.signal;
+    try {
+      await this.#handleRun(message, run);
+    } finally {
+      this.#runs.delete(run);
+      this.#slotFreed?.();
+    }
+  }
+
+  async #handleRun(message: M, run: Run): Promise<void> {
+    this.#extendWhileRunning(message, run);
     let outcome: { threw: true; error: unknown } | { threw: false; result: unknown };
     try {
-      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-      aborted.catch(() => {});
+      // The handler runs after the code that started it, as a microtask.
+      await undefined;
       // The handler is user code: it may throw synchronously, return anything (a thenable whose then
-      // throws) or never settle; the race ends when its signal aborts.
-      const result = await Promise.race([Promise.resolve().then(() => this.#handler(message, { signal })), aborted]);
+      // throws) or never settle; the race ends when the run is aborted. A primitive needs no race.
+      const returned = this.#handler(message, new RunContext(run));
+      const result =
+        (typeof returned === 'object' && returned !== null) || typeof returned === 'function' ? await Promise.race([returned, run.whenAborted()]) : returned;
       outcome = { threw: false, result };
     } catch (error) {
       outcome = { threw: true, error };
     } finally {
-      stopExtending();
+      run.ended = true;
+      clearTimeout(run.timer);
     }
     const context = { queue: this.#queue.name, messageId: message.id, deliveryCount: message.deliveryCount };
     if (run.leaseLost) {
@@ -336,47 +334,48 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   /**
    * Extends the lease every third of the visibility timeout while the handler runs. A false reply
    * (the receipt no longer holds the lease) or failures until the lease may have run out abort the
-   * handler's signal: its result will not be acknowledged. Returns the function that stops it.
+   * handler's signal: its result will not be acknowledged. Stopped by setting `run.ended` and
+   * clearing `run.timer`. One timer per run and no closures: it is set for every message.
    */
-  #extendWhileRunning(message: M, run: Run): () => void {
+  #extendWhileRunning(message: M, run: Run): void {
+    const { visibilityTimeoutMs } = this.#settings;
+    run.heldUntil = performance.now() + visibilityTimeoutMs;
+    run.timer = setTimeout(this.#extendTick, Math.max(1, Math.floor(visibilityTimeoutMs / 3)), message, run);
+  }
+
+  readonly #extendTick = (message: M, run: Run): void => void this.#extendOnce(message, run);
+
+  async #extendOnce(message: M, run: Run): Promise<void> {
     const { visibilityTimeoutMs } = this.#settings;
     const periodMs = Math.max(1, Math.floor(visibilityTimeoutMs / 3));
-    // The lease's deadline as this process can bound it: from before the call that set it.
-    let heldUntil = performance.now() + visibilityTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    let ended = false;
-    const lose = (reason: string, extra: Record<string, unknown> = {}) => {
-      if (ended) return;
-      run.leaseLost = true;
-      this.#log('warn', reason, { queue: this.#queue.name, messageId: message.id, ...extra });
-      run.controller.abort(new Error('the message lease was lost'));
-    };
-    const tick = async () => {
-      const sentAt = performance.now();
-      try {
-        const extended = await this.#queue.extend(message, visibilityTimeoutMs).catch((error: unknown) => {
-          // Applied, only not yet on the replicas the durability option asks for: the reply says whether it extended.
-          if (!isRespireError(error, 'NOT_DURABLE')) throw error;
-          const reply = safeGet(error, 'reply');
-          return Array.isArray(reply) && Number(reply[0]) === 1;
+    const sentAt = performance.now();
+    try {
+      const extended = await this.#queue.extend(message, visibilityTimeoutMs).catch((error: unknown) => {
+        // Applied, only not yet on the replicas the durability option asks for: the reply says whether it extended.
+        if (!isRespireError(error, 'NOT_DURABLE')) throw error;
+        const reply = safeGet(error, 'reply');
+        return Array.isArray(reply) && Number(reply[0]) === 1;
+      });
+      if (run.ended) return;
+      if (!extended) return this.#loseLease(message, run, 'the lease could not be extended (expired, revoked or superseded); the handler is aborted');
+      run.heldUntil = sentAt + visibilityTimeoutMs;
+    } catch (error) {
+      if (run.ended) return;
+      // Another attempt only while the lease surely still holds.
+      if (performance.now() + periodMs >= run.heldUntil) {
+        return this.#loseLease(message, run, 'extending the lease failed until it may have expired; the handler is aborted', {
+          errorType: exceptionType(error),
         });
-        if (ended) return;
-        if (!extended) return lose('the lease could not be extended (expired, revoked or superseded); the handler is aborted');
-        heldUntil = sentAt + visibilityTimeoutMs;
-      } catch (error) {
-        if (ended) return;
-        // Another attempt only while the lease surely still holds.
-        if (performance.now() + periodMs >= heldUntil) {
-          return lose('extending the lease failed until it may have expired; the handler is aborted', { errorType: exceptionType(error) });
-        }
       }
-      if (!ended) timer = setTimeout(() => void tick(), periodMs);
-    };
-    timer = setTimeout(() => void tick(), periodMs);
-    return () => {
-      ended = true;
-      clearTimeout(timer);
-    };
+    }
+    if (!run.ended) run.timer = setTimeout(this.#extendTick, periodMs, message, run);
+  }
+
+  #loseLease(message: M, run: Run, reason: string, extra: Record<string, unknown> = {}): void {
+    if (run.ended) return;
+    run.leaseLost = true;
+    this.#log('warn', reason, { queue: this.#queue.name, messageId: message.id, ...extra });
+    run.abort(new Error('the message lease was lost'));
   }
 
   #retryDelay(deliveryCount: number): number {
