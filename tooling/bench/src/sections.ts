@@ -5,6 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@
 import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
 import { groups } from './groups-section.js';
+import { queueFeatureSections } from './queue-features-section.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
 import { fakeScriptRate } from './scenarios/fake.js';
 import { fenceCost } from './scenarios/fence-cost.js';
@@ -239,4 +240,4 @@ const history: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, ...queueFeatureSections];
