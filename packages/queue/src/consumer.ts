@@ -105,6 +105,7 @@ export interface NackResult {
 }
 
 const NACK_RESULTS = new WeakSet<object>();
+const ACK: Settlement = Object.freeze({ action: 'ack' });
 
 /**
  * A handler result that NACKs its message with `delayMs` instead of acknowledging it.
@@ -291,39 +292,45 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   }
 
   async #handleRun(message: M, run: Run): Promise<void> {
-    this.#extendWhileRunning(message, run);
-    let outcome: { threw: true; error: unknown } | { threw: false; result: unknown };
+    // The lease's deadline as this process can bound it: from before the handler starts.
+    const startedAt = performance.now();
+    run.heldUntil = startedAt + this.#settings.visibilityTimeoutMs;
+    let threw = false;
+    let result: unknown;
     try {
       // The handler runs after the code that started it, as a microtask.
       await undefined;
       // The handler is user code: it may throw synchronously, return anything (a thenable whose then
-      // throws) or never settle; the race ends when the run is aborted. A primitive needs no race.
+      // throws) or never settle; the race ends when the run is aborted. A primitive needs no race,
+      // and no lease extension: the handler has already returned.
       const returned = this.#handler(message, new RunContext(run));
-      const result =
-        (typeof returned === 'object' && returned !== null) || typeof returned === 'function' ? await Promise.race([returned, run.whenAborted()]) : returned;
-      outcome = { threw: false, result };
+      if ((typeof returned === 'object' && returned !== null) || typeof returned === 'function') {
+        this.#extendWhileRunning(message, run, startedAt);
+        result = await Promise.race([returned, run.whenAborted()]);
+      } else {
+        result = returned;
+      }
     } catch (error) {
-      outcome = { threw: true, error };
+      threw = true;
+      result = error;
     } finally {
       run.ended = true;
       clearTimeout(run.timer);
     }
-    const context = { queue: this.#queue.name, messageId: message.id, deliveryCount: message.deliveryCount };
     if (run.leaseLost) {
-      this.#log('warn', 'the lease was lost while the handler ran; its result is not acknowledged', context);
+      this.#log('warn', 'the lease was lost while the handler ran; its result is not acknowledged', this.#context(message));
       return;
     }
     if (run.stopped) {
       await this.#settle(message, 'nack', 0);
       return;
     }
-    if (outcome.threw) {
+    if (threw) {
       const delayMs = this.#retryDelay(message.deliveryCount);
-      this.#log('warn', 'the handler threw; the message is NACKed', { ...context, errorType: exceptionType(outcome.error), delayMs });
+      this.#log('warn', 'the handler threw; the message is NACKed', { ...this.#context(message), errorType: exceptionType(result), delayMs });
       await this.#settle(message, 'nack', delayMs);
       return;
     }
-    const result = outcome.result;
     if (typeof result === 'object' && result !== null && NACK_RESULTS.has(result)) {
       await this.#settle(message, 'nack', (result as NackResult).nackDelayMs);
       return;
@@ -331,16 +338,20 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     await this.#settle(message, 'ack', 0);
   }
 
+  #context(message: M): Record<string, unknown> {
+    return { queue: this.#queue.name, messageId: message.id, deliveryCount: message.deliveryCount };
+  }
+
   /**
    * Extends the lease every third of the visibility timeout while the handler runs. A false reply
    * (the receipt no longer holds the lease) or failures until the lease may have run out abort the
    * handler's signal: its result will not be acknowledged. Stopped by setting `run.ended` and
-   * clearing `run.timer`. One timer per run and no closures: it is set for every message.
+   * clearing `run.timer`. Started only for a handler that returned an object (a promise); one
+   * timer per run and no closures.
    */
-  #extendWhileRunning(message: M, run: Run): void {
-    const { visibilityTimeoutMs } = this.#settings;
-    run.heldUntil = performance.now() + visibilityTimeoutMs;
-    run.timer = setTimeout(this.#extendTick, Math.max(1, Math.floor(visibilityTimeoutMs / 3)), message, run);
+  #extendWhileRunning(message: M, run: Run, startedAt: number): void {
+    const periodMs = Math.max(1, Math.floor(this.#settings.visibilityTimeoutMs / 3));
+    run.timer = setTimeout(this.#extendTick, Math.max(1, startedAt + periodMs - performance.now()), message, run);
   }
 
   readonly #extendTick = (message: M, run: Run): void => void this.#extendOnce(message, run);
@@ -391,9 +402,9 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
    * for every message of the batch.
    */
   async #settle(message: M, action: 'ack' | 'nack', delayMs: number): Promise<void> {
+    const outcome = await this.#settler.settle(message, action === 'ack' ? ACK : { action, delayMs });
+    if (outcome.ok && outcome.settled) return;
     const context = { queue: this.#queue.name, messageId: message.id, action };
-    const settlement: Settlement = action === 'ack' ? { action } : { action, delayMs };
-    const outcome = await this.#settler.settle(message, settlement);
     if (outcome.ok) {
       if (!outcome.settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
       return;
