@@ -13,8 +13,10 @@ import {
   toIntegerInRange,
   toOptions,
 } from '@respire/core-scripts/internal';
-import type { MessageReceipt } from './leases/leases.js';
+import { MAX_BATCH, type MessageReceipt } from './leases/leases.js';
 import type { ReceivedMessage } from './queue.js';
+import { Run, RunContext } from './consume-run.js';
+import { SettleBatcher, type Settlement } from './settle-batcher.js';
 import type { Waiter } from './wait.js';
 
 /** Default {@link ConsumeOptions.concurrency}: 10 handlers in flight. */
@@ -105,6 +107,7 @@ export interface NackResult {
 }
 
 const NACK_RESULTS = new WeakSet<object>();
+const ACK: Settlement = Object.freeze({ action: 'ack' });
 
 /**
  * A handler result that NACKs its message with `delayMs` instead of acknowledging it.
@@ -136,10 +139,11 @@ export interface QueueConsumer {
 /** What a consumer needs of its queue. */
 export interface ConsumedQueue<M extends MessageReceipt & { readonly deliveryCount: number }> {
   readonly name: string;
-  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: Waiter): Promise<M[]>;
+  /** The waiting receive; `beforeWait` runs before each wait point is read. */
+  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait: () => Promise<void>): Promise<M[]>;
   newWaiter(): Waiter;
-  ack(message: M): Promise<boolean>;
-  nack(message: M, delayMs: number): Promise<boolean>;
+  ackMany(messages: readonly M[]): Promise<boolean[]>;
+  nackMany(messages: readonly M[], delayMs: number): Promise<boolean[]>;
   extend(message: M, visibilityTimeoutMs: number): Promise<boolean>;
 }
 
@@ -175,17 +179,6 @@ export function consumeSettings(handler: unknown, options: ConsumeOptions): Sett
   };
 }
 
-/** One handler run: its message, its abort controller and why it was aborted. */
-interface Run {
-  readonly controller: AbortController;
-  /** Set when the lease was lost (a failed or stale extension): the result is not acknowledged. */
-  leaseLost: boolean;
-  /** Set when stop() aborted it: the message is released at once. */
-  stopped: boolean;
-  /** Settles when the run has settled its message (or given it up). */
-  done: Promise<void>;
-}
-
 /** The consumer behind {@link ReliableQueue.consume}. */
 export class Consumer<M extends MessageReceipt & { readonly deliveryCount: number }> implements QueueConsumer {
   readonly #queue: ConsumedQueue<M>;
@@ -194,6 +187,7 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   readonly #waiter: Waiter;
   readonly #runs = new Set<Run>();
   readonly #stopController = new AbortController();
+  readonly #settler: SettleBatcher<M>;
   #slotFreed: (() => void) | undefined;
   #loop: Promise<void>;
   #stopping: Promise<void> | undefined;
@@ -203,6 +197,14 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     this.#handler = handler;
     this.#settings = settings;
     this.#waiter = queue.newWaiter();
+    // A transient reply (nothing ran) is retried for a few seconds; any other failure is the whole batch's.
+    this.#settler = new SettleBatcher<M>(
+      (settlement, messages) =>
+        retryTransient(() => (settlement.action === 'ack' ? queue.ackMany(messages) : queue.nackMany(messages, settlement.delayMs)), {
+          deadlineMs: SETTLE_RETRY_MS,
+        }),
+      Math.min(settings.concurrency, MAX_BATCH),
+    );
     this.#loop = this.#receiveLoop().catch((error: unknown) => this.#log('error', 'the receive loop ended unexpectedly', { errorType: exceptionType(error) }));
   }
 
@@ -230,11 +232,13 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     if (this.#runs.size > 0) await Promise.race([finished, sleep(this.#settings.shutdownTimeoutMs)]);
     for (const run of this.#runs) {
       run.stopped = true;
-      run.controller.abort(new Error('the consumer is stopping'));
+      run.abort(new Error('the consumer is stopping'));
     }
     // The NACKs of aborted handlers' messages: bounded, since a dead server must not hold stop() forever
     // (a message whose NACK is lost is redelivered after its lease).
     if (this.#runs.size > 0) await Promise.race([Promise.all([...this.#runs].map((run) => run.done)), sleep(RELEASE_DEADLINE_MS)]);
+    // The NACKs of messages leased as stop() began are batched too: sent and answered before stop() resolves.
+    await Promise.race([this.#settler.idle(), sleep(RELEASE_DEADLINE_MS)]);
     this.#waiter.close();
   }
 
@@ -251,7 +255,10 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
       }
       let batch: M[];
       try {
-        batch = await this.#queue.receiveWaiting(visibilityTimeoutMs, concurrency - this.#runs.size, CONSUMER_WAIT_MS, this.#waiter);
+        // Settlements still batched are applied before a wait point is read: a NACK's delay then bounds the block.
+        batch = await this.#queue.receiveWaiting(visibilityTimeoutMs, concurrency - this.#runs.size, CONSUMER_WAIT_MS, this.#waiter, () =>
+          this.#settler.idle(),
+        );
         backoff.reset();
       } catch (error) {
         if (stopSignal.aborted) return;
@@ -275,46 +282,60 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   }
 
   #start(message: M): void {
-    const run: Run = { controller: new AbortController(), leaseLost: false, stopped: false, done: Promise.resolve() };
+    const run = new Run();
     this.#runs.add(run);
-    run.done = this.#handle(message, run).finally(() => {
-      this.#runs.delete(run);
-      this.#slotFreed?.();
-    });
+    run.done = this.#handle(message, run);
   }
 
   async #handle(message: M, run: Run): Promise<void> {
-    const stopExtending = this.#extendWhileRunning(message, run);
-    const signal = run.controller.signal;
-    let outcome: { threw: true; error: unknown } | { threw: false; result: unknown };
     try {
-      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-      aborted.catch(() => {});
-      // The handler is user code: it may throw synchronously, return anything (a thenable whose then
-      // throws) or never settle; the race ends when its signal aborts.
-      const result = await Promise.race([Promise.resolve().then(() => this.#handler(message, { signal })), aborted]);
-      outcome = { threw: false, result };
-    } catch (error) {
-      outcome = { threw: true, error };
+      await this.#handleRun(message, run);
     } finally {
-      stopExtending();
+      this.#runs.delete(run);
+      this.#slotFreed?.();
     }
-    const context = { queue: this.#queue.name, messageId: message.id, deliveryCount: message.deliveryCount };
+  }
+
+  async #handleRun(message: M, run: Run): Promise<void> {
+    // The lease's deadline as this process can bound it: from before the handler starts.
+    const startedAt = performance.now();
+    run.heldUntil = startedAt + this.#settings.visibilityTimeoutMs;
+    let threw = false;
+    let result: unknown;
+    try {
+      // The handler runs after the code that started it, as a microtask.
+      await undefined;
+      // The handler is user code: it may throw synchronously, return anything (a thenable whose then
+      // throws) or never settle; the race ends when the run is aborted. A primitive needs no race,
+      // and no lease extension: the handler has already returned.
+      const returned = this.#handler(message, new RunContext(run));
+      if ((typeof returned === 'object' && returned !== null) || typeof returned === 'function') {
+        this.#extendWhileRunning(message, run, startedAt);
+        result = await Promise.race([returned, run.whenAborted()]);
+      } else {
+        result = returned;
+      }
+    } catch (error) {
+      threw = true;
+      result = error;
+    } finally {
+      run.ended = true;
+      clearTimeout(run.timer);
+    }
     if (run.leaseLost) {
-      this.#log('warn', 'the lease was lost while the handler ran; its result is not acknowledged', context);
+      this.#log('warn', 'the lease was lost while the handler ran; its result is not acknowledged', this.#context(message));
       return;
     }
     if (run.stopped) {
       await this.#settle(message, 'nack', 0);
       return;
     }
-    if (outcome.threw) {
+    if (threw) {
       const delayMs = this.#retryDelay(message.deliveryCount);
-      this.#log('warn', 'the handler threw; the message is NACKed', { ...context, errorType: exceptionType(outcome.error), delayMs });
+      this.#log('warn', 'the handler threw; the message is NACKed', { ...this.#context(message), errorType: exceptionType(result), delayMs });
       await this.#settle(message, 'nack', delayMs);
       return;
     }
-    const result = outcome.result;
     if (typeof result === 'object' && result !== null && NACK_RESULTS.has(result)) {
       await this.#settle(message, 'nack', (result as NackResult).nackDelayMs);
       return;
@@ -322,50 +343,55 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
     await this.#settle(message, 'ack', 0);
   }
 
+  #context(message: M): Record<string, unknown> {
+    return { queue: this.#queue.name, messageId: message.id, deliveryCount: message.deliveryCount };
+  }
+
   /**
    * Extends the lease every third of the visibility timeout while the handler runs. A false reply
    * (the receipt no longer holds the lease) or failures until the lease may have run out abort the
-   * handler's signal: its result will not be acknowledged. Returns the function that stops it.
+   * handler's signal: its result will not be acknowledged. Stopped by setting `run.ended` and
+   * clearing `run.timer`. Started only for a handler that returned an object (a promise); one
+   * timer per run and no closures.
    */
-  #extendWhileRunning(message: M, run: Run): () => void {
+  #extendWhileRunning(message: M, run: Run, startedAt: number): void {
+    const periodMs = Math.max(1, Math.floor(this.#settings.visibilityTimeoutMs / 3));
+    run.timer = setTimeout(this.#extendTick, Math.max(1, startedAt + periodMs - performance.now()), message, run);
+  }
+
+  readonly #extendTick = (message: M, run: Run): void => void this.#extendOnce(message, run);
+
+  async #extendOnce(message: M, run: Run): Promise<void> {
     const { visibilityTimeoutMs } = this.#settings;
     const periodMs = Math.max(1, Math.floor(visibilityTimeoutMs / 3));
-    // The lease's deadline as this process can bound it: from before the call that set it.
-    let heldUntil = performance.now() + visibilityTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    let ended = false;
-    const lose = (reason: string, extra: Record<string, unknown> = {}) => {
-      if (ended) return;
-      run.leaseLost = true;
-      this.#log('warn', reason, { queue: this.#queue.name, messageId: message.id, ...extra });
-      run.controller.abort(new Error('the message lease was lost'));
-    };
-    const tick = async () => {
-      const sentAt = performance.now();
-      try {
-        const extended = await this.#queue.extend(message, visibilityTimeoutMs).catch((error: unknown) => {
-          // Applied, only not yet on the replicas the durability option asks for: the reply says whether it extended.
-          if (!isRespireError(error, 'NOT_DURABLE')) throw error;
-          const reply = safeGet(error, 'reply');
-          return Array.isArray(reply) && Number(reply[0]) === 1;
+    const sentAt = performance.now();
+    try {
+      const extended = await this.#queue.extend(message, visibilityTimeoutMs).catch((error: unknown) => {
+        // Applied, only not yet on the replicas the durability option asks for: the reply says whether it extended.
+        if (!isRespireError(error, 'NOT_DURABLE')) throw error;
+        const reply = safeGet(error, 'reply');
+        return Array.isArray(reply) && Number(reply[0]) === 1;
+      });
+      if (run.ended) return;
+      if (!extended) return this.#loseLease(message, run, 'the lease could not be extended (expired, revoked or superseded); the handler is aborted');
+      run.heldUntil = sentAt + visibilityTimeoutMs;
+    } catch (error) {
+      if (run.ended) return;
+      // Another attempt only while the lease surely still holds.
+      if (performance.now() + periodMs >= run.heldUntil) {
+        return this.#loseLease(message, run, 'extending the lease failed until it may have expired; the handler is aborted', {
+          errorType: exceptionType(error),
         });
-        if (ended) return;
-        if (!extended) return lose('the lease could not be extended (expired, revoked or superseded); the handler is aborted');
-        heldUntil = sentAt + visibilityTimeoutMs;
-      } catch (error) {
-        if (ended) return;
-        // Another attempt only while the lease surely still holds.
-        if (performance.now() + periodMs >= heldUntil) {
-          return lose('extending the lease failed until it may have expired; the handler is aborted', { errorType: exceptionType(error) });
-        }
       }
-      if (!ended) timer = setTimeout(() => void tick(), periodMs);
-    };
-    timer = setTimeout(() => void tick(), periodMs);
-    return () => {
-      ended = true;
-      clearTimeout(timer);
-    };
+    }
+    if (!run.ended) run.timer = setTimeout(this.#extendTick, periodMs, message, run);
+  }
+
+  #loseLease(message: M, run: Run, reason: string, extra: Record<string, unknown> = {}): void {
+    if (run.ended) return;
+    run.leaseLost = true;
+    this.#log('warn', reason, { queue: this.#queue.name, messageId: message.id, ...extra });
+    run.abort(new Error('the message lease was lost'));
   }
 
   #retryDelay(deliveryCount: number): number {
@@ -374,38 +400,41 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   }
 
   /**
-   * ACKs or NACKs one message. A transient reply (nothing ran) is retried for a few seconds; a lost
-   * reply is never repeated (a repeated ACK would answer false and say nothing): it is reported.
+   * ACKs or NACKs one message, batched with the settlements of handlers that finish close together
+   * (one ackMany, or one nackMany per delay, per turn of the event loop; at most `concurrency` or
+   * 1,000 messages a call). A transient reply (nothing ran) is retried for a few seconds; a lost
+   * reply is never repeated (a repeated ACK would answer false and say nothing): it is reported
+   * for every message of the batch.
    */
   async #settle(message: M, action: 'ack' | 'nack', delayMs: number): Promise<void> {
+    const outcome = await this.#settler.settle(message, action === 'ack' ? ACK : { action, delayMs });
+    if (outcome.ok && outcome.settled) return;
     const context = { queue: this.#queue.name, messageId: message.id, action };
-    try {
-      const settled = await retryTransient(() => (action === 'ack' ? this.#queue.ack(message) : this.#queue.nack(message, delayMs)), {
-        deadlineMs: SETTLE_RETRY_MS,
-      });
-      if (!settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
-    } catch (error) {
-      if (isRespireError(error, 'NOT_DURABLE')) {
-        // The durability option's wait fell short; the ACK or NACK itself ran (its reply says whether it settled).
-        const reply = safeGet(error, 'reply');
-        const settled = Array.isArray(reply) && Number(reply[0]) === 1;
-        const what = settled ? 'was applied' : 'found the lease gone (expired or superseded)';
-        this.#log('warn', `the ${action} ${what}, and has not reached the replicas or AOF the durability option asks for`, {
-          ...context,
-          errorType: exceptionType(error),
-          code: safeGet(error, 'code'),
-        });
-        return;
-      }
-      const unknown = safeGet(error, 'outcomeUnknown') === true;
-      this.#log(
-        unknown ? 'warn' : 'error',
-        unknown
-          ? `the ${action} reply was lost: its outcome is unknown and it is not repeated`
-          : `the ${action} failed: the message is redelivered after its lease`,
-        { ...context, errorType: exceptionType(error), code: safeGet(error, 'code') },
-      );
+    if (outcome.ok) {
+      if (!outcome.settled) this.#log('warn', `the ${action} found the lease gone (expired or superseded): the message may be redelivered`, context);
+      return;
     }
+    const { error, index } = outcome;
+    if (isRespireError(error, 'NOT_DURABLE')) {
+      // The durability option's wait fell short; the ACK or NACK itself ran (its reply says, per message, whether it settled).
+      const reply = safeGet(error, 'reply');
+      const settled = Array.isArray(reply) && Number(reply[index]) === 1;
+      const what = settled ? 'was applied' : 'found the lease gone (expired or superseded)';
+      this.#log('warn', `the ${action} ${what}, and has not reached the replicas or AOF the durability option asks for`, {
+        ...context,
+        errorType: exceptionType(error),
+        code: safeGet(error, 'code'),
+      });
+      return;
+    }
+    const unknown = safeGet(error, 'outcomeUnknown') === true;
+    this.#log(
+      unknown ? 'warn' : 'error',
+      unknown
+        ? `the ${action} reply was lost: its outcome is unknown and it is not repeated`
+        : `the ${action} failed: the message is redelivered after its lease`,
+      { ...context, errorType: exceptionType(error), code: safeGet(error, 'code') },
+    );
   }
 
   #log(level: 'warn' | 'error', message: string, context: Readonly<Record<string, unknown>>): void {

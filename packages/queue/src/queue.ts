@@ -568,9 +568,11 @@ export class ReliableQueue<T> {
    * The waiting receive on `waiter`'s blocking connection (the caller closes it): a nonblocking
    * receive; when empty, the wait point (one read-only script) and XREAD BLOCK from the group's
    * cursor until the next deadline or the end of the wait; then receive again. An idle wait costs
-   * three commands. Returns an empty batch at once once `waiter` is closed.
+   * three commands. Returns an empty batch at once once `waiter` is closed. `beforeWait` runs
+   * before each wait point is read (a consumer's pending NACKs are applied first, so their delays
+   * bound the block).
    */
-  async #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter): Promise<ReceivedMessage<T>[]> {
+  async #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait?: () => Promise<void>): Promise<ReceivedMessage<T>[]> {
     const operation = 'ReliableQueue.receive (waiting)';
     const started = performance.now();
     let failures = 0;
@@ -580,6 +582,8 @@ export class ReliableQueue<T> {
       if (batch.length > 0 || waiter.closed) return batch;
       const remaining = Math.ceil(waitMs - (performance.now() - started));
       if (remaining < 1) return batch;
+      if (beforeWait) await beforeWait();
+      if (waiter.closed) return batch;
       const { cursor, untilDueMs } = await waitPoint(this.#target, this.#keys, operation);
       if (waiter.closed) return batch;
       // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
@@ -615,10 +619,10 @@ export class ReliableQueue<T> {
     return new Consumer<ReceivedMessage<T>>(
       {
         name: this.name,
-        receiveWaiting: (visibilityTimeoutMs, max, waitMs, waiter) => this.#receiveWaiting(visibilityTimeoutMs, max, waitMs, waiter),
+        receiveWaiting: (visibilityTimeoutMs, max, waitMs, waiter, beforeWait) => this.#receiveWaiting(visibilityTimeoutMs, max, waitMs, waiter, beforeWait),
         newWaiter: () => new Waiter(this.#target),
-        ack: (message) => this.ack(message),
-        nack: (message, delayMs) => this.nack(message, delayMs),
+        ackMany: (messages) => this.ackMany(messages),
+        nackMany: (messages, delayMs) => this.nackMany(messages, delayMs),
         extend: (message, visibilityTimeoutMs) => this.extend(message, visibilityTimeoutMs),
       },
       handler,

@@ -6,6 +6,7 @@ import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
 import { groups } from './groups-section.js';
 import { topic } from './topic-section.js';
+import { queueFeatureSections } from './queue-features-section.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
 import { fakeScriptRate } from './scenarios/fake.js';
 import { fenceCost } from './scenarios/fence-cost.js';
@@ -240,4 +241,4 @@ const history: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, topic];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, topic, ...queueFeatureSections];
