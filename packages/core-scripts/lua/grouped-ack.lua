@@ -4,7 +4,7 @@ The grouped queue's ACK (queue README "Message groups"), on the lease engine
 it has more messages, joins the back of the ready ring; an expired, revoked, superseded or already
 completed receipt changes nothing.
 
-KEYS[1]  stream: grouped stream                 (stream: fields payload, group)
+KEYS[1]  stream: grouped stream                 (stream: fields payload, group, headers when any)
 KEYS[2]  deadlines: delivery deadlines          (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
 KEYS[3]  ready: ready ring                      (sorted set: group ID -> position)
 KEYS[4]  leased: heads in flight                (hash: entry ID -> group ID)

@@ -9,7 +9,7 @@ of the ready ring, one per group, in the order the groups became ready (fair gro
 message of each, its group back at the end of the ring while it may take more). Writes run only after
 every key type and every permission the call will use has been checked.
 
-KEYS[1]  stream: grouped stream                 (stream: fields payload, group)
+KEYS[1]  stream: grouped stream                 (stream: fields payload, group, headers when any)
 KEYS[2]  deadlines: delivery deadlines          (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
 KEYS[3]  deadLetter: dead-letter stream         (stream)
 KEYS[4]  ready: ready ring                      (sorted set: group ID -> position)
@@ -23,11 +23,11 @@ ARGV[4]  token: receipt token of this call      (16 URL-safe characters, client-
 ARGV[5]  backlogPrefix: key prefix of the group backlogs   (the group ID follows)
 ARGV[6]  concurrency: most messages of a group in flight   (1: ordered groups; 2..1000: fair groups)
 
-Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }
+Reply    { deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes, groupId: string } }
          the number of messages moved to the dead-letter stream, then the leased entries:
          redelivered heads first (oldest deadline first), then new heads in ring order;
-         each receipt is "<count>.<token>.<position in the batch, from 1>"; headers are ignored
-         here ('': a grouped send stores none).
+         each receipt is "<count>.<token>.<position in the batch, from 1>"; headers '' for none;
+         groupId the message's group.
 Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 ]]
 --@include acl

@@ -182,6 +182,11 @@ export interface SendManyItem<T> extends SendOptions {
   payload: T;
 }
 
+/** A grouped queue's send checked and encoded: a send with its group. */
+interface PreparedGroupedSend extends PreparedSend {
+  readonly groupId: string;
+}
+
 /** A send checked and encoded: what the scripts take. */
 interface PreparedSend {
   readonly bytes: Buffer;
@@ -232,6 +237,11 @@ export interface ReceivedMessage<T> {
    * as a Buffer. A frozen empty object when it had none.
    */
   readonly headers: ReceivedHeaders;
+  /**
+   * The message's group on a grouped queue (README "Message groups"): the `groupId` it was sent
+   * with. Absent (undefined) on an ungrouped queue.
+   */
+  readonly groupId?: string;
 }
 
 /** What happened to a send. */
@@ -382,18 +392,12 @@ export class ReliableQueue<T> {
 
   /** A grouped queue's send: one script appends to the stream, the group's backlog and, when it was empty, the ready ring. */
   async #sendGrouped(keys: GroupedQueueKeys, payload: T, options: SendOptions): Promise<SendResult> {
-    if (typeof options === 'object' && options !== null && (options as { delayMs?: unknown }).delayMs !== undefined) {
-      throw new RespireValidationError('delayMs', 'is not supported on a grouped queue: a delayed message would hold back its whole group');
-    }
-    const { deduplicationId, deduplicationWindowMs, groupId } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'groupId']);
-    checkGroupId(groupId);
-    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
-    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, 'deduplicationId');
-    const bytes = this.#encode(payload, 'payload');
+    const prepared = this.#prepareGrouped(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
-      async () => {
+      async (injected) => {
+        const { bytes, deduplicationId, windowMs, headers, groupId } = withInjected(prepared, injected);
         const reply = await scriptCalls.groupedSend(
           this.#target,
           {
@@ -407,6 +411,7 @@ export class ReliableQueue<T> {
             groupId,
             windowMs: deduplicationId === undefined ? 0 : windowMs,
             concurrency: this.#groupConcurrency,
+            headers: headers ?? '',
           },
           { operation: 'ReliableQueue.send', retrySafe: deduplicationId !== undefined },
         );
@@ -522,6 +527,19 @@ export class ReliableQueue<T> {
       headers: checked?.encoded,
       headerEntries: checked?.entries,
     };
+  }
+
+  /**
+   * Checks and encodes one send of a grouped queue: a valid `groupId`, no `delayMs` (README
+   * "Message groups": refused, a delayed head would hold back its whole group); `prefix` as {@link #prepare}'s.
+   */
+  #prepareGrouped(payload: T, options: SendOptions, prefix: string): PreparedGroupedSend {
+    if (options.delayMs !== undefined) {
+      throw new RespireValidationError(`${prefix}delayMs`, 'is not supported on a grouped queue: a delayed message would hold back its whole group');
+    }
+    const { groupId } = options;
+    checkGroupId(groupId, `${prefix}groupId`);
+    return { ...this.#prepare(payload, { ...options, groupId: undefined }, prefix), groupId };
   }
 
   /**
@@ -761,7 +779,7 @@ export class ReliableQueue<T> {
 
   #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded } of leases) {
+    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded, groupId } of leases) {
       const headers = decodeHeaders(id, encoded, leases.length, 'ReliableQueue.receive');
       let payload: T;
       try {
@@ -773,21 +791,22 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt, headers });
+      // Only a grouped queue's messages have the property: an ungrouped one's keep their shape.
+      messages.push(groupId === undefined ? { id, payload, deliveryCount, receipt, headers } : { id, payload, deliveryCount, receipt, headers, groupId });
     }
     return messages;
   }
 }
 
-function checkGroupId(id: unknown): asserts id is string {
+function checkGroupId(id: unknown, argument: string): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError('groupId', 'must be a nonempty string: every message of a grouped queue names its group');
+    throw new RespireValidationError(argument, 'must be a nonempty string: every message of a grouped queue names its group');
   }
   if (!isWellFormedText(id)) {
-    throw new RespireValidationError('groupId', 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
+    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
-    throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
+    throw new RespireValidationError(argument, `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
 }
 
@@ -804,7 +823,7 @@ function toWaitMs(value: unknown): number {
  * has keeps its value; none are added when the result would pass {@link MAX_HEADERS} or
  * {@link MAX_HEADERS_BYTES} (the message is sent as it was).
  */
-function withInjected(item: PreparedSend, injected: InjectedHeaders): PreparedSend {
+function withInjected<S extends PreparedSend>(item: S, injected: InjectedHeaders): S {
   if (injected === undefined) return item;
   const own = item.headerEntries ?? [];
   const names = new Set(own.map(([name]) => name));

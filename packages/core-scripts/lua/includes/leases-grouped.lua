@@ -1,6 +1,7 @@
 --[[ include: leases-grouped - a grouped queue (ordered message groups) as the lease engine's source
 A grouped queue's source of messages for the lease engine (leases.lua, included after this file).
-Message bodies are entries of the grouped stream (fields `payload`, `group`). Per group, its
+Message bodies are entries of the grouped stream (fields `payload`, `group`, then `headers` when
+the message has any, as a queue entry keeps them: queue-entries.lua). Per group, its
 backlog is a sorted set of its entry IDs scored by send position (deleted when empty, so an empty
 group leaves no key); the ready ring is a sorted set of the group IDs whose head may be taken,
 scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
@@ -21,7 +22,9 @@ queue's stream exists (an instance without `groups` used the name) every grouped
 
   respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
                                         -> the source (its keys); `prefix` .. group ID is a backlog;
-                                           `inflight` (group ID -> count) serves concurrency > 1
+                                           `inflight` (group ID -> count) serves concurrency > 1;
+                                           its `group_of` gives each leased message's group ID to
+                                           the receive's reply (leases-receive.lua)
   respire_grouped_expect_mode(ungrouped)
                                         RESPIRE_WRONGTYPE while the ungrouped queue's stream exists
   respire_grouped_tail(key)             -> the last score of sorted set `key`, nil when it is empty
@@ -43,8 +46,19 @@ queue's stream exists (an instance without `groups` used the name) every grouped
 --@include server
 --@include queue-entries
 
+-- A message's group: its entry's `group` field (the second, after `payload`).
+local function respire_grouped_group(fields)
+  for f = 1, #fields, 2 do
+    if fields[f] == 'group' then return fields[f + 1] end
+  end
+  return ''
+end
+
 local function respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
-  return { stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight, concurrency = concurrency }
+  return {
+    stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight,
+    concurrency = concurrency, group_of = respire_grouped_group,
+  }
 end
 
 local function respire_grouped_expect_mode(ungrouped)

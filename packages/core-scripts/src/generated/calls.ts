@@ -274,7 +274,7 @@ export async function adminRetryWorkerDeadLetters(target: CommandTarget, args: A
 
 /** KEYS and ARGV of `grouped-ack`, named as in its header. */
 export interface GroupedAckArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
@@ -300,7 +300,7 @@ export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, op
 
 /** KEYS and ARGV of `grouped-receive`, named as in its header. */
 export interface GroupedReceiveArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
@@ -336,7 +336,7 @@ export async function groupedReceive(target: CommandTarget, args: GroupedReceive
 
 /** KEYS and ARGV of `grouped-send`, named as in its header. */
 export interface GroupedSendArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] ready ring (sorted set: group ID -> position) */
   readonly ready: string;
@@ -356,11 +356,13 @@ export interface GroupedSendArgs {
   readonly windowMs: ScriptArg;
   /** ARGV[4] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
   readonly concurrency: ScriptArg;
+  /** ARGV[5] the message's encoded headers (bytes, src/formats/headers.ts; '' for none) */
+  readonly headers: ScriptArg;
 }
 
 /** Runs `grouped-send` (append a message to the back of its group, once per deduplication ID within its window) through {@link runScript} and decodes its reply. */
 export async function groupedSend(target: CommandTarget, args: GroupedSendArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendReply> {
-  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency], options);
+  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency, args.headers], options);
   return replies.decodeGroupedSendReply(reply, options?.operation);
 }
 

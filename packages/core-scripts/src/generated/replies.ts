@@ -363,8 +363,8 @@ export function decodeGroupedAckReply(value: unknown, operation = "grouped-ack")
   return out;
 }
 
-/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
-export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
+/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes, groupId: string } }`, as its header's `Reply` line declares it. */
+export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer; readonly groupId: string }[] };
 
 /**
  * Decodes a reply of `grouped-receive`; `operation` names the call in errors.
@@ -372,9 +372,9 @@ export type GroupedReceiveReply = { readonly deadLettered: number; readonly entr
  */
 export function decodeGroupedReceiveReply(value: unknown, operation = "grouped-receive"): GroupedReceiveReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
-  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
-  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
+  if ((t.length - 1) % 5 !== 0) return d.unexpected(operation, 'groups of 5 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer; readonly groupId: string }[] = [];
+  for (let i = 1; i < t.length; i += 5) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation), groupId: d.string(t[i + 4], operation) });
   return { deadLettered: d.int(t[0], operation), entries };
 }
 
@@ -414,12 +414,19 @@ export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): 
   return decodeGroupedAckReply(value, operation);
 }
 
-/** The reply of `queue-receive`: the same as `grouped-receive`'s. */
-export type QueueReceiveReply = GroupedReceiveReply;
+/** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
+export type QueueReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
 
-/** Decodes a reply of `queue-receive` (as {@link decodeGroupedReceiveReply}). */
+/**
+ * Decodes a reply of `queue-receive`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
 export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
-  return decodeGroupedReceiveReply(value, operation);
+  const t = d.table(value, 1, operation);
+  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
+  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
+  return { deadLettered: d.int(t[0], operation), entries };
 }
 
 /** The reply of `queue-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
@@ -492,12 +499,12 @@ export function decodeTopicPublishReply(value: unknown, operation = "topic-publi
   return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation), trimmed: d.int(t[2], operation) };
 }
 
-/** The reply of `topic-receive`: the same as `grouped-receive`'s. */
-export type TopicReceiveReply = GroupedReceiveReply;
+/** The reply of `topic-receive`: the same as `queue-receive`'s. */
+export type TopicReceiveReply = QueueReceiveReply;
 
-/** Decodes a reply of `topic-receive` (as {@link decodeGroupedReceiveReply}). */
+/** Decodes a reply of `topic-receive` (as {@link decodeQueueReceiveReply}). */
 export function decodeTopicReceiveReply(value: unknown, operation = "topic-receive"): TopicReceiveReply {
-  return decodeGroupedReceiveReply(value, operation);
+  return decodeQueueReceiveReply(value, operation);
 }
 
 /** The reply of `topic-seek`: `{ position: string, discarded: int }`, as its header's `Reply` line declares it. */

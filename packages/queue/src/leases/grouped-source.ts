@@ -1,5 +1,5 @@
 // A grouped queue's source for the lease engine: the heads of its ready groups, one in flight per group.
-import { scriptCalls, type QueueKeys } from '@respire/core-scripts/internal';
+import { decodeGroupedReceiveReply, scriptCalls, type QueueKeys } from '@respire/core-scripts/internal';
 import type { LeaseSource } from './source.js';
 
 /**
@@ -8,7 +8,7 @@ import type { LeaseSource } from './source.js';
  * grouped scripts refuse while it does (one name cannot be both).
  */
 export interface GroupedQueueKeys {
-  /** The stream of message bodies: fields `payload` and `group`. */
+  /** The stream of message bodies: fields `payload` and `group`, then `headers` when the message has any. */
   readonly stream: string;
   /** The deadlines index of the lease engine (format as {@link QueueKeys.deadlines}). */
   readonly deadlines: string;
@@ -62,6 +62,7 @@ export function groupedSource(keys: GroupedQueueKeys, concurrency: number): Leas
         { stream, deadlines, deadLetter, ready, leased, ungroupedStream, inflight, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix, concurrency },
         { operation },
       ),
+    decodeLeaseReply: decodeGroupedReceiveReply,
     complete: (target, receipts, operation) =>
       scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
