@@ -89,7 +89,9 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     await queue.nack(again!);
     // The limit is reached: this receive moves it to the dead letters, headers kept.
     expect(await queue.receive(30_000)).toEqual([]);
-    const [dead] = (await entriesOf(connection(), queue.deadLetterStreamKey)).map((e) => readQueueDeadLetter(e.fields));
+    const [dead] = (await entriesOf(connection(), queue.deadLetterStreamKey)).map(
+      (e) => readQueueDeadLetter(e.fields) as { payload: Buffer; headers?: Buffer },
+    );
     expect(dead!.payload.toString()).toBe('h');
     expect(readHeaders(dead!.headers!)).toEqual({ headers: { tenant: 'ünï', raw: bytes, empty: '' } });
   });
