@@ -449,10 +449,9 @@ export class ReliableQueue<T> {
     } catch {
       throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
     }
-    if (this.#grouped)
-      throw new RespireValidationError('items', 'sendMany is not available on a grouped queue yet (README "Message groups"): send each message');
     if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
     if (list.length === 0) return [];
+    const grouped = this.#grouped;
     const prepared: PreparedSend[] = [];
     let total = 0;
     for (const [index, item] of list.entries()) {
@@ -461,7 +460,7 @@ export class ReliableQueue<T> {
         throw new RespireValidationError(name, 'must be an object with a payload');
       }
       const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
-      const one = this.#prepare(options.payload, options, `${name}.`);
+      const one = grouped ? this.#prepareGrouped(options.payload, options, `${name}.`) : this.#prepare(options.payload, options, `${name}.`);
       total += one.bytes.length + (one.headers?.length ?? 0);
       if (total > MAX_SEND_BATCH_BYTES) {
         throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
@@ -473,10 +472,11 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: prepared.length },
       async (injected) => {
-        const results = await this.#sendBatch(
-          injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected)),
-          'ReliableQueue.sendMany',
-        );
+        const items = injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected));
+        const results = grouped
+          ? // Every item of a grouped queue was prepared by #prepareGrouped.
+            await this.#sendGroupedBatch(grouped, items as unknown as readonly PreparedGroupedSend[], 'ReliableQueue.sendMany')
+          : await this.#sendBatch(items, 'ReliableQueue.sendMany');
         appended = results.filter((r) => !r.duplicate).length;
         return results;
       },
@@ -505,6 +505,48 @@ export class ReliableQueue<T> {
     // Retry-safe (RespireNotDurableError says so) only when every item has a deduplication ID.
     const retrySafe = items.every((item) => item.deduplicationId !== undefined);
     const reply = await scriptCalls.queueSendMany(this.#target, { stream: this.#keys.stream, deduplicationKeys, items: args }, { operation, retrySafe });
+    if (reply.results.length !== items.length) {
+      throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
+    }
+    return reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
+  }
+
+  /**
+   * One grouped-send-many call: the batch's distinct backlogs and deduplication keys (KEYS from 5),
+   * then six arguments per item.
+   */
+  async #sendGroupedBatch(keys: GroupedQueueKeys, items: readonly PreparedGroupedSend[], operation: string): Promise<SendResult[]> {
+    const keyIndex = new Map<string, number>();
+    const batchKeys: string[] = [];
+    const indexOf = (key: string): number => {
+      let index = keyIndex.get(key);
+      if (index === undefined) {
+        batchKeys.push(key);
+        index = batchKeys.length + 4; // KEYS[1..4] are the stream, ring, ungrouped stream and in-flight hash
+        keyIndex.set(key, index);
+      }
+      return index;
+    };
+    const args: (string | Buffer)[] = [];
+    for (const { bytes, groupId, deduplicationId, windowMs, headers } of items) {
+      const backlog = indexOf(keys.backlogPrefix + groupId);
+      const deduplication = deduplicationId === undefined ? 0 : indexOf(keys.deduplicationPrefix + deduplicationId);
+      args.push(bytes, groupId, String(backlog), String(deduplication), String(windowMs), headers ?? '');
+    }
+    const retrySafe = items.every((item) => item.deduplicationId !== undefined);
+    const reply = await scriptCalls.groupedSendMany(
+      this.#target,
+      {
+        stream: keys.stream,
+        ready: keys.ready,
+        ungroupedStream: keys.ungroupedStream,
+        inflight: keys.inflight,
+        batchKeys,
+        concurrency: this.#groupConcurrency,
+        items: args,
+      },
+      { operation, retrySafe },
+    );
     if (reply.results.length !== items.length) {
       throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
     }

@@ -1,8 +1,8 @@
 // A grouped queue's messages carry their group ID and headers (README "Message groups"), on every target.
 import { expect, it } from 'vitest';
 import { readHeaders, readQueueDeadLetter, type FieldPairs } from '@respire/core-scripts/internal';
-import { type ReceivedMessage } from '@respire/queue';
-import { untilAllGroupedDue } from './groups-support.js';
+import { RespireValidationError, type ReceivedMessage } from '@respire/queue';
+import { existingKeys, groupedSnapshot, untilAllGroupedDue } from './groups-support.js';
 import { describeOnTargets, queueFixture, targets, type Connection } from './support.js';
 
 const bytes = Buffer.from([0, 1, 2, 254, 255, 58, 115]);
@@ -94,5 +94,75 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     );
     expect(dead!.payload.toString()).toBe('h');
     expect(readHeaders(dead!.headers!)).toEqual({ headers: { tenant: 'ünï', raw: bytes, empty: '' } });
+  });
+
+  it('sendMany appends each item to the back of its group in batch order, the idle groups joining the ring in order of first item', async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const busy = await queue.sendWithResult('c0', { groupId: 'c', deduplicationId: 'seen' });
+    const [head] = await queue.receive(30_000);
+    const results = await queue.sendMany([
+      { payload: 'b1', groupId: 'b' },
+      { payload: 'a1', groupId: 'a', headers: { k: 'v' } },
+      { payload: 'c1', groupId: 'c' },
+      { payload: 'b2', groupId: 'b', deduplicationId: 'd' },
+      { payload: 'b2 again', groupId: 'a', deduplicationId: 'd' },
+      { payload: 'c0 again', groupId: 'c', deduplicationId: 'seen' },
+      { payload: 'a2', groupId: 'a' },
+    ]);
+    expect(results.map((r) => r.duplicate)).toEqual([false, false, false, false, true, true, false]);
+    expect(results[4]!.id).toBe(results[3]!.id);
+    expect(results[5]!.id).toBe(busy.id);
+    // c has its head leased: its new message waits behind it; b and a became ready in batch order.
+    const first = await queue.receive(30_000, { max: 10 });
+    expect(first.map((m) => [m.payload, m.groupId, m.headers])).toEqual([
+      ['b1', 'b', {}],
+      ['a1', 'a', { k: 'v' }],
+    ]);
+    expect(await queue.ackMany([head!, ...first])).toEqual([true, true, true]);
+    // c moved on when its head was acknowledged, before b and a rejoined: round robin.
+    expect(summary(await queue.receive(30_000, { max: 10 }))).toEqual([
+      ['c1', 'c'],
+      ['b2', 'b'],
+      ['a2', 'a'],
+    ]);
+  });
+
+  it('sendMany on fair groups: a group with groupConcurrency in flight joins the ring only when one completes', async () => {
+    const queue = queueOf<string>({ groups: { groupConcurrency: 2 } });
+    await queue.sendMany([
+      { payload: 'x1', groupId: 'x' },
+      { payload: 'x2', groupId: 'x' },
+    ]);
+    const taken = [...(await queue.receive(30_000, { max: 10 })), ...(await queue.receive(30_000, { max: 10 }))];
+    expect(taken.map((m) => m.payload).sort()).toEqual(['x1', 'x2']);
+    await queue.sendMany([
+      { payload: 'x3', groupId: 'x' },
+      { payload: 'y1', groupId: 'y' },
+    ]);
+    expect(summary(await queue.receive(30_000, { max: 10 }))).toEqual([['y1', 'y']]);
+    expect(await queue.ack(taken[0]!)).toBe(true);
+    expect(summary(await queue.receive(30_000, { max: 10 }))).toEqual([['x3', 'x']]);
+  });
+
+  it('sendMany refuses a bad item before any I/O, naming it, and sends nothing', async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const refused = async (items: Parameters<typeof queue.sendMany>[0], argument: string): Promise<void> => {
+      const error = await queue.sendMany(items).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(RespireValidationError);
+      expect((error as RespireValidationError).argument).toBe(argument);
+    };
+    const good = { payload: 'ok', groupId: 'a' };
+    await refused([good, { payload: 'x' }], 'items[1].groupId');
+    await refused([good, { payload: 'x', groupId: '' }], 'items[1].groupId');
+    await refused([good, { payload: 'x', groupId: 'a\uD800' }], 'items[1].groupId');
+    await refused([{ payload: 'x', groupId: 'a', delayMs: 5 }, good], 'items[0].delayMs');
+    await refused([good, { payload: 'x', groupId: 'a', headers: { k: 7 as never } }], 'items[1].headers.k');
+    await refused([good, { payload: 'x', groupId: 'a', deduplicationId: '' }], 'items[1].deduplicationId');
+    expect(await existingKeys(connection(), queue.name)).toEqual([]);
+    expect(await queue.sendMany([])).toEqual([]);
+    expect(await groupedSnapshot(connection(), queue.name)).toBe('[]');
   });
 });

@@ -334,6 +334,30 @@ export async function groupedReceive(target: CommandTarget, args: GroupedReceive
   return replies.decodeGroupedReceiveReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `grouped-send-many`, named as in its header. */
+export interface GroupedSendManyArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
+  readonly stream: string;
+  /** KEYS[2] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[3] the ungrouped queue's stream (must not exist) */
+  readonly ungroupedStream: string;
+  /** KEYS[4] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** KEYS[5..] the batch's group backlogs and deduplication keys (each once; items name them by index) */
+  readonly batchKeys: readonly string[];
+  /** ARGV[1] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+  /** ARGV[2..] per item payload, group ID, backlog key index, deduplication key index (0: none), window (ms), headers (bytes, '' for none) */
+  readonly items: readonly ScriptArg[];
+}
+
+/** Runs `grouped-send-many` (append a batch of messages, each to the back of its group, once per deduplication ID) through {@link runScript} and decodes its reply. */
+export async function groupedSendMany(target: CommandTarget, args: GroupedSendManyArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendManyReply> {
+  const reply = await runScript(target, scripts.groupedSendMany, [args.stream, args.ready, args.ungroupedStream, args.inflight, ...args.batchKeys], [args.concurrency, ...args.items], options);
+  return replies.decodeGroupedSendManyReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `grouped-send`, named as in its header. */
 export interface GroupedSendArgs {
   /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */

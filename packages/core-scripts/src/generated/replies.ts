@@ -378,6 +378,21 @@ export function decodeGroupedReceiveReply(value: unknown, operation = "grouped-r
   return { deadLettered: d.int(t[0], operation), entries };
 }
 
+/** The reply of `grouped-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
+export type GroupedSendManyReply = { readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
+
+/**
+ * Decodes a reply of `grouped-send-many`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeGroupedSendManyReply(value: unknown, operation = "grouped-send-many"): GroupedSendManyReply {
+  const t = d.table(value, 0, operation);
+  if ((t.length - 0) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 0', value);
+  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
+  for (let i = 0; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
+  return { results };
+}
+
 /** The reply of `grouped-send`: `{ entryId: string, duplicate: flag }`, as its header's `Reply` line declares it. */
 export type GroupedSendReply = { readonly entryId: string; readonly duplicate: boolean };
 
@@ -429,19 +444,12 @@ export function decodeQueueReceiveReply(value: unknown, operation = "queue-recei
   return { deadLettered: d.int(t[0], operation), entries };
 }
 
-/** The reply of `queue-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
-export type QueueSendManyReply = { readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
+/** The reply of `queue-send-many`: the same as `grouped-send-many`'s. */
+export type QueueSendManyReply = GroupedSendManyReply;
 
-/**
- * Decodes a reply of `queue-send-many`; `operation` names the call in errors.
- * @throws {@link RespireServerError} for a reply of another shape.
- */
+/** Decodes a reply of `queue-send-many` (as {@link decodeGroupedSendManyReply}). */
 export function decodeQueueSendManyReply(value: unknown, operation = "queue-send-many"): QueueSendManyReply {
-  const t = d.table(value, 0, operation);
-  if ((t.length - 0) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 0', value);
-  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
-  for (let i = 0; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
-  return { results };
+  return decodeGroupedSendManyReply(value, operation);
 }
 
 /** The reply of `queue-send`: the same as `grouped-send`'s. */
