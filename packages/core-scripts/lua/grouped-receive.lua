@@ -16,6 +16,7 @@ KEYS[4]  ready: ready ring                      (sorted set: group ID -> positio
 KEYS[5]  leased: heads in flight                (hash: entry ID -> group ID)
 KEYS[6]  ungroupedStream: the ungrouped queue's stream    (must not exist)
 KEYS[7]  inflight: messages in flight per group   (hash: group ID -> count; fair groups only)
+KEYS[8]  wake: wake stream                       (stream of at most one entry: appended to when a dead-lettered head's group moves on)
 ARGV[1]  visibilityTimeoutMs: visibility timeout   (ms, 1..2^31-1)
 ARGV[2]  max: most messages                     (messages, 1..1000)
 ARGV[3]  deliveryLimit: delivery limit          (deliveries, >= 1)
@@ -34,7 +35,7 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM, RESPIRE_UNSUPPORTED
 --@include leases-grouped
 
 respire_require_acl()
-local source = respire_grouped_source(KEYS[1], KEYS[4], KEYS[5], ARGV[5], KEYS[6], KEYS[7], tonumber(ARGV[6]))
+local source = respire_grouped_source(KEYS[1], KEYS[4], KEYS[5], ARGV[5], KEYS[6], KEYS[7], tonumber(ARGV[6]), KEYS[8])
 local deadlines, dead = KEYS[2], KEYS[3]
 local visibility, max, limit, token = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 --@include leases-receive

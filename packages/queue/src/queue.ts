@@ -33,7 +33,7 @@ import { instrumented, type InjectedHeaders, type QueueInstrumentation } from '.
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
-import { Waiter, waitPoint } from './wait.js';
+import { Waiter, groupedWaitPoint, waitPoint } from './wait.js';
 import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
@@ -573,7 +573,7 @@ export class ReliableQueue<T> {
 
   /**
    * Checks and encodes one send of a grouped queue: a valid `groupId`, no `delayMs` (README
-   * "Message groups": refused, a delayed head would hold back its whole group); `prefix` as {@link #prepare}'s.
+   * "Message groups": refused, a delayed head would hold back its whole group); `prefix` as the ungrouped check's.
    */
   #prepareGrouped(payload: T, options: SendOptions, prefix: string): PreparedGroupedSend {
     if (options.delayMs !== undefined) {
@@ -617,8 +617,6 @@ export class ReliableQueue<T> {
     const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     const waitMs = toWaitMs(waitOption);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    if (this.#grouped)
-      throw new RespireValidationError('waitMs', 'a waiting receive is not available on a grouped queue yet (README "Message groups"): poll with waitMs 0');
     const waiter = new Waiter(this.#target);
     try {
       return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
@@ -643,12 +641,15 @@ export class ReliableQueue<T> {
       if (batch.length > 0 || waiter.closed) return batch;
       const remaining = Math.ceil(waitMs - (performance.now() - started));
       if (remaining < 1) return batch;
-      const { cursor, untilDueMs } = await waitPoint(this.#target, this.#keys, operation);
+      const grouped = this.#grouped;
+      const { cursor, untilDueMs, also } = grouped
+        ? await groupedWaitPoint(this.#target, grouped, operation)
+        : await waitPoint(this.#target, this.#keys, operation);
       if (waiter.closed) return batch;
       // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
       const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
       try {
-        await waiter.block(this.#keys.stream, cursor, blockMs, operation);
+        await waiter.block(this.streamKey, cursor, blockMs, operation, also);
         failures = 0;
       } catch (error) {
         if (waiter.closed) return batch;
@@ -673,8 +674,6 @@ export class ReliableQueue<T> {
    */
   consume(handler: ConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
     const settings = consumeSettings(handler, options);
-    if (this.#grouped)
-      throw new RespireValidationError('consume', 'is not available on a grouped queue yet (README "Message groups"): it waits with the waiting receive');
     return new Consumer<ReceivedMessage<T>>(
       {
         name: this.name,

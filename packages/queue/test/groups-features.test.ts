@@ -1,9 +1,9 @@
 // A grouped queue's messages carry their group ID and headers (README "Message groups"), on every target.
-import { expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { readHeaders, readQueueDeadLetter, type FieldPairs } from '@respire/core-scripts/internal';
-import { RespireValidationError, type ReceivedMessage } from '@respire/queue';
+import { RespireValidationError, type QueueConsumer, type ReceivedMessage } from '@respire/queue';
 import { existingKeys, groupedSnapshot, untilAllGroupedDue } from './groups-support.js';
-import { describeOnTargets, queueFixture, targets, type Connection } from './support.js';
+import { describeOnTargets, eventually, queueFixture, targets, type Connection } from './support.js';
 
 const bytes = Buffer.from([0, 1, 2, 254, 255, 58, 115]);
 
@@ -19,6 +19,14 @@ async function entriesOf(conn: Connection, key: string): Promise<{ id: string; f
     return { id: id.toString(), fields };
   });
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Consumers a test started, stopped after it whatever happened. */
+const started: QueueConsumer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((consumer) => consumer.stop()));
+});
 
 const summary = (messages: readonly ReceivedMessage<string>[]): [string, string | undefined][] => messages.map((m) => [m.payload, m.groupId]);
 
@@ -164,5 +172,62 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     expect(await existingKeys(connection(), queue.name)).toEqual([]);
     expect(await queue.sendMany([])).toEqual([]);
     expect(await groupedSnapshot(connection(), queue.name)).toBe('[]');
+  });
+
+  it('a waiting receive returns when a send makes a group ready, and an empty batch once waitMs has passed', async () => {
+    const queue = queueOf<string>({ groups: {} });
+    expect(await queue.receive(30_000, { waitMs: 50 })).toEqual([]);
+    const waiting = queue.receive(30_000, { waitMs: 10_000 });
+    await pause(50);
+    await queue.send('a1', { groupId: 'a' });
+    expect(summary(await waiting)).toEqual([['a1', 'a']]);
+  });
+
+  it("a waiting receive wakes when an ACK moves the group on, well before the head's lease or waitMs would end", async () => {
+    const queue = queueOf<string>({ groups: {} });
+    await queue.sendMany([
+      { payload: 'a1', groupId: 'a' },
+      { payload: 'a2', groupId: 'a' },
+    ]);
+    const [head] = await queue.receive(60_000);
+    const began = performance.now();
+    const waiting = queue.receive(30_000, { waitMs: 15_000 });
+    await pause(50);
+    expect(await queue.ack(head!)).toBe(true);
+    expect(summary(await waiting)).toEqual([['a2', 'a']]);
+    // Without the wake it would return only after waitMs (15 s): the margin is for a loaded machine.
+    expect(performance.now() - began).toBeLessThan(7_500);
+  });
+
+  it('consume() keeps each ordered group in send order, one message of a group at a time, across its concurrency', async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const groups = ['a', 'b', 'c'];
+    await queue.sendMany(groups.flatMap((group) => Array.from({ length: 6 }, (_, i) => ({ payload: `${group}${i}`, groupId: group }))));
+    const running = new Map<string, number>();
+    const order = new Map<string, number[]>();
+    let overlaps = 0;
+    let most = 0;
+    let inFlight = 0;
+    started.push(
+      queue.consume(
+        async (message) => {
+          const group = message.groupId!;
+          running.set(group, (running.get(group) ?? 0) + 1);
+          if (running.get(group)! > 1) overlaps++;
+          most = Math.max(most, ++inFlight);
+          await pause(5 + Math.floor(Math.random() * 15));
+          order.set(group, [...(order.get(group) ?? []), Number(message.payload.slice(1))]);
+          running.set(group, running.get(group)! - 1);
+          inFlight--;
+        },
+        { concurrency: 4 },
+      ),
+    );
+    await eventually(() => [...order.values()].flat().length === 18, 15_000, 10);
+    expect(overlaps).toBe(0);
+    expect(Object.fromEntries(order)).toEqual({ a: [0, 1, 2, 3, 4, 5], b: [0, 1, 2, 3, 4, 5], c: [0, 1, 2, 3, 4, 5] });
+    // Groups ran in parallel, never more than one of each.
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(groups.length);
   });
 });

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest';
 import { SeededRandom } from '@respire/harness';
 import type { ReceivedMessage, ReliableQueue } from '@respire/queue';
-import { deadLetters, existingKeys, groupedKeys } from './groups-support.js';
+import { deadLetters, groupedKeys, withoutWake } from './groups-support.js';
 import { describeOnTargets, eventually, queueFixture, serverTimeMs, targets, type Connection } from './support.js';
 
 /** Steps per target: about a second on a standalone server. `RESPIRE_GROUPS_STEPS` runs longer. */
@@ -200,5 +200,5 @@ async function run(seed: number, queue: ReliableQueue<string>, conn: Connection)
   const all = [...model.groupOf.keys()].sort();
   expect([...model.acknowledged, ...model.deadLettered].sort(), 'every message acknowledged or dead-lettered, once').toEqual(all);
   const left = [keys.stream, ...(model.deadLettered.size > 0 ? [keys.deadLetter] : [])].sort();
-  expect(await existingKeys(conn, queue.name), 'no key left for a drained group').toEqual(left);
+  expect(await withoutWake(conn, queue.name), 'no key left for a drained group').toEqual(left);
 }

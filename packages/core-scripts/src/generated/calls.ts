@@ -284,6 +284,8 @@ export interface GroupedAckArgs {
   readonly leased: string;
   /** KEYS[5] messages in flight per group (hash: group ID -> count; fair groups only) */
   readonly inflight: string;
+  /** KEYS[6] wake stream (stream of at most one entry: appended to when a group moves on) */
+  readonly wake: string;
   /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
   readonly backlogPrefix: ScriptArg;
   /** ARGV[2] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
@@ -294,7 +296,7 @@ export interface GroupedAckArgs {
 
 /** Runs `grouped-ack` (complete deliveries whose receipts still hold their leases, and advance their groups) through {@link runScript} and decodes its reply. */
 export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, options?: ScriptCallOptions): Promise<replies.GroupedAckReply> {
-  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
+  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight, args.wake], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
   return replies.decodeGroupedAckReply(reply, options?.operation);
 }
 
@@ -314,6 +316,8 @@ export interface GroupedReceiveArgs {
   readonly ungroupedStream: string;
   /** KEYS[7] messages in flight per group (hash: group ID -> count; fair groups only) */
   readonly inflight: string;
+  /** KEYS[8] wake stream (stream of at most one entry: appended to when a dead-lettered head's group moves on) */
+  readonly wake: string;
   /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
   readonly visibilityTimeoutMs: ScriptArg;
   /** ARGV[2] most messages (messages, 1..1000) */
@@ -330,7 +334,7 @@ export interface GroupedReceiveArgs {
 
 /** Runs `grouped-receive` (recover due heads, dead-letter exhausted ones, then lease the heads of ready groups) through {@link runScript} and decodes its reply. */
 export async function groupedReceive(target: CommandTarget, args: GroupedReceiveArgs, options?: ScriptCallOptions): Promise<replies.GroupedReceiveReply> {
-  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight, args.wake], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeGroupedReceiveReply(reply, options?.operation);
 }
 
@@ -388,6 +392,22 @@ export interface GroupedSendArgs {
 export async function groupedSend(target: CommandTarget, args: GroupedSendArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendReply> {
   const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency, args.headers], options);
   return replies.decodeGroupedSendReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-wait-state`, named as in its header. */
+export interface GroupedWaitStateArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[3] wake stream (stream of at most one entry) */
+  readonly wake: string;
+}
+
+/** Runs `grouped-wait-state` (where a grouped queue's waiting receive blocks from and until when. Reads only) through {@link runScript} and decodes its reply. */
+export async function groupedWaitState(target: CommandTarget, args: GroupedWaitStateArgs, options?: ScriptCallOptions): Promise<replies.GroupedWaitStateReply> {
+  const reply = await runScript(target, scripts.groupedWaitState, [args.stream, args.deadlines, args.wake], [], options);
+  return replies.decodeGroupedWaitStateReply(reply, options?.operation);
 }
 
 /** KEYS and ARGV of `queue-ack`, named as in its header. */

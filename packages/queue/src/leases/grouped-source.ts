@@ -20,6 +20,11 @@ export interface GroupedQueueKeys {
   readonly leased: string;
   /** Hash of each fair group's messages in flight: group ID to count (fair groups only). */
   readonly inflight: string;
+  /**
+   * Stream of at most one entry, appended to when a group moves on without a send (an ACK or a
+   * dead letter puts it back on the ring): a waiting receive blocks on it beside the stream.
+   */
+  readonly wake: string;
   /** Key prefix of each group's backlog (a sorted set of entry IDs by send position); the group ID follows. */
   readonly backlogPrefix: string;
   /** Key prefix of the deduplication keys; the deduplication ID follows. */
@@ -39,6 +44,7 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
     inflight: `${base}:groups:in-flight`,
+    wake: `${base}:groups:wake`,
     backlogPrefix: `${base}:groups:group:`,
     deduplicationPrefix: `${base}:groups:dedup:`,
     ungroupedStream: keys.stream,
@@ -54,17 +60,32 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
  * `queue-extend` on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
  */
 export function groupedSource(keys: GroupedQueueKeys, concurrency: number): LeaseSource {
-  const { stream, deadlines, deadLetter, ready, leased, inflight, backlogPrefix, ungroupedStream } = keys;
+  const { stream, deadlines, deadLetter, ready, leased, inflight, wake, backlogPrefix, ungroupedStream } = keys;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
       scriptCalls.groupedReceive(
         target,
-        { stream, deadlines, deadLetter, ready, leased, ungroupedStream, inflight, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix, concurrency },
+        {
+          stream,
+          deadlines,
+          deadLetter,
+          ready,
+          leased,
+          ungroupedStream,
+          inflight,
+          wake,
+          visibilityTimeoutMs,
+          max,
+          deliveryLimit,
+          token,
+          backlogPrefix,
+          concurrency,
+        },
         { operation },
       ),
     decodeLeaseReply: decodeGroupedReceiveReply,
     complete: (target, receipts, operation) =>
-      scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
+      scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, wake, backlogPrefix, concurrency, receipts }, { operation }),
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
     // Extending touches only the deadlines index: the queue's script on the grouped one.
     extend: (target, receipts, visibilityTimeoutMs, operation) =>

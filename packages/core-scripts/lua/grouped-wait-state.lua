@@ -1,0 +1,34 @@
+--[[ grouped-wait-state: where a grouped queue's waiting receive blocks from and until when. Reads only.
+A grouped queue's waiting receive (README of @respire/queue: "Message groups", "Waiting receive")
+calls it after an empty receive: the server clock, the earliest deadline in the grouped deadlines
+index, and the last entry IDs of the grouped stream (a send appends to it) and of the wake stream
+(a group moving on without a send appends to it: an ACK or a dead letter), from which XREAD BLOCK
+wakes on the first entry appended to either. Read in one atomic call, so no send or ACK can fall
+between the cursors and the clock. Nothing changes.
+
+KEYS[1]  stream: grouped stream                 (stream: fields payload, group, headers when any)
+KEYS[2]  deadlines: delivery deadlines          (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms)
+KEYS[3]  wake: wake stream                      (stream of at most one entry)
+
+Reply    { nowMs: int, nextDueMs: int, cursor: string, wakeCursor: string }
+         the server clock (ms, rounded down); the earliest deadline (ms, rounded up), -1 when
+         nothing is leased; the last entry ID of the grouped stream and of the wake stream ('0-0'
+         for an empty or missing one: any entry wakes the block)
+Errors   RESPIRE_WRONGTYPE
+]]
+--@include server
+--@include types
+
+local stream, deadlines, wake = KEYS[1], KEYS[2], KEYS[3]
+respire_expect_type(stream, 'stream')
+respire_expect_type(deadlines, 'zset')
+respire_expect_type(wake, 'stream')
+local now = respire_now_ms()
+local nextDue = -1
+local first = redis.call('ZRANGE', deadlines, 0, 0, 'WITHSCORES')
+if first[2] then nextDue = math.ceil(tonumber(first[2])) end
+local function last(key)
+  local entry = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1]
+  return entry and entry[1] or '0-0'
+end
+return { math.floor(now), nextDue, last(stream), last(wake) }
