@@ -143,21 +143,21 @@ export async function waitPoint(target: CommandTarget, keys: QueueKeys, operatio
 }
 
 /**
- * As {@link waitPoint}, for a grouped queue: the cursors of its stream (a send wakes the block) and
- * of its wake stream (a group moving on without a send, README "Message groups"), and the earliest
- * deadline of its deadlines index, in one read-only script.
+ * As {@link waitPoint}, for a grouped queue: the ends of its stream (a send wakes the block) and of
+ * its wake stream (a group moving on without a send, README "Message groups"), and the earliest
+ * deadline of its deadlines index, in one read-only script. The cursors are the streams' ends, not
+ * where the last receive stopped: a group made ready since then (by a send or an ACK) is due now
+ * (`untilDueMs` 0), so the receive runs again instead of blocking past it.
  */
 export async function groupedWaitPoint(
   target: CommandTarget,
-  keys: { readonly stream: string; readonly deadlines: string; readonly wake: string },
+  keys: { readonly stream: string; readonly deadlines: string; readonly wake: string; readonly ready: string },
   operation: string,
 ): Promise<WaitPoint> {
-  const state = await scriptCalls.groupedWaitState(target, keys, { operation, readOnly: true });
-  return {
-    cursor: state.cursor,
-    also: { stream: keys.wake, cursor: state.wakeCursor },
-    untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs),
-  };
+  const { stream, deadlines, wake, ready } = keys;
+  const state = await scriptCalls.groupedWaitState(target, { stream, deadlines, wake, ready }, { operation, readOnly: true });
+  const untilDueMs = state.readyGroups > 0 ? 0 : state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs);
+  return { cursor: state.cursor, also: { stream: wake, cursor: state.wakeCursor }, untilDueMs };
 }
 
 /** Why a blocking connection could not be opened: the server's reply, or what the network said. Nothing was sent. */

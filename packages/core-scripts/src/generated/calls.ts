@@ -402,11 +402,13 @@ export interface GroupedWaitStateArgs {
   readonly deadlines: string;
   /** KEYS[3] wake stream (stream of at most one entry) */
   readonly wake: string;
+  /** KEYS[4] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
 }
 
 /** Runs `grouped-wait-state` (where a grouped queue's waiting receive blocks from and until when. Reads only) through {@link runScript} and decodes its reply. */
 export async function groupedWaitState(target: CommandTarget, args: GroupedWaitStateArgs, options?: ScriptCallOptions): Promise<replies.GroupedWaitStateReply> {
-  const reply = await runScript(target, scripts.groupedWaitState, [args.stream, args.deadlines, args.wake], [], options);
+  const reply = await runScript(target, scripts.groupedWaitState, [args.stream, args.deadlines, args.wake, args.ready], [], options);
   return replies.decodeGroupedWaitStateReply(reply, options?.operation);
 }
 

@@ -405,16 +405,16 @@ export function decodeGroupedSendReply(value: unknown, operation = "grouped-send
   return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation) };
 }
 
-/** The reply of `grouped-wait-state`: `{ nowMs: int, nextDueMs: int, cursor: string, wakeCursor: string }`, as its header's `Reply` line declares it. */
-export type GroupedWaitStateReply = { readonly nowMs: number; readonly nextDueMs: number; readonly cursor: string; readonly wakeCursor: string };
+/** The reply of `grouped-wait-state`: `{ nowMs: int, nextDueMs: int, cursor: string, wakeCursor: string, readyGroups: int }`, as its header's `Reply` line declares it. */
+export type GroupedWaitStateReply = { readonly nowMs: number; readonly nextDueMs: number; readonly cursor: string; readonly wakeCursor: string; readonly readyGroups: number };
 
 /**
  * Decodes a reply of `grouped-wait-state`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
 export function decodeGroupedWaitStateReply(value: unknown, operation = "grouped-wait-state"): GroupedWaitStateReply {
-  const t = d.table(value, 4, operation);
-  return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation), wakeCursor: d.string(t[3], operation) };
+  const t = d.table(value, 5, operation);
+  return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation), wakeCursor: d.string(t[3], operation), readyGroups: d.int(t[4], operation) };
 }
 
 /** The reply of `queue-ack`: the same as `grouped-ack`'s. */
