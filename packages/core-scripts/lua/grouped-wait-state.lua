@@ -2,7 +2,7 @@
 A grouped queue's waiting receive (README of @respire/queue: "Message groups", "Waiting receive")
 calls it after an empty receive: the server clock, the earliest deadline in the grouped deadlines
 index, and the last entry IDs of the grouped stream (a send appends to it) and of the wake stream
-(a group moving on without a send appends to it: an ACK or a dead letter), from which XREAD BLOCK
+(an ACK or a dead letter moving a group on, or a NACK, appends to it), from which XREAD BLOCK
 wakes on the first entry appended to either, and how many groups are ready now: the cursors are
 the streams' ends, so a send or ACK made since the empty receive shows as a ready group instead
 (the receive must not block then). Read in one atomic call, so no send or ACK can fall between the

@@ -144,7 +144,7 @@ export async function waitPoint(target: CommandTarget, keys: QueueKeys, operatio
 
 /**
  * As {@link waitPoint}, for a grouped queue: the ends of its stream (a send wakes the block) and of
- * its wake stream (a group moving on without a send, README "Message groups"), and the earliest
+ * its wake stream (an ACK or dead letter moving a group on, or a NACK: README "Message groups"), and the earliest
  * deadline of its deadlines index, in one read-only script. The cursors are the streams' ends, not
  * where the last receive stopped: a group made ready since then (by a send or an ACK) is due now
  * (`untilDueMs` 0), so the receive runs again instead of blocking past it.

@@ -199,6 +199,19 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     expect(performance.now() - began).toBeLessThan(7_500);
   });
 
+  it("a waiting receive wakes at a NACK and takes the head at its new due time, not at its old lease's deadline", async () => {
+    const queue = queueOf<string>({ groups: {} });
+    await queue.send('a1', { groupId: 'a' });
+    const [head] = await queue.receive(60_000);
+    const began = performance.now();
+    const waiting = queue.receive(30_000, { waitMs: 15_000 });
+    await pause(50);
+    expect(await queue.nack(head!, 200)).toBe(true);
+    expect((await waiting).map((m) => [m.payload, m.deliveryCount])).toEqual([['a1', 2]]);
+    // Without the wake it would block until waitMs (15 s): the lease's deadline (60 s) was its bound.
+    expect(performance.now() - began).toBeLessThan(7_500);
+  });
+
   it('consume() keeps each ordered group in send order, one message of a group at a time, across its concurrency', async () => {
     const queue = queueOf<string>({ groups: {} });
     const groups = ['a', 'b', 'c'];

@@ -108,6 +108,19 @@ describe('ReliableQueue with groups: permissions', () => {
     expect(await groupedSnapshot(admin, name)).toBe('[]');
   });
 
+  it('a user without XADD cannot nack a grouped delivery (it appends to the wake stream): a typed error, nothing changed', async () => {
+    const name = uniqueName();
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec, groups: {} });
+    await owner.send('a1', { groupId: 'a' });
+    const [head] = await owner.receive(30_000);
+    const before = await groupedSnapshot(admin, name);
+    const error = await restricted(name, ['~*', '+@all', '-xadd'], (queue) => refusal(queue.nack(head!)));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('XADD');
+    expect(await groupedSnapshot(admin, name)).toBe(before);
+    expect(await owner.nack(head!)).toBe(true);
+  });
+
   it('a user without XADD cannot send: nothing is appended to the stream, the backlog or the ring', async () => {
     const name = uniqueName();
     const error = await restricted(name, ['~*', '+@all', '-xadd'], (queue) => refusal(queue.send('a1', { groupId: 'a' })));

@@ -22,7 +22,7 @@ export interface GroupedQueueKeys {
   readonly inflight: string;
   /**
    * Stream of at most one entry, appended to when a group moves on without a send (an ACK or a
-   * dead letter puts it back on the ring): a waiting receive blocks on it beside the stream.
+   * dead letter puts it back on the ring) and when a NACK releases a lease: a waiting receive blocks on it beside the stream.
    */
   readonly wake: string;
   /** Key prefix of each group's backlog (a sorted set of entry IDs by send position); the group ID follows. */
@@ -56,7 +56,7 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
  * ring, at most one in flight per group; redeliveries come from its deadlines index before anything
  * later of their group (with `concurrency` above 1, fair groups: up to that many of a group in
  * flight, in no promised order). Completing a head deletes it and puts its group, when it has more, at the
- * back of the ring. Its scripts are `grouped-receive`, `grouped-ack` and the queue's `queue-nack` and
+ * back of the ring. Its scripts are `grouped-receive`, `grouped-ack`, `grouped-nack` and the queue's
  * `queue-extend` on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
  */
 export function groupedSource(keys: GroupedQueueKeys, concurrency: number): LeaseSource {
@@ -86,7 +86,8 @@ export function groupedSource(keys: GroupedQueueKeys, concurrency: number): Leas
     decodeLeaseReply: decodeGroupedReceiveReply,
     complete: (target, receipts, operation) =>
       scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, wake, backlogPrefix, concurrency, receipts }, { operation }),
-    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+    // The queue's NACK on the grouped deadlines index, which also wakes waiting receives (grouped-nack).
+    release: (target, receipts, delayMs, operation) => scriptCalls.groupedNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
     // Extending touches only the deadlines index: the queue's script on the grouped one.
     extend: (target, receipts, visibilityTimeoutMs, operation) =>
       scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
