@@ -157,7 +157,8 @@ export interface SendOptions {
    * How long the message waits before its first delivery, in ms (0..2^31-1, fractions round up;
    * beyond the contract: README "Delayed send"). It is not receivable before server time at the
    * send + the delay; the wait is not a delivery. Deduplication is unchanged: the window starts
-   * at the send.
+   * at the send. Refused on a grouped queue (`RespireValidationError` before any I/O: a delayed
+   * head would hold back its group; README "Message groups").
    * @defaultValue 0 (receivable at once)
    */
   delayMs?: number;
@@ -216,7 +217,8 @@ export interface ReceiveOptions {
    * returns as soon as it leases a message (a send from any client, an expired lease or a NACK
    * delay passing), or an empty batch once `waitMs` has passed. It blocks on a connection of its
    * own (a duplicate of the queue's client, closed before the call returns, on every path), never
-   * on the queue's client. README "Waiting receive".
+   * on the queue's client. README "Waiting receive". On a grouped queue it also wakes when an ACK,
+   * a NACK or a dead letter moves a group on (its wake stream; README "Message groups").
    * @defaultValue 0
    */
   waitMs?: number;
@@ -668,7 +670,9 @@ export class ReliableQueue<T> {
    * resolve → ACK, `nackAfter(ms)` → NACK with that delay, a throw → NACK with the retry backoff
    * (the exception's type logged, never its message). It waits with the waiting receive on one
    * connection of its own (a duplicate of the queue's client), closed by `stop()`; failures of
-   * receive back off (50 ms doubling to 5 s) and retry until `stop()`.
+   * receive back off (50 ms doubling to 5 s) and retry until `stop()`. On a grouped queue with
+   * ordered groups, a group's messages are handled one at a time, in send order, whatever the
+   * concurrency (one of a group is in flight at most); different groups run in parallel.
    * @throws {@link RespireValidationError} for a handler that is not a function or a bad option
    *   (before anything starts).
    */
