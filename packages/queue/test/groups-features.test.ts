@@ -243,4 +243,29 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(groups.length);
   });
+
+  it('consume() on fair groups runs at most groupConcurrency handlers of a group at once, and handles every message once', async () => {
+    const queue = queueOf<string>({ groups: { groupConcurrency: 2 } });
+    await queue.sendMany(['x', 'y'].flatMap((group) => Array.from({ length: 6 }, (_, i) => ({ payload: `${group}${i}`, groupId: group }))));
+    const running = new Map<string, number>();
+    const handled: string[] = [];
+    let mostOfAGroup = 0;
+    started.push(
+      queue.consume(
+        async (message) => {
+          const group = message.groupId!;
+          running.set(group, (running.get(group) ?? 0) + 1);
+          mostOfAGroup = Math.max(mostOfAGroup, running.get(group)!);
+          // Long enough that the next receive (one per group per turn of the ring) finds it running.
+          await pause(100);
+          handled.push(message.payload);
+          running.set(group, running.get(group)! - 1);
+        },
+        { concurrency: 6 },
+      ),
+    );
+    await eventually(() => handled.length === 12, 15_000, 10);
+    expect(handled.sort()).toEqual(['x', 'y'].flatMap((group) => Array.from({ length: 6 }, (_, i) => `${group}${i}`)).sort());
+    expect(mostOfAGroup).toBe(2);
+  });
 });
