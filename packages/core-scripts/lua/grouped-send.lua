@@ -4,7 +4,7 @@ The grouped queue's send (queue README "Message groups"), on the grouped queue's
 the group's backlog, and a group whose backlog was empty joins the back of the ready ring. With a
 deduplication window, a repeat within the window returns the original entry ID and appends nothing.
 
-KEYS[1]  stream: grouped stream                 (stream: fields payload, group)
+KEYS[1]  stream: grouped stream                 (stream: fields payload, group, headers when any)
 KEYS[2]  ready: ready ring                      (sorted set: group ID -> position)
 KEYS[3]  backlog: the group's backlog           (sorted set: entry ID -> position; deleted when empty)
 KEYS[4]  deduplicationKey: deduplication key of this ID   (string: the original entry ID, with PX expiry; unused when windowMs is 0)
@@ -14,6 +14,7 @@ ARGV[1]  payload: message payload               (bytes)
 ARGV[2]  groupId: the message's group           (1..1024 bytes)
 ARGV[3]  windowMs: deduplication window         (ms, 1..2^31-1; 0 without a deduplication ID)
 ARGV[4]  concurrency: most messages of a group in flight   (1: ordered groups; 2..1000: fair groups)
+ARGV[5]  headers: the message's encoded headers   (bytes, src/formats/headers.ts; '' for none)
 
 Reply    { entryId: string, duplicate: flag }
          duplicate = 1 when the ID was seen within the window: entryId is then the original
@@ -45,11 +46,16 @@ if join and tonumber(ARGV[4]) > 1 then
 end
 local ring_tail = nil
 if join then ring_tail = respire_grouped_tail(ready) end
-respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x')
+respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x', 'headers', 'x')
 respire_allow(backlog, 'ZADD', backlog, '1', 'x')
 if join then respire_allow(ready, 'ZADD', ready, '1', 'x') end
 if window > 0 then respire_allow(dedup, 'SET', dedup, 'x', 'PX', '1') end
-local id = respire_typed_call(stream, 'stream', 'XADD', stream, '*', 'payload', ARGV[1], 'group', ARGV[2])
+local fields = { 'payload', ARGV[1], 'group', ARGV[2] }
+if ARGV[5] ~= '' then
+  fields[5] = 'headers'
+  fields[6] = ARGV[5]
+end
+local id = respire_typed_call(stream, 'stream', 'XADD', stream, '*', unpack(fields))
 redis.call('ZADD', backlog, respire_int((tail or 0) + 1), id)
 if join then redis.call('ZADD', ready, respire_int((ring_tail or 0) + 1), ARGV[2]) end
 if window > 0 then redis.call('SET', dedup, id, 'PX', ARGV[3]) end

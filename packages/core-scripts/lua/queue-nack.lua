@@ -15,5 +15,5 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (ZREM, ZADD), RESPIRE_UNSUPPORTED
 --@include acl
 
 respire_require_acl()
-local deadlines, delay, first = KEYS[1], tonumber(ARGV[1]), 2
+local deadlines, delay, first, wake = KEYS[1], tonumber(ARGV[1]), 2, nil
 --@include leases-release

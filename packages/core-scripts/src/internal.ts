@@ -15,7 +15,7 @@ export type { ScriptArg } from './runner.js';
 export * as scripts from './generated/scripts.js';
 export * as scriptCalls from './generated/calls.js';
 export type * from './generated/replies.js';
-export { decodeQueueReceiveReply, decodeWorkerCompleteReply } from './generated/replies.js';
+export { decodeGroupedReceiveReply, decodeQueueReceiveReply, decodeWorkerCompleteReply } from './generated/replies.js';
 export { compareEntryIds, entryIdParts, isEntryId, nextEntryId, previousEntryId, toEntryId } from './formats/entry-ids.js';
 export { isReceipt, leaseMember, newReceiptToken, parseLeaseMember, receiptOf } from './formats/receipts.js';
 export { queueDeadLetterFields, readQueueDeadLetter } from './formats/queue-dead-letters.js';

@@ -30,7 +30,7 @@ import { instrumented, instrumentedSettle, type QueueInstrumentation } from './i
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
-import { Waiter, waitPoint } from './wait.js';
+import { Waiter, groupedWaitPoint, waitPoint } from './wait.js';
 import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
@@ -154,7 +154,8 @@ export interface SendOptions {
    * How long the message waits before its first delivery, in ms (0..2^31-1, fractions round up;
    * beyond the contract: README "Delayed send"). It is not receivable before server time at the
    * send + the delay; the wait is not a delivery. Deduplication is unchanged: the window starts
-   * at the send.
+   * at the send. Refused on a grouped queue (`RespireValidationError` before any I/O: a delayed
+   * head would hold back its group; README "Message groups").
    * @defaultValue 0 (receivable at once)
    */
   delayMs?: number;
@@ -177,6 +178,11 @@ export interface SendOptions {
 export interface SendManyItem<T> extends SendOptions {
   /** The message's payload, encoded by the queue's codec. */
   payload: T;
+}
+
+/** A grouped queue's send checked and encoded: a send with its group. */
+interface PreparedGroupedSend extends PreparedSend {
+  readonly groupId: string;
 }
 
 /** A send checked and encoded: what the scripts take. */
@@ -208,7 +214,8 @@ export interface ReceiveOptions {
    * returns as soon as it leases a message (a send from any client, an expired lease or a NACK
    * delay passing), or an empty batch once `waitMs` has passed. It blocks on a connection of its
    * own (a duplicate of the queue's client, closed before the call returns, on every path), never
-   * on the queue's client. README "Waiting receive".
+   * on the queue's client. README "Waiting receive". On a grouped queue it also wakes when an ACK,
+   * a NACK or a dead letter moves a group on (its wake stream; README "Message groups").
    * @defaultValue 0
    */
   waitMs?: number;
@@ -229,6 +236,11 @@ export interface ReceivedMessage<T> {
    * as a Buffer. A frozen empty object when it had none.
    */
   readonly headers: ReceivedHeaders;
+  /**
+   * The message's group on a grouped queue (README "Message groups"): the `groupId` it was sent
+   * with. Absent (undefined) on an ungrouped queue.
+   */
+  readonly groupId?: string;
 }
 
 /** What happened to a send. */
@@ -379,18 +391,12 @@ export class ReliableQueue<T> {
 
   /** A grouped queue's send: one script appends to the stream, the group's backlog and, when it was empty, the ready ring. */
   async #sendGrouped(keys: GroupedQueueKeys, payload: T, options: SendOptions): Promise<SendResult> {
-    if (typeof options === 'object' && options !== null && (options as { delayMs?: unknown }).delayMs !== undefined) {
-      throw new RespireValidationError('delayMs', 'is not supported on a grouped queue: a delayed message would hold back its whole group');
-    }
-    const { deduplicationId, deduplicationWindowMs, groupId } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'groupId']);
-    checkGroupId(groupId);
-    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
-    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, 'deduplicationId');
-    const bytes = this.#encode(payload, 'payload');
+    const prepared = this.#prepareGrouped(payload, toOptions('options', options, SEND_OPTIONS), '');
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
-      async () => {
+      async (injected) => {
+        const { bytes, deduplicationId, windowMs, headers, groupId } = withInjected(prepared, injected);
         const reply = await scriptCalls.groupedSend(
           this.#target,
           {
@@ -404,6 +410,7 @@ export class ReliableQueue<T> {
             groupId,
             windowMs: deduplicationId === undefined ? 0 : windowMs,
             concurrency: this.#groupConcurrency,
+            headers: headers ?? '',
           },
           { operation: 'ReliableQueue.send', retrySafe: deduplicationId !== undefined },
         );
@@ -441,10 +448,9 @@ export class ReliableQueue<T> {
     } catch {
       throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
     }
-    if (this.#grouped)
-      throw new RespireValidationError('items', 'sendMany is not available on a grouped queue yet (README "Message groups"): send each message');
     if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
     if (list.length === 0) return [];
+    const grouped = this.#grouped;
     const prepared: PreparedSend[] = [];
     let total = 0;
     for (const [index, item] of list.entries()) {
@@ -453,7 +459,7 @@ export class ReliableQueue<T> {
         throw new RespireValidationError(name, 'must be an object with a payload');
       }
       const options = toOptions(name, item, SEND_MANY_ITEM) as SendManyItem<T>;
-      const one = this.#prepare(options.payload, options, `${name}.`);
+      const one = grouped ? this.#prepareGrouped(options.payload, options, `${name}.`) : this.#prepare(options.payload, options, `${name}.`);
       total += one.bytes.length + (one.headers?.length ?? 0);
       if (total > MAX_SEND_BATCH_BYTES) {
         throw new RespireValidationError('items', `more than ${MAX_SEND_BATCH_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
@@ -465,10 +471,11 @@ export class ReliableQueue<T> {
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: prepared.length },
       async (injected) => {
-        const results = await this.#sendBatch(
-          injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected)),
-          'ReliableQueue.sendMany',
-        );
+        const items = injected === undefined ? prepared : prepared.map((item) => withInjected(item, injected));
+        const results = grouped
+          ? // Every item of a grouped queue was prepared by #prepareGrouped.
+            await this.#sendGroupedBatch(grouped, items as unknown as readonly PreparedGroupedSend[], 'ReliableQueue.sendMany')
+          : await this.#sendBatch(items, 'ReliableQueue.sendMany');
         appended = results.filter((r) => !r.duplicate).length;
         return results;
       },
@@ -503,6 +510,48 @@ export class ReliableQueue<T> {
     return reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
   }
 
+  /**
+   * One grouped-send-many call: the batch's distinct backlogs and deduplication keys (KEYS from 5),
+   * then six arguments per item.
+   */
+  async #sendGroupedBatch(keys: GroupedQueueKeys, items: readonly PreparedGroupedSend[], operation: string): Promise<SendResult[]> {
+    const keyIndex = new Map<string, number>();
+    const batchKeys: string[] = [];
+    const indexOf = (key: string): number => {
+      let index = keyIndex.get(key);
+      if (index === undefined) {
+        batchKeys.push(key);
+        index = batchKeys.length + 4; // KEYS[1..4] are the stream, ring, ungrouped stream and in-flight hash
+        keyIndex.set(key, index);
+      }
+      return index;
+    };
+    const args: (string | Buffer)[] = [];
+    for (const { bytes, groupId, deduplicationId, windowMs, headers } of items) {
+      const backlog = indexOf(keys.backlogPrefix + groupId);
+      const deduplication = deduplicationId === undefined ? 0 : indexOf(keys.deduplicationPrefix + deduplicationId);
+      args.push(bytes, groupId, String(backlog), String(deduplication), String(windowMs), headers ?? '');
+    }
+    const retrySafe = items.every((item) => item.deduplicationId !== undefined);
+    const reply = await scriptCalls.groupedSendMany(
+      this.#target,
+      {
+        stream: keys.stream,
+        ready: keys.ready,
+        ungroupedStream: keys.ungroupedStream,
+        inflight: keys.inflight,
+        batchKeys,
+        concurrency: this.#groupConcurrency,
+        items: args,
+      },
+      { operation, retrySafe },
+    );
+    if (reply.results.length !== items.length) {
+      throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${items.length} items`);
+    }
+    return reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
+  }
+
   /** Checks and encodes one send; `prefix` names its arguments in errors (`items[3].`). */
   #prepare(payload: T, options: SendOptions, prefix: string): PreparedSend {
     const { deduplicationId, deduplicationWindowMs, delayMs, groupId } = options;
@@ -519,6 +568,19 @@ export class ReliableQueue<T> {
       headers: checked?.encoded,
       headerEntries: checked?.entries,
     };
+  }
+
+  /**
+   * Checks and encodes one send of a grouped queue: a valid `groupId`, no `delayMs` (README
+   * "Message groups": refused, a delayed head would hold back its whole group); `prefix` as the ungrouped check's.
+   */
+  #prepareGrouped(payload: T, options: SendOptions, prefix: string): PreparedGroupedSend {
+    if (options.delayMs !== undefined) {
+      throw new RespireValidationError(`${prefix}delayMs`, 'is not supported on a grouped queue: a delayed message would hold back its whole group');
+    }
+    const { groupId } = options;
+    checkGroupId(groupId, `${prefix}groupId`);
+    return { ...this.#prepare(payload, { ...options, groupId: undefined }, prefix), groupId };
   }
 
   /**
@@ -554,8 +616,6 @@ export class ReliableQueue<T> {
     const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
     const waitMs = toWaitMs(waitOption);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    if (this.#grouped)
-      throw new RespireValidationError('waitMs', 'a waiting receive is not available on a grouped queue yet (README "Message groups"): poll with waitMs 0');
     const waiter = new Waiter(this.#target);
     try {
       return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
@@ -584,12 +644,15 @@ export class ReliableQueue<T> {
       if (remaining < 1) return batch;
       if (beforeWait) await beforeWait();
       if (waiter.closed) return batch;
-      const { cursor, untilDueMs } = await waitPoint(this.#target, this.#keys, operation);
+      const grouped = this.#grouped;
+      const { cursor, untilDueMs, also } = grouped
+        ? await groupedWaitPoint(this.#target, grouped, operation)
+        : await waitPoint(this.#target, this.#keys, operation);
       if (waiter.closed) return batch;
       // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
       const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
       try {
-        await waiter.block(this.#keys.stream, cursor, blockMs, operation);
+        await waiter.block(this.streamKey, cursor, blockMs, operation, also);
         failures = 0;
       } catch (error) {
         if (waiter.closed) return batch;
@@ -608,14 +671,14 @@ export class ReliableQueue<T> {
    * resolve → ACK, `nackAfter(ms)` → NACK with that delay, a throw → NACK with the retry backoff
    * (the exception's type logged, never its message). It waits with the waiting receive on one
    * connection of its own (a duplicate of the queue's client), closed by `stop()`; failures of
-   * receive back off (50 ms doubling to 5 s) and retry until `stop()`.
+   * receive back off (50 ms doubling to 5 s) and retry until `stop()`. On a grouped queue with
+   * ordered groups, a group's messages are handled one at a time, in send order, whatever the
+   * concurrency (one of a group is in flight at most); different groups run in parallel.
    * @throws {@link RespireValidationError} for a handler that is not a function or a bad option
    *   (before anything starts).
    */
   consume(handler: ConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
     const settings = consumeSettings(handler, options);
-    if (this.#grouped)
-      throw new RespireValidationError('consume', 'is not available on a grouped queue yet (README "Message groups"): it waits with the waiting receive');
     return new Consumer<ReceivedMessage<T>>(
       {
         name: this.name,
@@ -757,7 +820,7 @@ export class ReliableQueue<T> {
 
   #decodeBatch(leases: readonly Lease[]): ReceivedMessage<T>[] {
     const messages: ReceivedMessage<T>[] = [];
-    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded } of leases) {
+    for (const { id, payload: bytes, deliveryCount, receipt, headers: encoded, groupId } of leases) {
       const headers = decodeHeaders(id, encoded, leases.length, 'ReliableQueue.receive');
       let payload: T;
       try {
@@ -769,21 +832,22 @@ export class ReliableQueue<T> {
           { cause: error },
         );
       }
-      messages.push({ id, payload, deliveryCount, receipt, headers });
+      // Only a grouped queue's messages have the property: an ungrouped one's keep their shape.
+      messages.push(groupId === undefined ? { id, payload, deliveryCount, receipt, headers } : { id, payload, deliveryCount, receipt, headers, groupId });
     }
     return messages;
   }
 }
 
-function checkGroupId(id: unknown): asserts id is string {
+function checkGroupId(id: unknown, argument: string): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new RespireValidationError('groupId', 'must be a nonempty string: every message of a grouped queue names its group');
+    throw new RespireValidationError(argument, 'must be a nonempty string: every message of a grouped queue names its group');
   }
   if (!isWellFormedText(id)) {
-    throw new RespireValidationError('groupId', 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
+    throw new RespireValidationError(argument, 'must be well-formed Unicode (no lone surrogates), or two groups could share a key');
   }
   if (Buffer.byteLength(id, 'utf8') > MAX_GROUP_ID_BYTES) {
-    throw new RespireValidationError('groupId', `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
+    throw new RespireValidationError(argument, `must be at most ${MAX_GROUP_ID_BYTES} UTF-8 bytes`);
   }
 }
 

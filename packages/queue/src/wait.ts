@@ -55,13 +55,14 @@ export class BlockingConnection {
   }
 
   /**
-   * Blocks until an entry after `cursor` is in `stream` or `blockMs` passes (XREAD BLOCK).
+   * Blocks until an entry after `cursor` is in `stream` or `blockMs` passes (XREAD BLOCK); with
+   * `also`, or an entry after its cursor in its stream (one XREAD on both; same hash slot).
    * Returns true when an entry arrived. Connects on first use; the connect counts toward
    * `blockMs` (a slow one ends the block at its time, false, and goes on for the next block).
    * @throws {@link RespireError} when the connection fails, is closed or stays silent past the block
    *   (then it is closed: open a new one).
    */
-  async block(stream: string, cursor: string, blockMs: number, operation: string): Promise<boolean> {
+  async block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso): Promise<boolean> {
     if (this.#closed) throw new RespireTransportError(`${operation}: the blocking connection is closed`, { outcomeUnknown: false });
     const endsAt = performance.now() + blockMs;
     try {
@@ -71,7 +72,8 @@ export class BlockingConnection {
       }
       if (!(await withinMs(this.#opened, blockMs))) return false;
       const remainingMs = Math.max(1, Math.ceil(endsAt - performance.now()));
-      const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(remainingMs), 'STREAMS', stream, cursor], {
+      const streams = also === undefined ? [stream, cursor] : [stream, also.stream, cursor, also.cursor];
+      const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(remainingMs), 'STREAMS', ...streams], {
         operation,
         timeoutMs: remainingMs + BLOCK_GRACE_MS,
         keyType: { key: stream, type: 'stream' },
@@ -134,10 +136,18 @@ async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean>
   }
 }
 
+/** A second stream a block also wakes on: new entries follow `cursor`. */
+export interface BlockAlso {
+  readonly stream: string;
+  readonly cursor: string;
+}
+
 /** When a waiting receive may block from, and for how long at most, as {@link waitPoint} reads it. */
 export interface WaitPoint {
   /** New entries follow this entry ID. */
   readonly cursor: string;
+  /** A grouped queue's wake stream and its cursor (see {@link groupedWaitPoint}); undefined elsewhere. */
+  readonly also?: BlockAlso;
   /** ms until the earliest deadline becomes due (0: already due); undefined when nothing is leased or delayed. */
   readonly untilDueMs: number | undefined;
 }
@@ -146,6 +156,24 @@ export interface WaitPoint {
 export async function waitPoint(target: CommandTarget, keys: QueueKeys, operation: string): Promise<WaitPoint> {
   const state = await scriptCalls.queueWaitState(target, { stream: keys.stream, deadlines: keys.deadlines, group: QUEUE_GROUP }, { operation, readOnly: true });
   return { cursor: state.cursor, untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs) };
+}
+
+/**
+ * As {@link waitPoint}, for a grouped queue: the ends of its stream (a send wakes the block) and of
+ * its wake stream (an ACK or dead letter moving a group on, or a NACK: README "Message groups"), and the earliest
+ * deadline of its deadlines index, in one read-only script. The cursors are the streams' ends, not
+ * where the last receive stopped: a group made ready since then (by a send or an ACK) is due now
+ * (`untilDueMs` 0), so the receive runs again instead of blocking past it.
+ */
+export async function groupedWaitPoint(
+  target: CommandTarget,
+  keys: { readonly stream: string; readonly deadlines: string; readonly wake: string; readonly ready: string },
+  operation: string,
+): Promise<WaitPoint> {
+  const { stream, deadlines, wake, ready } = keys;
+  const state = await scriptCalls.groupedWaitState(target, { stream, deadlines, wake, ready }, { operation, readOnly: true });
+  const untilDueMs = state.readyGroups > 0 ? 0 : state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs);
+  return { cursor: state.cursor, also: { stream: wake, cursor: state.wakeCursor }, untilDueMs };
 }
 
 /** Why a blocking connection could not be opened: the server's reply, or what the network said. Nothing was sent. */
@@ -181,10 +209,10 @@ export class Waiter {
   }
 
   /** As {@link BlockingConnection.block}, on the current connection or a new one; false at once after {@link close}. */
-  block(stream: string, cursor: string, blockMs: number, operation: string): Promise<boolean> {
+  block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
     if (this.#connection === undefined || this.#connection.closed) this.#connection = new BlockingConnection(this.#source);
-    return this.#connection.block(stream, cursor, blockMs, operation);
+    return this.#connection.block(stream, cursor, blockMs, operation, also);
   }
 
   /** Closes the connection (a block in progress rejects) and every later block returns false at once. */

@@ -73,6 +73,21 @@ describe('durability option: validation, before any I/O', () => {
     expect(await conn.raw(queue.streamKey, ['XLEN', queue.streamKey])).toBe(1);
   });
 
+  it('on the fake server (no replicas), a grouped receive still returns the batch it leased, each message with its group', async () => {
+    const queue = new ReliableQueue<string>(conn.client, uniqueName(), { codec: utf8Codec, groups: {}, durability: { replicas: 1, timeoutMs: 50 } });
+    for (const [payload, groupId] of [
+      ['a1', 'a'],
+      ['b1', 'b'],
+    ]) {
+      await expect(queue.send(payload!, { groupId: groupId! })).rejects.toThrow(RespireNotDurableError);
+    }
+    const batch = await queue.receive(30_000, { max: 5 });
+    expect(batch.map((m) => [m.payload, m.groupId, m.deliveryCount])).toEqual([
+      ['a1', 'a', 1],
+      ['b1', 'b', 1],
+    ]);
+  });
+
   it('refuses aof on a fake Redis 8.6 (WAITAOF, but no appendonly) before writing anything', async () => {
     const fake86 = await FakeRedisServer.start({ version: '8.6' });
     const conn86 = await standalone(fake86.url);

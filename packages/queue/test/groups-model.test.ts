@@ -1,8 +1,8 @@
-// Ordered message groups against a reference model: seeded random sends, receives, ACKs, NACKs, expiries and stale receipts on every target.
+// Ordered message groups against a reference model: seeded random sends (one or a batch), receives, ACKs, NACKs, expiries and stale receipts on every target.
 import { expect, it } from 'vitest';
 import { SeededRandom } from '@respire/harness';
 import type { ReceivedMessage, ReliableQueue } from '@respire/queue';
-import { deadLetters, existingKeys, groupedKeys } from './groups-support.js';
+import { deadLetters, groupedKeys, withoutWake } from './groups-support.js';
 import { describeOnTargets, eventually, queueFixture, serverTimeMs, targets, type Connection } from './support.js';
 
 /** Steps per target: about a second on a standalone server. `RESPIRE_GROUPS_STEPS` runs longer. */
@@ -135,6 +135,7 @@ async function run(seed: number, queue: ReliableQueue<string>, conn: Connection)
 
   const receive = async (max: number, visibilityTimeoutMs: number): Promise<ReceivedMessage<string>[]> => {
     const batch = await queue.receive(visibilityTimeoutMs, { max });
+    for (const m of batch) expect(m.groupId, 'a message carries the group it was sent to').toBe(model.groupOf.get(m.id));
     const dead = (await deadLetters(conn, keys.deadLetter)).slice(model.deadSeen);
     model.deadSeen += dead.length;
     model.received(max, batch, dead);
@@ -143,7 +144,8 @@ async function run(seed: number, queue: ReliableQueue<string>, conn: Connection)
 
   for (let step = 0; step < STEPS; step++) {
     const operation = random.weighted([
-      ['send', 5],
+      ['send', 4],
+      ['sendMany', 1],
       ['receive', 3],
       ['expire', 1],
       ['ack', 3],
@@ -154,6 +156,15 @@ async function run(seed: number, queue: ReliableQueue<string>, conn: Connection)
     if (operation === 'send') {
       const group = random.pick(GROUPS);
       model.sent(group, await queue.send(`${group}:${sends++}`, { groupId: group }));
+    } else if (operation === 'sendMany') {
+      // One batch over random groups: each item joins the back of its group, in batch order.
+      const items = Array.from({ length: random.int(1, 6) }, () => {
+        const group = random.pick(GROUPS);
+        return { payload: `${group}:${sends++}`, groupId: group };
+      });
+      const results = await queue.sendMany(items);
+      expect(results.map((r) => r.duplicate)).toEqual(items.map(() => false));
+      items.forEach((item, i) => model.sent(item.groupId, results[i]!.id));
     } else if (operation === 'receive') {
       await receive(random.int(1, 4), 60_000);
     } else if (operation === 'expire') {
@@ -200,5 +211,5 @@ async function run(seed: number, queue: ReliableQueue<string>, conn: Connection)
   const all = [...model.groupOf.keys()].sort();
   expect([...model.acknowledged, ...model.deadLettered].sort(), 'every message acknowledged or dead-lettered, once').toEqual(all);
   const left = [keys.stream, ...(model.deadLettered.size > 0 ? [keys.deadLetter] : [])].sort();
-  expect(await existingKeys(conn, queue.name), 'no key left for a drained group').toEqual(left);
+  expect(await withoutWake(conn, queue.name), 'no key left for a drained group').toEqual(left);
 }

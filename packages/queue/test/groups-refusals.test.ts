@@ -32,6 +32,21 @@ describeOnTargets('ReliableQueue with groups: key types', targets, (_target, con
     await expect(queue.send('b2', { groupId: 'b' })).rejects.toThrow(RespireKeyTypeError);
     expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
   });
+
+  it("a string at one item's backlog: sendMany throws RespireKeyTypeError, and no item of the batch is appended", async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const keys = groupedKeys(queue.name);
+    await queue.send('a1', { groupId: 'a' });
+    await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}c`, 'x']);
+    const before = await groupedSnapshot(connection(), queue.name);
+    const batch = [
+      { payload: 'a2', groupId: 'a' },
+      { payload: 'b1', groupId: 'b', deduplicationId: 'd' },
+      { payload: 'c1', groupId: 'c' },
+    ];
+    await expect(queue.sendMany(batch)).rejects.toThrow(RespireKeyTypeError);
+    expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+  });
 });
 
 describe('ReliableQueue with groups: permissions', () => {
@@ -79,6 +94,31 @@ describe('ReliableQueue with groups: permissions', () => {
     expect(await groupedSnapshot(admin, name)).toBe(before);
     expect(await owner.ack(head!)).toBe(true);
     expect((await owner.receive(30_000)).map((m) => m.payload)).toEqual(['a2']);
+  });
+
+  it('a user without SET cannot sendMany with a deduplication ID: a typed error naming SET, no item appended', async () => {
+    const name = uniqueName();
+    const batch = [
+      { payload: 'a1', groupId: 'a' },
+      { payload: 'b1', groupId: 'b', deduplicationId: 'd' },
+    ];
+    const error = await restricted(name, ['~*', '+@all', '-set'], (queue) => refusal(queue.sendMany(batch)));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('SET');
+    expect(await groupedSnapshot(admin, name)).toBe('[]');
+  });
+
+  it('a user without XADD cannot nack a grouped delivery (it appends to the wake stream): a typed error, nothing changed', async () => {
+    const name = uniqueName();
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec, groups: {} });
+    await owner.send('a1', { groupId: 'a' });
+    const [head] = await owner.receive(30_000);
+    const before = await groupedSnapshot(admin, name);
+    const error = await restricted(name, ['~*', '+@all', '-xadd'], (queue) => refusal(queue.nack(head!)));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('XADD');
+    expect(await groupedSnapshot(admin, name)).toBe(before);
+    expect(await owner.nack(head!)).toBe(true);
   });
 
   it('a user without XADD cannot send: nothing is appended to the stream, the backlog or the ring', async () => {

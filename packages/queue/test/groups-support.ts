@@ -1,4 +1,5 @@
 // Helpers of the grouped-queue suites: the grouped keys and the server-clock waits on them.
+import { expect } from 'vitest';
 import { queueKeys } from '@respire/core-scripts/internal';
 import { eventually, serverTimeMs, type Connection } from './support.js';
 
@@ -10,6 +11,7 @@ export function groupedKeys(name: string): {
   ready: string;
   leased: string;
   backlogPrefix: string;
+  wake: string;
   ungroupedStream: string;
   pattern: string;
 } {
@@ -21,6 +23,7 @@ export function groupedKeys(name: string): {
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
     backlogPrefix: `${base}:groups:group:`,
+    wake: `${base}:groups:wake`,
     ungroupedStream: queueKeys(name, '').stream,
     pattern: `${base}:*`,
   };
@@ -40,6 +43,17 @@ export async function untilAllGroupedDue(conn: Connection, name: string): Promis
 export async function existingKeys(conn: Connection, name: string): Promise<string[]> {
   const { pattern, stream } = groupedKeys(name);
   return ((await conn.raw(stream, ['KEYS', pattern])) as string[]).map(String).sort();
+}
+
+/**
+ * The queue's keys that exist now but its wake stream, sorted; the wake stream, when it exists,
+ * holds one entry at most (it stays once a group moved on: one key for the whole queue).
+ */
+export async function withoutWake(conn: Connection, name: string): Promise<string[]> {
+  const { wake } = groupedKeys(name);
+  const keys = await existingKeys(conn, name);
+  if (keys.includes(wake)) expect(await conn.raw(wake, ['XLEN', wake])).toBe(1);
+  return keys.filter((key) => key !== wake);
 }
 
 /** The dead-letter records of a stream: entry ID, source entry ID and delivery count. */

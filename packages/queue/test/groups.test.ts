@@ -109,8 +109,9 @@ describeOnTargets('ReliableQueue with groups', targets, (_target, connection) =>
       if (batch.length === 0) break;
       await queue.ackMany(batch);
     }
-    // The stream stays (empty), as an ungrouped queue's does.
-    expect(await existingKeys(connection(), queue.name)).toEqual([keys.stream]);
+    // The stream stays (empty), as an ungrouped queue's does, and so does the wake stream (one entry, for the whole queue).
+    expect(await existingKeys(connection(), queue.name)).toEqual([keys.stream, keys.wake].sort());
+    expect(await connection().raw(keys.wake, ['XLEN', keys.wake])).toBe(1);
     expect(await connection().raw(keys.stream, ['XLEN', keys.stream])).toBe(0);
   });
 

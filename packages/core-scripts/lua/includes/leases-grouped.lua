@@ -1,6 +1,7 @@
 --[[ include: leases-grouped - a grouped queue (ordered message groups) as the lease engine's source
 A grouped queue's source of messages for the lease engine (leases.lua, included after this file).
-Message bodies are entries of the grouped stream (fields `payload`, `group`). Per group, its
+Message bodies are entries of the grouped stream (fields `payload`, `group`, then `headers` when
+the message has any, as a queue entry keeps them: queue-entries.lua). Per group, its
 backlog is a sorted set of its entry IDs scored by send position (deleted when empty, so an empty
 group leaves no key); the ready ring is a sorted set of the group IDs whose head may be taken,
 scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
@@ -19,9 +20,13 @@ a group once and puts it back at the end of the ring while it may take more.
 The grouped keys are beside the ungrouped queue's under the queue's hash tag; while the ungrouped
 queue's stream exists (an instance without `groups` used the name) every grouped script refuses.
 
-  respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
+  respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency, wake)
                                         -> the source (its keys); `prefix` .. group ID is a backlog;
-                                           `inflight` (group ID -> count) serves concurrency > 1
+                                           `wake` the wake stream (one entry at most), appended
+                                           to when settling puts a group back on the ring;
+                                           `inflight` (group ID -> count) serves concurrency > 1;
+                                           its `group_of` gives each leased message's group ID to
+                                           the receive's reply (leases-receive.lua)
   respire_grouped_expect_mode(ungrouped)
                                         RESPIRE_WRONGTYPE while the ungrouped queue's stream exists
   respire_grouped_tail(key)             -> the last score of sorted set `key`, nil when it is empty
@@ -36,15 +41,32 @@ queue's stream exists (an instance without `groups` used the name) every grouped
   respire_source_headers(fields)       -> the message's encoded headers as a queue entry keeps them
                                           (queue-entries.lua), '' for none
   respire_source_plan_settle(source)    checks the permissions settling needs
-  respire_source_settle(source, ids)    removes settled heads and advances their groups
+  respire_source_settle(source, ids)    removes settled heads and advances their groups (a group
+                                          back on the ring appends to the wake stream)
 ]]
 --@include acl
 --@include types
 --@include server
 --@include queue-entries
 
-local function respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency)
-  return { stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight, concurrency = concurrency }
+-- A message's group: its entry's `group` field (the second, after `payload`).
+local function respire_grouped_group(fields)
+  for f = 1, #fields, 2 do
+    if fields[f] == 'group' then return fields[f + 1] end
+  end
+  return ''
+end
+
+local function respire_grouped_source(stream, ready, leased, prefix, ungrouped, inflight, concurrency, wake)
+  return {
+    stream = stream, ready = ready, leased = leased, prefix = prefix, ungrouped = ungrouped, inflight = inflight,
+    concurrency = concurrency, group_of = respire_grouped_group, wake = wake,
+  }
+end
+
+-- A group moved on without a send: one entry in the wake stream wakes the waiting receives blocked on it.
+local function respire_grouped_wake(source)
+  redis.call('XADD', source.wake, 'MAXLEN', '1', '*', 'wake', '1')
 end
 
 local function respire_grouped_expect_mode(ungrouped)
@@ -156,6 +178,8 @@ local function respire_source_headers(fields)
 end
 
 local function respire_source_plan_settle(source)
+  respire_expect_type(source.wake, 'stream')
+  respire_allow(source.wake, 'XADD', source.wake, 'MAXLEN', '1', '*', 'wake', '1')
   respire_allow(source.stream, 'XDEL', source.stream, '0-1')
   respire_allow(source.leased, 'HDEL', source.leased, 'x')
   respire_allow(source.prefix, 'ZREM', source.prefix, 'x')
@@ -199,6 +223,7 @@ local function respire_grouped_settle_fair(source, ids)
     tail = tail + 1
     redis.call('ZADD', source.ready, respire_int(tail), group)
   end
+  if #join > 0 then respire_grouped_wake(source) end
 end
 
 local function respire_source_settle(source, ids)
@@ -206,7 +231,7 @@ local function respire_source_settle(source, ids)
   -- Reads first: a key of another type fails here, before anything changed. A settled message is
   -- its group's head (one in flight per group), so the backlog's first two tell whether more wait.
   local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
-  local more, tail = {}, nil
+  local more, tail, woke = {}, nil, false
   for i, group in ipairs(groups) do
     if group then
       local backlog = source.prefix .. group
@@ -224,7 +249,9 @@ local function respire_source_settle(source, ids)
       if more[i] then
         tail = tail + 1
         redis.call('ZADD', source.ready, respire_int(tail), group)
+        woke = true
       end
     end
   end
+  if woke then respire_grouped_wake(source) end
 end

@@ -13,7 +13,9 @@ and take no slot. New messages from the source fill the remaining slots; a new m
 source is read again for the slots left, at most 64 reads and 1000 parked entries per call).
 Every key type and permission the call will use is checked before the first write. The reply is
 { deadLettered, id, payload, count, headers, ... } (headers '' for none), each leased message's
-receipt "<count>.<token>.<position in the batch, from 1>".
+receipt "<count>.<token>.<position in the batch, from 1>"; a source whose table has `group_of` (a
+function of a message's field list) adds that value after each message's headers (a grouped
+queue's group ID).
 
   respire_payload(fields)  the 'payload' field of a message's field list ('' if absent)
 ]]
@@ -45,7 +47,7 @@ for _, member in ipairs(due) do
   elseif count >= limit then
     exhausted[#exhausted + 1] = { id, respire_payload(fields), count, respire_source_headers(fields) }
   else
-    redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1, respire_source_headers(fields) }
+    redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1, respire_source_headers(fields), fields }
   end
 end
 local slots = max - #redeliver
@@ -95,7 +97,8 @@ if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end
 
 local reply = { #exhausted }
 local leases = {}
-local function lease(id, payload, count, headers)
+local group_of = source.group_of
+local function lease(id, payload, count, headers, fields)
   local position = #leases / 2 + 1
   leases[#leases + 1] = deadline
   leases[#leases + 1] = respire_member(id, respire_receipt(count, token, position))
@@ -103,9 +106,10 @@ local function lease(id, payload, count, headers)
   reply[#reply + 1] = payload
   reply[#reply + 1] = count
   reply[#reply + 1] = headers
+  if group_of then reply[#reply + 1] = group_of(fields) end
 end
-for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3], entry[4]) end
-for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1, respire_source_headers(entry[2])) end
+for _, entry in ipairs(redeliver) do lease(entry[1], entry[2], entry[3], entry[4], entry[5]) end
+for _, entry in ipairs(fresh) do lease(entry[1], respire_payload(entry[2]), 1, respire_source_headers(entry[2]), entry[2]) end
 for _, value in ipairs(parked) do leases[#leases + 1] = value end
 if #leases > 0 then redis.call('ZADD', deadlines, unpack(leases)) end
 return reply

@@ -274,7 +274,7 @@ export async function adminRetryWorkerDeadLetters(target: CommandTarget, args: A
 
 /** KEYS and ARGV of `grouped-ack`, named as in its header. */
 export interface GroupedAckArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
@@ -284,6 +284,8 @@ export interface GroupedAckArgs {
   readonly leased: string;
   /** KEYS[5] messages in flight per group (hash: group ID -> count; fair groups only) */
   readonly inflight: string;
+  /** KEYS[6] wake stream (stream of at most one entry: appended to when a group moves on) */
+  readonly wake: string;
   /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
   readonly backlogPrefix: ScriptArg;
   /** ARGV[2] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
@@ -294,13 +296,31 @@ export interface GroupedAckArgs {
 
 /** Runs `grouped-ack` (complete deliveries whose receipts still hold their leases, and advance their groups) through {@link runScript} and decodes its reply. */
 export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, options?: ScriptCallOptions): Promise<replies.GroupedAckReply> {
-  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
+  const reply = await runScript(target, scripts.groupedAck, [args.stream, args.deadlines, args.ready, args.leased, args.inflight, args.wake], [args.backlogPrefix, args.concurrency, ...args.receipts], options);
   return replies.decodeGroupedAckReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-nack`, named as in its header. */
+export interface GroupedNackArgs {
+  /** KEYS[1] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[2] wake stream (stream of at most one entry) */
+  readonly wake: string;
+  /** ARGV[1] delay (ms, 0..2^31-1) */
+  readonly delayMs: ScriptArg;
+  /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
+  readonly receipts: readonly ScriptArg[];
+}
+
+/** Runs `grouped-nack` (revoke receipts and set a new due time, and wake the grouped queue's waiting receives) through {@link runScript} and decodes its reply. */
+export async function groupedNack(target: CommandTarget, args: GroupedNackArgs, options?: ScriptCallOptions): Promise<replies.GroupedNackReply> {
+  const reply = await runScript(target, scripts.groupedNack, [args.deadlines, args.wake], [args.delayMs, ...args.receipts], options);
+  return replies.decodeGroupedNackReply(reply, options?.operation);
 }
 
 /** KEYS and ARGV of `grouped-receive`, named as in its header. */
 export interface GroupedReceiveArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
@@ -314,6 +334,8 @@ export interface GroupedReceiveArgs {
   readonly ungroupedStream: string;
   /** KEYS[7] messages in flight per group (hash: group ID -> count; fair groups only) */
   readonly inflight: string;
+  /** KEYS[8] wake stream (stream of at most one entry: appended to when a dead-lettered head's group moves on) */
+  readonly wake: string;
   /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
   readonly visibilityTimeoutMs: ScriptArg;
   /** ARGV[2] most messages (messages, 1..1000) */
@@ -330,13 +352,37 @@ export interface GroupedReceiveArgs {
 
 /** Runs `grouped-receive` (recover due heads, dead-letter exhausted ones, then lease the heads of ready groups) through {@link runScript} and decodes its reply. */
 export async function groupedReceive(target: CommandTarget, args: GroupedReceiveArgs, options?: ScriptCallOptions): Promise<replies.GroupedReceiveReply> {
-  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  const reply = await runScript(target, scripts.groupedReceive, [args.stream, args.deadlines, args.deadLetter, args.ready, args.leased, args.ungroupedStream, args.inflight, args.wake], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.backlogPrefix, args.concurrency], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeGroupedReceiveReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-send-many`, named as in its header. */
+export interface GroupedSendManyArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
+  readonly stream: string;
+  /** KEYS[2] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[3] the ungrouped queue's stream (must not exist) */
+  readonly ungroupedStream: string;
+  /** KEYS[4] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** KEYS[5..] the batch's group backlogs and deduplication keys (each once; items name them by index) */
+  readonly batchKeys: readonly string[];
+  /** ARGV[1] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
+  readonly concurrency: ScriptArg;
+  /** ARGV[2..] per item payload, group ID, backlog key index, deduplication key index (0: none), window (ms), headers (bytes, '' for none) */
+  readonly items: readonly ScriptArg[];
+}
+
+/** Runs `grouped-send-many` (append a batch of messages, each to the back of its group, once per deduplication ID) through {@link runScript} and decodes its reply. */
+export async function groupedSendMany(target: CommandTarget, args: GroupedSendManyArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendManyReply> {
+  const reply = await runScript(target, scripts.groupedSendMany, [args.stream, args.ready, args.ungroupedStream, args.inflight, ...args.batchKeys], [args.concurrency, ...args.items], options);
+  return replies.decodeGroupedSendManyReply(reply, options?.operation);
 }
 
 /** KEYS and ARGV of `grouped-send`, named as in its header. */
 export interface GroupedSendArgs {
-  /** KEYS[1] grouped stream (stream: fields payload, group) */
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
   readonly stream: string;
   /** KEYS[2] ready ring (sorted set: group ID -> position) */
   readonly ready: string;
@@ -356,12 +402,32 @@ export interface GroupedSendArgs {
   readonly windowMs: ScriptArg;
   /** ARGV[4] most messages of a group in flight (1: ordered groups; 2..1000: fair groups) */
   readonly concurrency: ScriptArg;
+  /** ARGV[5] the message's encoded headers (bytes, src/formats/headers.ts; '' for none) */
+  readonly headers: ScriptArg;
 }
 
 /** Runs `grouped-send` (append a message to the back of its group, once per deduplication ID within its window) through {@link runScript} and decodes its reply. */
 export async function groupedSend(target: CommandTarget, args: GroupedSendArgs, options?: ScriptCallOptions): Promise<replies.GroupedSendReply> {
-  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency], options);
+  const reply = await runScript(target, scripts.groupedSend, [args.stream, args.ready, args.backlog, args.deduplicationKey, args.ungroupedStream, args.inflight], [args.payload, args.groupId, args.windowMs, args.concurrency, args.headers], options);
   return replies.decodeGroupedSendReply(reply, options?.operation);
+}
+
+/** KEYS and ARGV of `grouped-wait-state`, named as in its header. */
+export interface GroupedWaitStateArgs {
+  /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */
+  readonly stream: string;
+  /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
+  readonly deadlines: string;
+  /** KEYS[3] wake stream (stream of at most one entry) */
+  readonly wake: string;
+  /** KEYS[4] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+}
+
+/** Runs `grouped-wait-state` (where a grouped queue's waiting receive blocks from and until when. Reads only) through {@link runScript} and decodes its reply. */
+export async function groupedWaitState(target: CommandTarget, args: GroupedWaitStateArgs, options?: ScriptCallOptions): Promise<replies.GroupedWaitStateReply> {
+  const reply = await runScript(target, scripts.groupedWaitState, [args.stream, args.deadlines, args.wake, args.ready], [], options);
+  return replies.decodeGroupedWaitStateReply(reply, options?.operation);
 }
 
 /** KEYS and ARGV of `queue-ack`, named as in its header. */

@@ -363,8 +363,16 @@ export function decodeGroupedAckReply(value: unknown, operation = "grouped-ack")
   return out;
 }
 
-/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
-export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
+/** The reply of `grouped-nack`: the same as `grouped-ack`'s. */
+export type GroupedNackReply = GroupedAckReply;
+
+/** Decodes a reply of `grouped-nack` (as {@link decodeGroupedAckReply}). */
+export function decodeGroupedNackReply(value: unknown, operation = "grouped-nack"): GroupedNackReply {
+  return decodeGroupedAckReply(value, operation);
+}
+
+/** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes, groupId: string } }`, as its header's `Reply` line declares it. */
+export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer; readonly groupId: string }[] };
 
 /**
  * Decodes a reply of `grouped-receive`; `operation` names the call in errors.
@@ -372,10 +380,25 @@ export type GroupedReceiveReply = { readonly deadLettered: number; readonly entr
  */
 export function decodeGroupedReceiveReply(value: unknown, operation = "grouped-receive"): GroupedReceiveReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
-  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
-  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
+  if ((t.length - 1) % 5 !== 0) return d.unexpected(operation, 'groups of 5 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer; readonly groupId: string }[] = [];
+  for (let i = 1; i < t.length; i += 5) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation), groupId: d.string(t[i + 4], operation) });
   return { deadLettered: d.int(t[0], operation), entries };
+}
+
+/** The reply of `grouped-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
+export type GroupedSendManyReply = { readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
+
+/**
+ * Decodes a reply of `grouped-send-many`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeGroupedSendManyReply(value: unknown, operation = "grouped-send-many"): GroupedSendManyReply {
+  const t = d.table(value, 0, operation);
+  if ((t.length - 0) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 0', value);
+  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
+  for (let i = 0; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
+  return { results };
 }
 
 /** The reply of `grouped-send`: `{ entryId: string, duplicate: flag }`, as its header's `Reply` line declares it. */
@@ -388,6 +411,18 @@ export type GroupedSendReply = { readonly entryId: string; readonly duplicate: b
 export function decodeGroupedSendReply(value: unknown, operation = "grouped-send"): GroupedSendReply {
   const t = d.table(value, 2, operation);
   return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation) };
+}
+
+/** The reply of `grouped-wait-state`: `{ nowMs: int, nextDueMs: int, cursor: string, wakeCursor: string, readyGroups: int }`, as its header's `Reply` line declares it. */
+export type GroupedWaitStateReply = { readonly nowMs: number; readonly nextDueMs: number; readonly cursor: string; readonly wakeCursor: string; readonly readyGroups: number };
+
+/**
+ * Decodes a reply of `grouped-wait-state`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeGroupedWaitStateReply(value: unknown, operation = "grouped-wait-state"): GroupedWaitStateReply {
+  const t = d.table(value, 5, operation);
+  return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation), wakeCursor: d.string(t[3], operation), readyGroups: d.int(t[4], operation) };
 }
 
 /** The reply of `queue-ack`: the same as `grouped-ack`'s. */
@@ -414,27 +449,27 @@ export function decodeQueueNackReply(value: unknown, operation = "queue-nack"): 
   return decodeGroupedAckReply(value, operation);
 }
 
-/** The reply of `queue-receive`: the same as `grouped-receive`'s. */
-export type QueueReceiveReply = GroupedReceiveReply;
-
-/** Decodes a reply of `queue-receive` (as {@link decodeGroupedReceiveReply}). */
-export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
-  return decodeGroupedReceiveReply(value, operation);
-}
-
-/** The reply of `queue-send-many`: `{ ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
-export type QueueSendManyReply = { readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
+/** The reply of `queue-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes } }`, as its header's `Reply` line declares it. */
+export type QueueReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] };
 
 /**
- * Decodes a reply of `queue-send-many`; `operation` names the call in errors.
+ * Decodes a reply of `queue-receive`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
+export function decodeQueueReceiveReply(value: unknown, operation = "queue-receive"): QueueReceiveReply {
+  const t = d.table(value, 1, operation);
+  if ((t.length - 1) % 4 !== 0) return d.unexpected(operation, 'groups of 4 after element 1', value);
+  const entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer }[] = [];
+  for (let i = 1; i < t.length; i += 4) entries.push({ id: d.string(t[i], operation), payload: d.bytes(t[i + 1], operation), deliveryCount: d.int(t[i + 2], operation), headers: d.bytes(t[i + 3], operation) });
+  return { deadLettered: d.int(t[0], operation), entries };
+}
+
+/** The reply of `queue-send-many`: the same as `grouped-send-many`'s. */
+export type QueueSendManyReply = GroupedSendManyReply;
+
+/** Decodes a reply of `queue-send-many` (as {@link decodeGroupedSendManyReply}). */
 export function decodeQueueSendManyReply(value: unknown, operation = "queue-send-many"): QueueSendManyReply {
-  const t = d.table(value, 0, operation);
-  if ((t.length - 0) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 0', value);
-  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
-  for (let i = 0; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
-  return { results };
+  return decodeGroupedSendManyReply(value, operation);
 }
 
 /** The reply of `queue-send`: the same as `grouped-send`'s. */
@@ -492,12 +527,12 @@ export function decodeTopicPublishReply(value: unknown, operation = "topic-publi
   return { entryId: d.string(t[0], operation), duplicate: d.flag(t[1], operation), trimmed: d.int(t[2], operation) };
 }
 
-/** The reply of `topic-receive`: the same as `grouped-receive`'s. */
-export type TopicReceiveReply = GroupedReceiveReply;
+/** The reply of `topic-receive`: the same as `queue-receive`'s. */
+export type TopicReceiveReply = QueueReceiveReply;
 
-/** Decodes a reply of `topic-receive` (as {@link decodeGroupedReceiveReply}). */
+/** Decodes a reply of `topic-receive` (as {@link decodeQueueReceiveReply}). */
 export function decodeTopicReceiveReply(value: unknown, operation = "topic-receive"): TopicReceiveReply {
-  return decodeGroupedReceiveReply(value, operation);
+  return decodeQueueReceiveReply(value, operation);
 }
 
 /** The reply of `topic-seek`: `{ position: string, discarded: int }`, as its header's `Reply` line declares it. */

@@ -1,5 +1,5 @@
 // A grouped queue's source for the lease engine: the heads of its ready groups, one in flight per group.
-import { scriptCalls, type QueueKeys } from '@respire/core-scripts/internal';
+import { decodeGroupedReceiveReply, scriptCalls, type QueueKeys } from '@respire/core-scripts/internal';
 import type { LeaseSource } from './source.js';
 
 /**
@@ -8,7 +8,7 @@ import type { LeaseSource } from './source.js';
  * grouped scripts refuse while it does (one name cannot be both).
  */
 export interface GroupedQueueKeys {
-  /** The stream of message bodies: fields `payload` and `group`. */
+  /** The stream of message bodies: fields `payload` and `group`, then `headers` when the message has any. */
   readonly stream: string;
   /** The deadlines index of the lease engine (format as {@link QueueKeys.deadlines}). */
   readonly deadlines: string;
@@ -20,6 +20,11 @@ export interface GroupedQueueKeys {
   readonly leased: string;
   /** Hash of each fair group's messages in flight: group ID to count (fair groups only). */
   readonly inflight: string;
+  /**
+   * Stream of at most one entry, appended to when a group moves on without a send (an ACK or a
+   * dead letter puts it back on the ring) and when a NACK releases a lease: a waiting receive blocks on it beside the stream.
+   */
+  readonly wake: string;
   /** Key prefix of each group's backlog (a sorted set of entry IDs by send position); the group ID follows. */
   readonly backlogPrefix: string;
   /** Key prefix of the deduplication keys; the deduplication ID follows. */
@@ -39,6 +44,7 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
     inflight: `${base}:groups:in-flight`,
+    wake: `${base}:groups:wake`,
     backlogPrefix: `${base}:groups:group:`,
     deduplicationPrefix: `${base}:groups:dedup:`,
     ungroupedStream: keys.stream,
@@ -50,21 +56,38 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
  * ring, at most one in flight per group; redeliveries come from its deadlines index before anything
  * later of their group (with `concurrency` above 1, fair groups: up to that many of a group in
  * flight, in no promised order). Completing a head deletes it and puts its group, when it has more, at the
- * back of the ring. Its scripts are `grouped-receive`, `grouped-ack` and the queue's `queue-nack` and
+ * back of the ring. Its scripts are `grouped-receive`, `grouped-ack`, `grouped-nack` and the queue's
  * `queue-extend` on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
  */
 export function groupedSource(keys: GroupedQueueKeys, concurrency: number): LeaseSource {
-  const { stream, deadlines, deadLetter, ready, leased, inflight, backlogPrefix, ungroupedStream } = keys;
+  const { stream, deadlines, deadLetter, ready, leased, inflight, wake, backlogPrefix, ungroupedStream } = keys;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
       scriptCalls.groupedReceive(
         target,
-        { stream, deadlines, deadLetter, ready, leased, ungroupedStream, inflight, visibilityTimeoutMs, max, deliveryLimit, token, backlogPrefix, concurrency },
+        {
+          stream,
+          deadlines,
+          deadLetter,
+          ready,
+          leased,
+          ungroupedStream,
+          inflight,
+          wake,
+          visibilityTimeoutMs,
+          max,
+          deliveryLimit,
+          token,
+          backlogPrefix,
+          concurrency,
+        },
         { operation },
       ),
+    decodeLeaseReply: decodeGroupedReceiveReply,
     complete: (target, receipts, operation) =>
-      scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, backlogPrefix, concurrency, receipts }, { operation }),
-    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+      scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, wake, backlogPrefix, concurrency, receipts }, { operation }),
+    // The queue's NACK on the grouped deadlines index, which also wakes waiting receives (grouped-nack).
+    release: (target, receipts, delayMs, operation) => scriptCalls.groupedNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
     // Extending touches only the deadlines index: the queue's script on the grouped one.
     extend: (target, receipts, visibilityTimeoutMs, operation) =>
       scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),

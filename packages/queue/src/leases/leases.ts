@@ -47,12 +47,12 @@ export class Leases {
       // which only makes these messages due again early (delivery stays at least once). Left
       // unreturned they would count toward the delivery limit unseen, so the batch is handed over.
       if (!isRespireError(error, 'NOT_DURABLE')) throw error;
-      batch = decodeQueueReceiveReply(safeGet(error, 'reply'), operation);
+      batch = (this.#source.decodeLeaseReply ?? decodeQueueReceiveReply)(safeGet(error, 'reply'), operation);
     }
     const leases: Lease[] = [];
     // An object literal per lease, not a spread: a spread costs about ten times as much here.
-    for (const { id, payload, deliveryCount, headers } of batch.entries)
-      leases.push({ id, payload, deliveryCount, headers, receipt: receiptOf(deliveryCount, token, leases.length + 1) });
+    for (const { id, payload, deliveryCount, headers, groupId } of batch.entries)
+      leases.push({ id, payload, deliveryCount, headers, groupId, receipt: receiptOf(deliveryCount, token, leases.length + 1) });
     return { deadLettered: batch.deadLettered, leases };
   }
 

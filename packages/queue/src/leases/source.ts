@@ -11,6 +11,8 @@ export interface LeasedEntry {
   readonly deliveryCount: number;
   /** The message's encoded headers (`@respire/core-scripts` formats/headers.ts); empty for none. */
   readonly headers: Buffer;
+  /** The message's group on a grouped queue (its entry's `group` field); undefined elsewhere. */
+  readonly groupId?: string;
 }
 
 /** What one receive did: the messages it leased, redelivered ones first, and how many exhausted ones it dead-lettered. */
@@ -45,6 +47,11 @@ export interface LeaseSource {
    * ones, in one atomic script.
    */
   lease(target: CommandTarget, request: LeaseRequest, operation: string): Promise<LeaseBatch>;
+  /**
+   * Decodes the reply of {@link lease}'s script as it came with a `RespireNotDurableError` (the
+   * leases were written). Undefined: the queue's receive reply (`decodeQueueReceiveReply`).
+   */
+  readonly decodeLeaseReply?: (value: unknown, operation: string) => LeaseBatch;
   /** Completes the deliveries whose receipts still hold their leases (ack); `pairs` is entry ID, receipt, ...; one flag per pair. */
   complete(target: CommandTarget, pairs: readonly string[], operation: string): Promise<boolean[]>;
   /** Revokes the leases that `pairs` still hold and makes their messages due after `delayMs` (nack); one flag per pair. */
