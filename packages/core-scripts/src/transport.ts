@@ -1,6 +1,7 @@
 // The one way Respire sends a command: routed by key in a Cluster, timed, every failure a RespireError.
 import { MAX_BULK_BYTES, oversizedArgument } from './bulk-limit.js';
-import { isErrorReply, replyCode, toRespireError } from './classify.js';
+import { isConnectionFailure, isErrorReply, replyCode, toRespireError } from './classify.js';
+import { ClusterRefresher, clusterCallDeadlineMs } from './cluster-recovery.js';
 import { checkClient, type ClusterClientLike, type RedisArg, type RedisClientLike, type StandaloneClientLike } from './client.js';
 import { replyWithin } from './deadline.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
@@ -96,6 +97,10 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   const durability = toDurability(options.durability);
+  // A Cluster call always has a deadline unless the caller turned it off (README "Durability and
+  // failover"): the client's own timeout does not cover the wait for a slot's node client.
+  const callTimeoutMs = options.commandTimeoutMs ?? (isCluster ? clusterCallDeadlineMs(candidate) : undefined);
+  const refresher = isCluster ? new ClusterRefresher(candidate, callTimeoutMs ?? 5000) : undefined;
   // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
@@ -141,6 +146,8 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         outcomeUnknown: false,
       });
     }
+    // A failed connection in a Cluster may be a dead master: the slot map should learn its successor.
+    if (refresher !== undefined && isConnectionFailure(error)) refresher.refresh();
     return toRespireError(error, operation);
   };
   /**
@@ -168,7 +175,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
       for (const command of probes) {
         try {
           const reply = connection ? connection.sendCommand(command, defaults) : raw(key, command, defaults);
-          await (options.commandTimeoutMs ? replyWithin(reply, options.commandTimeoutMs, operation) : reply);
+          await (callTimeoutMs ? replyWithin(reply, callTimeoutMs, operation) : reply);
         } catch (error) {
           const refusal = command[0] === 'WAITAOF' ? waitAofRefusal(error, operation) : error;
           throw await failure(refusal, operation, undefined);
@@ -233,7 +240,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
             'argument (proto-max-bulk-len); nothing was sent, and no retry can succeed',
         );
       }
-      const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
+      const timeoutMs = send?.timeoutMs ?? callTimeoutMs;
       if (durability !== undefined && send?.readOnly !== true) return sendDurable(key, args, send, operation, timeoutMs);
       try {
         const reply = (isCluster && send?.node === true ? toNode : raw)(key, args, optionsFor(send));
