@@ -96,6 +96,25 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
     }
   }
 
+  it("a call whose slot's node client never connects (a dead master put back into the slot map) fails at the client's timeout instead of hanging", async () => {
+    // node-redis 6 waits for the node client's connect before it queues the command and starts its
+    // timeout; a dead address's connect retries forever. The call's deadline must cover that wait.
+    const client = createCluster({ rootNodes: cluster.rootNodes, commandOptions: { timeout: 300 } });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const slots = (client as unknown as { _slots: { nodeClient: (node: unknown) => Promise<unknown> } })._slots;
+      slots.nodeClient = () => new Promise(() => {});
+      const queue = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec });
+      const started = performance.now();
+      const error = await queue.send('never routed').catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'TRANSPORT_FAILED', outcomeUnknown: true });
+      expect(performance.now() - started).toBeLessThan(300 + LEEWAY_MS);
+    } finally {
+      client.destroy();
+    }
+  });
+
   it("with the client's own timeout (node-redis 6: 5,000 ms): every call ends within it, failures are RespireErrors, calls succeed on the promoted replica", async () => {
     const round = await killRound(undefined);
     console.info(
