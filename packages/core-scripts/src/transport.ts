@@ -19,7 +19,11 @@ export interface CommandTargetOptions {
    * deadline (plus a few ms) with `outcomeUnknown: true`; the connection is left as it is (the
    * caller owns the client). When undefined the client's own setting applies (node-redis 6: 5,000
    * ms before the write, none after it; node-redis 5: none) and a written command waits for its
-   * reply as long as the connection lives.
+   * reply as long as the connection lives, except on a node-redis 6 Cluster client: there each
+   * whole call (routing included: node-redis waits for the slot's node client to connect before
+   * its own timeout starts, forever for a dead master) is held to the client's timeout
+   * (`commandOptions.timeout`, default 5,000 ms; none when it is 0). In a Cluster a call that fails
+   * on a connection also has the slot map refreshed (see `ClusterRefresher`).
    */
   commandTimeoutMs?: number;
   /**

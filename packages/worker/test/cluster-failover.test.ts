@@ -134,6 +134,7 @@ describe('Cluster failover under a running worker (3 masters + 3 replicas, clust
         `${round.calls.acknowledged.length} adds ok, ${round.calls.failed} failed, ${round.lost} acknowledged adds lost; worker faults ${round.faults}; ${round.entries} entries processed`,
     );
     expect(longest).toBeLessThan(DEADLINE_MS + LEEWAY_MS);
-    expect(round.calls.failed).toBeGreaterThan(0); // the kill was seen: calls failed rather than hung
+    // No add to the shard can succeed before the promotion, at least cluster-node-timeout (1500 ms) after the kill.
+    expect(round.flowsAgainMs).toBeGreaterThan(1000);
   }, 60_000);
 });
