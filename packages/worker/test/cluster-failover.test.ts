@@ -62,7 +62,7 @@ describe('Cluster failover under a running worker (3 masters + 3 replicas, clust
     const seen = new Set<string>();
     host.add({ client: client as never, stream, group: 'g', readWaitMs: 200, logger: recordingLogger(), handler: (entry) => (seen.add(entry.id), 'ack') });
     await host.start();
-    const producer = new StreamProducer<string>({ client: client as never, stream, retries: 0, serialize: (value) => ({ k: value }) });
+    const producer = new StreamProducer<string>({ client: client as never, stream, maxRetries: 0, serialize: (value) => ({ k: value }) });
     const calls: Calls = { tookMs: [], acknowledged: [], failed: 0 };
     let disruptedAt = Infinity;
     let running = true;
