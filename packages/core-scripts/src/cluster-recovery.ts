@@ -46,6 +46,7 @@ export function clusterCallDeadlineMs(cluster: unknown): number | undefined {
  * every call to that slot, forever.
  */
 export class ClusterRefresher {
+  readonly #cluster: unknown;
   readonly #slots: SlotsLike | undefined;
   readonly #stuckMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -56,6 +57,7 @@ export class ClusterRefresher {
   constructor(cluster: unknown, stuckMs: number) {
     const slots = safeGet(cluster, '_slots');
     const usable = typeof safeGet(slots, 'rediscover') === 'function' && safeGet(slots, 'nodeByAddress') instanceof Map;
+    this.#cluster = cluster;
     this.#slots = usable ? (slots as SlotsLike) : undefined;
     this.#stuckMs = stuckMs;
   }
@@ -71,8 +73,9 @@ export class ClusterRefresher {
     const slots = this.#slots!;
     const now = performance.now();
     this.#timer = undefined;
-    const down = this.#nodesDown(slots, now);
-    if (down === 0 || now > this.#until) return;
+    // A closed client (destroyed by its owner) must not be refreshed: node-redis would open node clients for it.
+    if (safeGet(this.#cluster, 'isOpen') === false || now > this.#until) return;
+    if (this.#nodesDown(slots, now) === 0) return;
     // The client reports a failed refresh on its own 'error' event; the next tick asks again.
     slots
       .rediscover()

@@ -37,6 +37,14 @@ export interface CommandTargetOptions {
    * @defaultValue undefined (no wait)
    */
   durability?: DurabilityOptions;
+  /**
+   * False for a connection whose owner keeps a deadline of its own around every command and
+   * replaces the connection when one fails (the worker's blocking connections): on a node-redis 6
+   * Cluster client its calls are then not held to the client's timeout (see `commandTimeoutMs`), and
+   * a failure does not refresh its slot map (a refresh racing the owner's `destroy()` would open
+   * node clients on a closed client). @defaultValue true
+   */
+  clusterRecovery?: boolean;
 }
 
 /** How one command is sent and what its failures are called. */
@@ -103,8 +111,9 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const durability = toDurability(options.durability);
   // A Cluster call always has a deadline unless the caller turned it off (README "Durability and
   // failover"): the client's own timeout does not cover the wait for a slot's node client.
-  const callTimeoutMs = options.commandTimeoutMs ?? (isCluster ? clusterCallDeadlineMs(candidate) : undefined);
-  const refresher = isCluster ? new ClusterRefresher(candidate, callTimeoutMs ?? 5000) : undefined;
+  const recovers = isCluster && options.clusterRecovery !== false;
+  const callTimeoutMs = options.commandTimeoutMs ?? (recovers ? clusterCallDeadlineMs(candidate) : undefined);
+  const refresher = recovers ? new ClusterRefresher(candidate, callTimeoutMs ?? 5000) : undefined;
   // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
