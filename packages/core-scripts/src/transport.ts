@@ -1,6 +1,7 @@
 // The one way Respire sends a command: routed by key in a Cluster, timed, every failure a RespireError.
 import { MAX_BULK_BYTES, oversizedArgument } from './bulk-limit.js';
-import { isErrorReply, replyCode, toRespireError } from './classify.js';
+import { isConnectionFailure, isErrorReply, replyCode, toRespireError } from './classify.js';
+import { ClusterRefresher, clusterCallDeadlineMs } from './cluster-recovery.js';
 import { checkClient, type ClusterClientLike, type RedisArg, type RedisClientLike, type StandaloneClientLike } from './client.js';
 import { replyWithin } from './deadline.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
@@ -18,7 +19,11 @@ export interface CommandTargetOptions {
    * deadline (plus a few ms) with `outcomeUnknown: true`; the connection is left as it is (the
    * caller owns the client). When undefined the client's own setting applies (node-redis 6: 5,000
    * ms before the write, none after it; node-redis 5: none) and a written command waits for its
-   * reply as long as the connection lives.
+   * reply as long as the connection lives, except on a node-redis 6 Cluster client: there each
+   * whole call (routing included: node-redis waits for the slot's node client to connect before
+   * its own timeout starts, forever for a dead master) is held to the client's timeout
+   * (`commandOptions.timeout`, default 5,000 ms; none when it is 0). In a Cluster a call that fails
+   * on a connection also has the slot map refreshed (see `ClusterRefresher`).
    */
   commandTimeoutMs?: number;
   /**
@@ -32,6 +37,14 @@ export interface CommandTargetOptions {
    * @defaultValue undefined (no wait)
    */
   durability?: DurabilityOptions;
+  /**
+   * False for a connection whose owner keeps a deadline of its own around every command and
+   * replaces the connection when one fails (the worker's blocking connections): on a node-redis 6
+   * Cluster client its calls are then not held to the client's timeout (see `commandTimeoutMs`), and
+   * a failure does not refresh its slot map (a refresh racing the owner's `destroy()` would open
+   * node clients on a closed client). @defaultValue true
+   */
+  clusterRecovery?: boolean;
 }
 
 /** How one command is sent and what its failures are called. */
@@ -96,6 +109,11 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   const durability = toDurability(options.durability);
+  // A Cluster call always has a deadline unless the caller turned it off (README "Durability and
+  // failover"): the client's own timeout does not cover the wait for a slot's node client.
+  const recovers = isCluster && options.clusterRecovery !== false;
+  const callTimeoutMs = options.commandTimeoutMs ?? (recovers ? clusterCallDeadlineMs(candidate) : undefined);
+  const refresher = recovers ? new ClusterRefresher(candidate, callTimeoutMs ?? 5000) : undefined;
   // Option objects built once: most commands pass one of these (or none).
   const defaults = commandOptions(false, options.commandTimeoutMs);
   const binaryDefaults = commandOptions(true, options.commandTimeoutMs);
@@ -141,6 +159,8 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         outcomeUnknown: false,
       });
     }
+    // A failed connection in a Cluster may be a dead master: the slot map should learn its successor.
+    if (refresher !== undefined && isConnectionFailure(error)) refresher.refresh();
     return toRespireError(error, operation);
   };
   /**
@@ -168,7 +188,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
       for (const command of probes) {
         try {
           const reply = connection ? connection.sendCommand(command, defaults) : raw(key, command, defaults);
-          await (options.commandTimeoutMs ? replyWithin(reply, options.commandTimeoutMs, operation) : reply);
+          await (callTimeoutMs ? replyWithin(reply, callTimeoutMs, operation) : reply);
         } catch (error) {
           const refusal = command[0] === 'WAITAOF' ? waitAofRefusal(error, operation) : error;
           throw await failure(refusal, operation, undefined);
@@ -233,7 +253,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
             'argument (proto-max-bulk-len); nothing was sent, and no retry can succeed',
         );
       }
-      const timeoutMs = send?.timeoutMs ?? options.commandTimeoutMs;
+      const timeoutMs = send?.timeoutMs ?? callTimeoutMs;
       if (durability !== undefined && send?.readOnly !== true) return sendDurable(key, args, send, operation, timeoutMs);
       try {
         const reply = (isCluster && send?.node === true ? toNode : raw)(key, args, optionsFor(send));

@@ -95,7 +95,10 @@ export interface ReliableQueueOptions<T> {
    * connection is left to its owner. Nothing is retried. Undefined keeps the client's own setting:
    * node-redis 6 waits at most 5,000 ms for the write and then as long as the connection lives
    * (`0` made the queue about 3× faster in `pnpm bench`: no timer per command); node-redis 5 has
-   * no timeout at all.
+   * no timeout at all. On a node-redis 6 Cluster client, undefined holds each whole call to the
+   * client's timeout (`commandOptions.timeout`, 5,000 ms by default), including the wait for the
+   * slot's node connection, which node-redis's own timeout does not cover: during a failover a call
+   * ends with `RespireTransportError` instead of hanging (README "Cluster failover").
    * @defaultValue undefined (the client's setting)
    */
   commandTimeoutMs?: number;

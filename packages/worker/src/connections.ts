@@ -46,8 +46,10 @@ export class OwnedConnection {
   constructor(client: DuplicateClient, onClose: (connection: OwnedConnection) => void, durability?: DurabilityOptions) {
     this.#client = client;
     this.#onClose = onClose;
-    this.target = commandTarget(client);
-    this.completionTarget = durability === undefined ? this.target : commandTarget(client, 'client', { durability });
+    // Reads and completions here keep their own deadlines (BLOCK + 2 s; COMPLETION_DEADLINE_MS, longer
+    // while the server holds the batch), and a failed connection is replaced, not refreshed.
+    this.target = commandTarget(client, 'client', { clusterRecovery: false });
+    this.completionTarget = durability === undefined ? this.target : commandTarget(client, 'client', { durability, clusterRecovery: false });
     // A duplicate destroyed while it was still connecting can finish its handshake afterwards
     // (node-redis does not look again): it is destroyed once more as soon as it says so.
     client.on?.('ready', () => {
