@@ -4,7 +4,6 @@ import {
   RespireCodecError,
   RespireServerError,
   RespireValidationError,
-  isRespireError,
   type DurabilityOptions,
   type RedisClientLike,
 } from '@respire/core-scripts';
@@ -30,7 +29,7 @@ import { instrumented, instrumentedSettle, type QueueInstrumentation } from './i
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
-import { Waiter, groupedWaitPoint, waitPoint } from './wait.js';
+import { Waiter, groupedWaitPoint, receiveWaiting, waitPoint } from './wait.js';
 import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
@@ -637,35 +636,18 @@ export class ReliableQueue<T> {
    */
   async #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait?: () => Promise<void>): Promise<ReceivedMessage<T>[]> {
     const operation = 'ReliableQueue.receive (waiting)';
-    const started = performance.now();
-    let failures = 0;
-    for (;;) {
-      if (waiter.closed) return [];
-      const batch = await this.#receiveOnce(timeoutMs, max);
-      if (batch.length > 0 || waiter.closed) return batch;
-      const remaining = Math.ceil(waitMs - (performance.now() - started));
-      if (remaining < 1) return batch;
-      if (beforeWait) await beforeWait();
-      if (waiter.closed) return batch;
-      const grouped = this.#grouped;
-      const { cursor, untilDueMs, also } = grouped
-        ? await groupedWaitPoint(this.#target, grouped, operation)
-        : await waitPoint(this.#target, this.#keys, operation);
-      if (waiter.closed) return batch;
-      // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
-      const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
-      try {
-        await waiter.block(this.streamKey, cursor, blockMs, operation, also);
-        failures = 0;
-      } catch (error) {
-        if (waiter.closed) return batch;
-        // A killed, reset or frozen connection is replaced; a third failure in a row is the caller's.
-        if (isRespireError(error, 'TRANSPORT_FAILED') && ++failures < 3) continue;
-        throw error;
-      }
-      // Whatever ended the block (an append, a deadline, the end of the wait), the loop receives
-      // once more before it returns: a NACK made during the block is leased then, not left behind.
-    }
+    const grouped = this.#grouped;
+    return receiveWaiting(
+      {
+        stream: this.streamKey,
+        receiveOnce: () => this.#receiveOnce(timeoutMs, max),
+        waitPoint: () => (grouped ? groupedWaitPoint(this.#target, grouped, operation) : waitPoint(this.#target, this.#keys, operation)),
+      },
+      waitMs,
+      waiter,
+      operation,
+      beforeWait,
+    );
   }
 
   /**
@@ -855,7 +837,7 @@ function checkGroupId(id: unknown, argument: string): asserts id is string {
 }
 
 /** `waitMs` of a receive: 0..{@link MAX_WAIT_MS} ms, fractions round up; undefined is 0. */
-function toWaitMs(value: unknown): number {
+export function toWaitMs(value: unknown): number {
   if (value === undefined) return 0;
   const waitMs = toDurationMs('waitMs', value as number, true);
   if (waitMs > MAX_WAIT_MS) throw new RespireValidationError('waitMs', `must be at most ${MAX_WAIT_MS} ms, got ${waitMs}`);

@@ -22,7 +22,9 @@ import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/l
 import { subscriptionSource } from './leases/subscription-source.js';
 import { instrumented, instrumentedSettle, type QueueInstrumentation } from './instrumentation.js';
 import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload, withInjected } from './payloads.js';
-import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, type ReceiveOptions, type ReceivedMessage } from './queue.js';
+import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, toWaitMs, type ReceiveOptions, type ReceivedMessage } from './queue.js';
+import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
+import { Waiter, receiveWaiting, waitPoint } from './wait.js';
 
 /** Most publications one publish trims for retention (the oldest first); `trim()` takes up to {@link MAX_BATCH}. */
 export const TOPIC_TRIM_PER_PUBLISH = 100;
@@ -490,15 +492,68 @@ export class TopicSubscription<T> {
    * Leases up to `max` publications for `visibilityTimeoutMs`: the queue's receive on this
    * subscription (due deliveries first, exhausted ones to the dead-letter stream, then new
    * publications in stream order). A due delivery whose publication a retention bound trimmed is
-   * dropped and counted ({@link trimmedCount}).
-   * @throws {@link RespireValidationError} for a bad timeout or `max` (before any I/O).
+   * dropped and counted ({@link trimmedCount}). With `waitMs` (0..20,000 ms) it is the queue's
+   * waiting receive (queue README "Waiting receive"): when nothing is receivable it blocks on a
+   * connection of its own until a publication arrives or the subscription's next deadline passes,
+   * and returns an empty batch at `waitMs`.
+   * @throws {@link RespireValidationError} for a bad timeout, `max` or `waitMs` (before any I/O).
    * @throws {@link RespireStateError} when the subscription was never created (or was removed); nothing changed.
    * @throws {@link RespireCodecError}, {@link RespireKeyTypeError}, {@link RespirePermissionError},
    *   {@link RespireTransportError}, {@link RespireServerError} as the queue's receive.
    */
-  async receive(visibilityTimeoutMs: number, options: Pick<ReceiveOptions, 'max'> = {}): Promise<ReceivedMessage<T>[]> {
+  async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
     const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const max = toIntegerInRange('max', toOptions('options', options, ['max']).max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const { max: maxOption, waitMs: waitOption } = toOptions('options', options, ['max', 'waitMs']);
+    const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
+    const waitMs = toWaitMs(waitOption);
+    if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
+    const waiter = new Waiter(this.#target);
+    try {
+      return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
+    } finally {
+      waiter.close();
+    }
+  }
+
+  /**
+   * Starts a hosted consumer of this subscription: the queue's `consume()` (queue README
+   * "Consuming": concurrency, lease extension while a handler runs, batched ACKs, NACK with the
+   * retry backoff on a throw, `stop()`), waiting with this subscription's waiting receive on one
+   * connection of its own. Call {@link create} first: until the subscription exists its receives
+   * fail (`RespireStateError`), logged and retried with the consumer's backoff.
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option (before anything starts).
+   */
+  consume(handler: ConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
+    const settings = consumeSettings(handler, options);
+    return new Consumer<ReceivedMessage<T>>(
+      {
+        name: `${this.topic}/${this.name}`,
+        receiveWaiting: (visibilityTimeoutMs, max, waitMs, waiter, beforeWait) => this.#receiveWaiting(visibilityTimeoutMs, max, waitMs, waiter, beforeWait),
+        newWaiter: () => new Waiter(this.#target),
+        ackMany: (messages) => this.ackMany(messages),
+        nackMany: (messages, delayMs) => this.nackMany(messages, delayMs),
+        extend: (message, visibilityTimeoutMs) => this.extend(message, visibilityTimeoutMs),
+      },
+      handler,
+      settings,
+    );
+  }
+
+  /** The waiting receive on this subscription: new publications wake it, and so does its next deadline. */
+  #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait?: () => Promise<void>): Promise<ReceivedMessage<T>[]> {
+    const operation = 'TopicSubscription.receive (waiting)';
+    const { stream } = this.#topicKeys;
+    const { deadlines, group } = this.#keys;
+    return receiveWaiting(
+      { stream, receiveOnce: () => this.#receiveOnce(timeoutMs, max), waitPoint: () => waitPoint(this.#target, { stream, deadlines, group }, operation) },
+      waitMs,
+      waiter,
+      operation,
+      beforeWait,
+    );
+  }
+
+  async #receiveOnce(timeoutMs: number, max: number): Promise<ReceivedMessage<T>[]> {
     const operation = 'TopicSubscription.receive';
     let deadLettered = 0;
     return instrumented(

@@ -152,9 +152,21 @@ export interface WaitPoint {
   readonly untilDueMs: number | undefined;
 }
 
-/** Reads, in one read-only script on the server's clock, where a waiting receive blocks from and until when. */
-export async function waitPoint(target: CommandTarget, keys: QueueKeys, operation: string): Promise<WaitPoint> {
-  const state = await scriptCalls.queueWaitState(target, { stream: keys.stream, deadlines: keys.deadlines, group: QUEUE_GROUP }, { operation, readOnly: true });
+/**
+ * Reads, in one read-only script on the server's clock, where a waiting receive blocks from and
+ * until when: a queue's (its private group), or a topic subscription's (`keys` names its group on
+ * the topic's stream and its own deadlines index).
+ */
+export async function waitPoint(
+  target: CommandTarget,
+  keys: Pick<QueueKeys, 'stream' | 'deadlines'> & { readonly group?: string },
+  operation: string,
+): Promise<WaitPoint> {
+  const state = await scriptCalls.queueWaitState(
+    target,
+    { stream: keys.stream, deadlines: keys.deadlines, group: keys.group ?? QUEUE_GROUP },
+    { operation, readOnly: true },
+  );
   return { cursor: state.cursor, untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs) };
 }
 
@@ -223,5 +235,58 @@ export class Waiter {
 
   get closed(): boolean {
     return this.#closed;
+  }
+}
+
+/** What a waiting receive needs of a queue or a topic subscription. */
+export interface WaitingSource<M> {
+  /** The stream whose appends wake the block. */
+  readonly stream: string;
+  /** One nonblocking receive. */
+  receiveOnce(): Promise<M[]>;
+  /** Where to block from and until when (read after an empty receive). */
+  waitPoint(): Promise<WaitPoint>;
+}
+
+/**
+ * The waiting receive on `waiter`'s blocking connection (the caller closes it): a nonblocking
+ * receive; when empty, the wait point (one read-only script) and XREAD BLOCK from the group's
+ * cursor until the next deadline or the end of the wait; then receive again. Returns an empty
+ * batch at once once `waiter` is closed. `beforeWait` runs before each wait point is read (a
+ * consumer's pending NACKs are applied first, so their delays bound the block).
+ * @throws what the receive throws; a killed, reset or frozen blocking connection is replaced
+ *   twice, then the third failure in a row is thrown (`RespireTransportError`).
+ */
+export async function receiveWaiting<M>(
+  source: WaitingSource<M>,
+  waitMs: number,
+  waiter: Waiter,
+  operation: string,
+  beforeWait?: () => Promise<void>,
+): Promise<M[]> {
+  const started = performance.now();
+  let failures = 0;
+  for (;;) {
+    if (waiter.closed) return [];
+    const batch = await source.receiveOnce();
+    if (batch.length > 0 || waiter.closed) return batch;
+    const remaining = Math.ceil(waitMs - (performance.now() - started));
+    if (remaining < 1) return batch;
+    if (beforeWait) await beforeWait();
+    if (waiter.closed) return batch;
+    const { cursor, untilDueMs, also } = await source.waitPoint();
+    if (waiter.closed) return batch;
+    // A deadline passing wakes nobody: block no later than it (at least 1 ms: BLOCK 0 waits forever).
+    const blockMs = untilDueMs === undefined ? remaining : Math.max(1, Math.min(remaining, untilDueMs + 1));
+    try {
+      await waiter.block(source.stream, cursor, blockMs, operation, also);
+      failures = 0;
+    } catch (error) {
+      if (waiter.closed) return batch;
+      if (isRespireError(error, 'TRANSPORT_FAILED') && ++failures < 3) continue;
+      throw error;
+    }
+    // Whatever ended the block (an append, a deadline, the end of the wait), the loop receives
+    // once more before it returns: a NACK made during the block is leased then, not left behind.
   }
 }

@@ -112,6 +112,9 @@ describe('ReliableTopic: bad input fails before any I/O', () => {
     await rejected(() => topic.publishMany(Array.from({ length: 1001 }, () => 'x')), 'payloads');
     await rejected(() => subscription.receive(0), 'visibilityTimeoutMs');
     await rejected(() => subscription.receive(1000, { max: 0 }), 'max');
+    await rejected(() => subscription.receive(1000, { waitMs: 20_001 }), 'waitMs');
+    await rejected(() => subscription.receive(1000, { waitMs: -1 }), 'waitMs');
+    expect(() => subscription.consume('not a function' as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     await rejected(() => subscription.ack({ id: 'x', receipt: message.receipt }), 'message');
     await rejected(() => subscription.ackMany(Array.from({ length: 1001 }, () => message)), 'messages');
     await rejected(() => subscription.nack(message, -1), 'delayMs');

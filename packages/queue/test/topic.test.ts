@@ -372,6 +372,43 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     expect((await fresh.receive(30_000)).map((m) => m.headers)).toEqual([expected, {}, { k: 'first' }]);
   });
 
+  it('a waiting receive wakes on a publication from another client and when a NACK delay passes; returns empty at waitMs', async () => {
+    const topic = topicOf();
+    const subscription = await created(topic, 'waiting');
+    const other = topicOf({}, topic.name);
+    const started = performance.now();
+    const [woken] = await Promise.all([
+      subscription.receive(30_000, { waitMs: 10_000 }),
+      new Promise((r) => setTimeout(r, 100)).then(() => other.publish('late')),
+    ]);
+    expect(woken.map((m) => m.payload)).toEqual(['late']);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await subscription.nack(woken[0]!, 300)).toBe(true);
+    const again = await subscription.receive(30_000, { waitMs: 10_000 });
+    expect(again.map((m) => [m.payload, m.deliveryCount])).toEqual([['late', 2]]);
+    expect(await subscription.ack(again[0]!)).toBe(true);
+    const idle = performance.now();
+    expect(await subscription.receive(30_000, { waitMs: 200 })).toEqual([]);
+    expect(performance.now() - idle).toBeGreaterThanOrEqual(190);
+  });
+
+  it('consume() handles every publication of its subscription, independently of the others', async () => {
+    const topic = topicOf();
+    const [a, b] = [await created(topic, 'a'), await created(topic, 'b')];
+    const seen = { a: [] as string[], b: [] as string[] };
+    const consumers = [a.consume((m) => void seen.a.push(m.payload), { concurrency: 4 }), b.consume((m) => void seen.b.push(m.payload), { concurrency: 1 })];
+    const sent = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    await topic.publishMany(sent.slice(0, 10));
+    for (const p of sent.slice(10)) await topic.publish(p);
+    await eventually(async () => seen.a.length === 20 && seen.b.length === 20 && (await topic.subscriptions()).every((s) => s.pending === 0), 15_000, 20);
+    await Promise.all(consumers.map((c) => c.stop()));
+    expect([...seen.a].sort()).toEqual([...sent].sort());
+    expect(seen.b).toEqual(sent); // concurrency 1: in publication order
+    // Completed by both: retention (each publish's, then this trim) releases every publication.
+    await topic.trim();
+    expect(await xlen(topic)).toBe(0);
+  });
+
   it('refuses a key of another type, changing nothing', async () => {
     const topic = topicOf();
     const { trimmed } = topicKeys(topic.name, '');
