@@ -188,7 +188,7 @@ export class Topics {
   }
 
   /** One page of a subscription's dead letters (the queue's record format), as `RespireAdmin.deadLetters`. */
-  deadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+  async deadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage> {
     const name = toSubscription(subscription);
     return deadLetterPage(this.#ctx, options, async () => ({ key: await this.#deadLetterKey(id, name), parse: queueRecord }));
   }
