@@ -1,0 +1,134 @@
+// The topics list and a topic's page: server-rendered against real Redis, authorization of topics, and one look in Chromium.
+import type { Page } from 'playwright-core';
+import { ReliableTopic, utf8Codec } from '@respire/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, browserPages, shot } from './browser-page.js';
+import { get, q, sleep, startWorld, TOKENS, uniqueTag, type World } from './support.js';
+
+/** A topic with `billing` (one of three leased), `audit` (one dead letter, the rest acknowledged) and `late` (created after). */
+async function topicOf(world: World) {
+  const name = uniqueTag('orders');
+  const topic = new ReliableTopic(world.client as never, name, { codec: utf8Codec });
+  const billing = topic.subscription('billing', { start: 'earliest' });
+  const audit = topic.subscription('audit', { start: 'earliest', deliveryLimit: 1 });
+  await Promise.all([billing.create(), audit.create()]);
+  const ids = await topic.publishMany(['a', 'b', 'c']);
+  await topic.subscription('late').create();
+  await billing.receive(60_000, { max: 1 });
+  await audit.receive(1, { max: 1 });
+  await sleep(20);
+  await audit.ackMany(await audit.receive(60_000, { max: 2 }));
+  return { name, id: topic.streamKey, ids };
+}
+
+/** The cells of the subscription row named `name`, as text. */
+function row(body: string, name: string): string[] {
+  const tr = new RegExp(`<tr><th scope="row">(?:(?!</tr>)[\\s\\S])*?${name}(?:(?!</tr>)[\\s\\S])*?</tr>`).exec(body)?.[0] ?? '';
+  return [...tr.matchAll(/<td[^>]*>(?:<code>)?([^<]*)/g)].map((m) => m[1]!);
+}
+
+describe('topic pages', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'topics', admin: { discoverTopics: true } });
+  });
+  afterAll(() => world.close());
+
+  it('lists topics with publications and subscriptions, linked to their pages', async () => {
+    const { name, id } = await topicOf(world);
+    const page = await get(world, '/topics', TOKENS.viewer);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(`href="${world.base}/topic${q({ id })}"`);
+    const tr = new RegExp(`${name}</a>[\\s\\S]*?</tr>`).exec(page.body)?.[0] ?? '';
+    expect([...tr.matchAll(/<td class="num">([^<]*)/g)].map((m) => m[1])).toEqual(['3', '3']);
+    // The nav links to it from every page.
+    expect((await get(world, '/')).body).toContain(`href="${world.base}/topics"`);
+  });
+
+  it("shows each subscription's position, lag, pending, oldest unacknowledged age, dead letters and trimmed count", async () => {
+    const { id, ids } = await topicOf(world);
+    const page = await get(world, `/topic${q({ id })}`, TOKENS.viewer);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('3 publications retained');
+    // Position, lag, pending, oldest, dead letters, trimmed.
+    const billing = row(page.body, 'billing');
+    expect([billing[0], billing[1], billing[2], billing[4], billing[5]]).toEqual([ids[0], '2', '1', '0', '0']);
+    expect(billing[3]).toMatch(/^\d+(\.\d+)? ?(ms|s)$/);
+    expect(row(page.body, 'audit')).toEqual([ids[2], '0', '0', '—', '1', '0']);
+    expect(row(page.body, 'late')).toEqual([ids[2], '0', '0', '—', '0', '0']);
+  });
+
+  it('answers 404 for an unknown topic, with the nearest topic as a link', async () => {
+    const { id } = await topicOf(world);
+    const typo = id.replace(':stream', 'x:stream').replace('}x:', 'x}:');
+    const page = await get(world, `/topic${q({ id: typo })}`);
+    expect(page.status).toBe(404);
+    expect(page.body).toContain('No such topic.');
+    expect(page.body).toContain(`/topic${q({ id }).replace(/&/g, '&amp;')}`);
+    expect((await get(world, '/topic')).status).toBe(400);
+  });
+});
+
+const withoutRefresh = (body: string) => body.replace(/<a [^>]*id="refresh-now"[^>]*>/, '');
+
+describe('topic authorization', () => {
+  let guarded: World;
+  let topicGuarded: World;
+  let topic: Awaited<ReturnType<typeof topicOf>>;
+  beforeAll(async () => {
+    guarded = await startWorld({ label: 'tguard', admin: { discoverTopics: true }, dashboard: { guard: () => true } });
+    topicGuarded = await startWorld({
+      label: 'ttguard',
+      admin: { discoverTopics: true },
+      dashboard: { guard: () => true, topicGuard: (principal, t) => principal.name !== 'lena' || !t.name.startsWith('orders') },
+    });
+    topic = await topicOf(guarded);
+  });
+  afterAll(async () => {
+    await guarded?.close();
+    await topicGuarded?.close();
+  });
+
+  it('with a guard and no topicGuard, topics stay hidden: listed nowhere, 404 alike', async () => {
+    expect((await get(guarded, '/topics')).body).not.toContain(topic.name);
+    expect((await get(guarded, '/topics')).body).toContain('No topics.');
+    const page = await get(guarded, `/topic${q({ id: topic.id })}`);
+    expect(page.status).toBe(404);
+    // Named only in the page's own Refresh link (the URL asked for), never in a hint.
+    expect(withoutRefresh(page.body)).not.toContain(topic.name);
+  });
+
+  it('topicGuard decides per principal; a hidden topic answers as an unknown one, never named in a hint', async () => {
+    expect((await get(topicGuarded, '/topics')).body).toContain(topic.name);
+    expect((await get(topicGuarded, `/topic${q({ id: topic.id })}`)).status).toBe(200);
+    expect((await get(topicGuarded, '/topics', TOKENS.limited)).body).not.toContain(topic.name);
+    const hidden = await get(topicGuarded, `/topic${q({ id: topic.id })}`, TOKENS.limited);
+    expect(hidden.status).toBe(404);
+    expect(withoutRefresh(hidden.body)).not.toContain(topic.name);
+  });
+});
+
+describe('topic page in Chromium', { timeout: 120_000 }, () => {
+  const { open } = browserPages();
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'tbrowser', admin: { discoverTopics: true } });
+  });
+  afterAll(() => world?.close());
+
+  it('from the nav to the topics list to a topic: its subscriptions table, accessible', async () => {
+    const { name } = await topicOf(world);
+    const { page } = await open();
+    await page.goto(`${world.url}/`);
+    await page.getByRole('link', { name: 'Topics', exact: true }).click();
+    await page.waitForURL(/\/topics$/);
+    await page.getByRole('link', { name }).click();
+    await page.waitForURL(/\/topic\?id=/);
+    await expect((page as Page).locator('main h1').innerText()).resolves.toContain(name);
+    const rows = page.locator('table.subscriptions tbody tr');
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.filter({ hasText: 'billing' }).locator('td').nth(1).innerText()).resolves.toBe('2');
+    await shot(page, 'topic');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});
