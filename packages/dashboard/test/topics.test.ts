@@ -1,7 +1,8 @@
 // The topics list and a topic's page: server-rendered against real Redis, authorization of topics, and one look in Chromium.
 import type { Page } from 'playwright-core';
 import { ReliableTopic, utf8Codec } from '@respire/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startStandaloneDashboard } from '../src/index.js';
 import { axeViolations, browserPages, shot } from './browser-page.js';
 import { get, q, sleep, startWorld, TOKENS, uniqueTag, type World } from './support.js';
 
@@ -105,6 +106,45 @@ describe('topic authorization', () => {
     const hidden = await get(topicGuarded, `/topic${q({ id: topic.id })}`, TOKENS.limited);
     expect(hidden.status).toBe(404);
     expect(withoutRefresh(hidden.body)).not.toContain(topic.name);
+  });
+});
+
+describe('respire-dashboard (standalone) topics', () => {
+  let world: World;
+  beforeAll(async () => void (world = await startWorld({ label: 'tsolo' })));
+  afterAll(() => world?.close());
+
+  it('shows configured topics, and discovered ones with discoverTopics', async () => {
+    const { name } = await topicOf(world);
+    const token = 'operator-token-0123456789abcdef';
+    for (const [options, shown] of [
+      [{ topics: [{ name }] }, true],
+      [{ discoverTopics: true }, true],
+      [{}, false],
+    ] as const) {
+      const server = await startStandaloneDashboard({
+        url: inject('redisUrl'),
+        port: 0,
+        users: [{ name: 'op', role: 'operator', token }],
+        audit: () => {},
+        ...options,
+      });
+      try {
+        const origin = new URL(server.url).origin;
+        const signedIn = await fetch(`${server.url}login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
+          body: new URLSearchParams({ name: 'op', token, next: '/' }),
+        });
+        const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+        const page = await fetch(`${server.url}topics`, { headers: { cookie } });
+        expect(page.status).toBe(200);
+        expect((await page.text()).includes(name), JSON.stringify(options)).toBe(shown);
+      } finally {
+        await server.close();
+      }
+    }
   });
 });
 
