@@ -72,6 +72,7 @@ const confirmPages = () => [
   `/confirm/delete-message${q({ id: world.queue.id, entry: '1-1', deliveryCount: 1, untilMs: 5 })}`,
   `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' })}`,
   `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 5 })}`,
+  `/confirm/seek${q({ id: topicId, subscription: 's', to: 'earliest' })}`,
 ];
 const actions = (): { path: string; form: Record<string, string | number> }[] => [
   { path: '/actions/retry', form: { id: world.stream.id, record: deadRecord } },
@@ -84,6 +85,7 @@ const actions = (): { path: string; form: Record<string, string | number> }[] =>
   { path: '/actions/release', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/ack', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/remove-idle-consumers', form: { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000 } },
+  { path: '/actions/seek', form: { id: topicId, subscription: 's', to: 'earliest' } },
 ];
 
 /** The state every refused request must leave alone. */

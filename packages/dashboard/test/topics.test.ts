@@ -4,7 +4,7 @@ import { ReliableTopic, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startStandaloneDashboard } from '../src/index.js';
 import { axeViolations, browserPages, shot } from './browser-page.js';
-import { get, q, sleep, startWorld, TOKENS, uniqueTag, type World } from './support.js';
+import { csrfOf, get, post, q, sleep, startWorld, TOKENS, uniqueTag, type World } from './support.js';
 
 /** A topic with `billing` (one of three leased), `audit` (one dead letter, the rest acknowledged) and `late` (created after). */
 async function topicOf(world: World) {
@@ -15,11 +15,11 @@ async function topicOf(world: World) {
   await Promise.all([billing.create(), audit.create()]);
   const ids = await topic.publishMany(['a', 'b', 'c']);
   await topic.subscription('late').create();
-  await billing.receive(60_000, { max: 1 });
+  const leased = await billing.receive(60_000, { max: 1 });
   await audit.receive(1, { max: 1 });
   await sleep(20);
   await audit.ackMany(await audit.receive(60_000, { max: 2 }));
-  return { name, id: topic.streamKey, ids };
+  return { name, id: topic.streamKey, ids, billing, leased };
 }
 
 /** The cells of the subscription row named `name`, as text. */
@@ -71,6 +71,47 @@ describe('topic pages', () => {
 });
 
 const withoutRefresh = (body: string) => body.replace(/<a [^>]*id="refresh-now"[^>]*>/, '');
+
+describe('seek from the dashboard', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ label: 'tseek', admin: { discoverTopics: true } });
+  });
+  afterAll(() => world.close());
+
+  it('an operator confirms, then seeks: leases discarded, redelivered from count 1, audited with the principal; a viewer gets no control and 403', async () => {
+    const { id, ids, billing, leased } = await topicOf(world);
+    const viewerPage = await get(world, `/topic${q({ id })}`, TOKENS.viewer);
+    expect(viewerPage.body).not.toContain('/confirm/seek');
+    expect((await get(world, `/confirm/seek${q({ id, subscription: 'billing', to: 'earliest' })}`, TOKENS.viewer)).status).toBe(403);
+
+    const topicPage = await get(world, `/topic${q({ id })}`);
+    expect(topicPage.body).toContain(`action="${world.base}/confirm/seek"`);
+    const confirm = await get(world, `/confirm/seek${q({ id, subscription: 'billing', to: 'earliest' })}`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain(`is at <code>${ids[0]}</code>; it moves to the earliest retained publication`);
+    expect(confirm.body).toContain('1 pending deliveries are discarded');
+    for (const [subscription, to, status] of [
+      ['billing', 'soon', 400],
+      ['nobody', 'earliest', 404],
+    ] as const) {
+      expect((await get(world, `/confirm/seek${q({ id, subscription, to })}`)).status, `${subscription} ${to}`).toBe(status);
+    }
+
+    const done = await post(world, '/actions/seek', { _csrf: csrfOf(confirm.body), id, subscription: 'billing', to: 'earliest' });
+    expect(done.status).toBe(303);
+    const after = await get(world, `${world.origin}${done.headers.get('location')!}`);
+    expect(after.body).toContain('Moved the subscription to the earliest retained publication; discarded 1 lease.');
+    expect(await billing.ack(leased[0]!)).toBe(false);
+    expect((await billing.receive(60_000, { max: 10 })).map((m) => [m.id, m.deliveryCount])).toEqual(ids.map((x) => [x, 1]));
+    expect(world.audits.filter((r) => r.action === 'seek').map((r) => [r.actor, r.result, r.resource, r.target.subscription, r.target.to])).toEqual([
+      ['alice', 'ok', id, 'billing', 'earliest'],
+    ]);
+    // Without a CSRF token nothing moves.
+    expect((await post(world, '/actions/seek', { id, subscription: 'billing', to: 'latest' })).status).toBe(403);
+    expect(world.audits.filter((r) => r.action === 'seek')).toHaveLength(1);
+  });
+});
 
 describe('topic authorization', () => {
   let guarded: World;
@@ -156,7 +197,7 @@ describe('topic page in Chromium', { timeout: 120_000 }, () => {
   });
   afterAll(() => world?.close());
 
-  it('from the nav to the topics list to a topic: its subscriptions table, accessible', async () => {
+  it('from the nav to the topics list to a topic: its subscriptions table, accessible; seek with a confirmation', async () => {
     const { name } = await topicOf(world);
     const { page } = await open();
     await page.goto(`${world.url}/`);
@@ -170,5 +211,16 @@ describe('topic page in Chromium', { timeout: 120_000 }, () => {
     await expect(rows.filter({ hasText: 'billing' }).locator('td').nth(1).innerText()).resolves.toBe('2');
     await shot(page, 'topic');
     expect(await axeViolations(page)).toEqual([]);
+    // Seek billing back to the start: a confirmation page, then the notice on the topic page.
+    await page.getByLabel('Seek billing to').fill('earliest');
+    await rows.filter({ hasText: 'billing' }).getByRole('button', { name: 'Seek…' }).click();
+    await page.waitForURL(/\/confirm\/seek\?/);
+    await expect(page.locator('section.confirm').innerText()).resolves.toContain('moves to the earliest retained publication');
+    await shot(page, 'topic-seek-confirm');
+    await page.getByRole('button', { name: 'Seek', exact: true }).click();
+    await page.waitForURL(/\/topic\?id=/);
+    await expect(page.locator('main').innerText()).resolves.toContain('Moved the subscription to the earliest retained publication; discarded 1 lease.');
+    await expect(rows.filter({ hasText: 'billing' }).locator('td').nth(1).innerText()).resolves.toBe('3');
+    await shot(page, 'topic-seeked');
   });
 });

@@ -1,6 +1,7 @@
 // Routes of the topics list and one topic's page.
 import type { Hono } from 'hono';
 import { query, type Env } from '../http.js';
+import { noticeOf } from '../notices.js';
 import type { Settings } from '../options.js';
 import { ctxOf } from '../respond.js';
 import { resolveTopic, visibleTopics } from '../topics.js';
@@ -13,7 +14,8 @@ export function topicRoutes(routes: Hono<Env>, s: Settings): void {
   });
 
   routes.get('/topic', async (c) => {
-    const topic = await resolveTopic(s, c.get('principal'), query(c)['id']);
-    return c.html(<TopicPage ctx={ctxOf(s, c)} topic={topic} />);
+    const q = query(c);
+    const topic = await resolveTopic(s, c.get('principal'), q['id']);
+    return c.html(<TopicPage ctx={ctxOf(s, c)} topic={topic} notice={noticeOf(q)} />);
   });
 }

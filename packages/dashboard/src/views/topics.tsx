@@ -1,8 +1,9 @@
 // Reliable topics: the list of topics, and one topic's subscriptions with their backlogs.
-import type { TopicStatus, TopicSummary } from '@respire/admin';
+import type { SubscriptionStatus, TopicStatus, TopicSummary } from '@respire/admin';
 import { count, duration, serverTime } from '../format.js';
-import { Count, num, Table } from './components.js';
-import { href, Layout, type PageContext } from './layout.js';
+import { Count, isOperator, num, Table } from './components.js';
+import { ConfirmPage } from './confirm.js';
+import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Name } from './name.js';
 
 /** Every topic this principal sees: publications retained and subscriptions. */
@@ -39,7 +40,8 @@ export function TopicsPage({ ctx, topics, discoveryTruncated }: { ctx: PageConte
 }
 
 /** One topic: each subscription's position, lag, pending deliveries, oldest unacknowledged age, dead letters and trimmed count. */
-export function TopicPage({ ctx, topic }: { ctx: PageContext; topic: TopicStatus }) {
+export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: TopicStatus; notice?: Notice }) {
+  const operator = isOperator(ctx);
   return (
     <Layout
       ctx={ctx}
@@ -54,6 +56,7 @@ export function TopicPage({ ctx, topic }: { ctx: PageContext; topic: TopicStatus
         { kind: 'Topic', label: `${topic.keyPrefix}${topic.name}` },
       ]}
       serverTimeMs={topic.serverTimeMs}
+      notice={notice}
     >
       <p class="muted">
         {count(topic.publications)} publications retained in <code>{topic.stream}</code>; {count(topic.subscriptions)} subscriptions. Read at{' '}
@@ -63,7 +66,16 @@ export function TopicPage({ ctx, topic }: { ctx: PageContext; topic: TopicStatus
         <p class="empty">No subscriptions.</p>
       ) : (
         <Table
-          columns={['Subscription', 'Position', num('Lag'), num('Pending'), num('Oldest unacknowledged'), num('Dead letters'), num('Trimmed')]}
+          columns={[
+            'Subscription',
+            'Position',
+            num('Lag'),
+            num('Pending'),
+            num('Oldest unacknowledged'),
+            num('Dead letters'),
+            num('Trimmed'),
+            ...(operator ? ['Seek'] : []),
+          ]}
           caption="Subscriptions"
           class="subscriptions"
         >
@@ -81,6 +93,21 @@ export function TopicPage({ ctx, topic }: { ctx: PageContext; topic: TopicStatus
                 <td class="num">{s.oldestUnacknowledgedAgeMs === null ? '—' : duration(s.oldestUnacknowledgedAgeMs)}</td>
                 <Count value={s.deadLetters} alert="danger" />
                 <Count value={s.trimmed} alert="warn" />
+                {operator ? (
+                  <td>
+                    <form method="get" action={`${ctx.base}/confirm/seek`} class="row-form">
+                      <input type="hidden" name="id" value={topic.id} />
+                      <input type="hidden" name="subscription" value={s.name} />
+                      <label>
+                        <span class="visually-hidden">Seek {s.name} to</span>
+                        <input name="to" required size={16} placeholder="earliest, latest or an ID" aria-label={`Seek ${s.name} to`} />
+                      </label>{' '}
+                      <button type="submit" class="button secondary small">
+                        Seek…
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
@@ -88,9 +115,37 @@ export function TopicPage({ ctx, topic }: { ctx: PageContext; topic: TopicStatus
       )}
       <p class="muted">
         Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Trimmed: publications a retention bound removed
-        before the subscription completed them. To replay or skip, seek the subscription with <code>respire topics seek</code> or the admin API's{' '}
-        <code>seekSubscription</code>.
+        before the subscription completed them. Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or
+        after an entry ID (<code>respire topics seek</code> also takes a time).
       </p>
     </Layout>
+  );
+}
+
+/** The confirmation of a seek: where the subscription is, where it goes, and what happens to its leased deliveries. */
+export function ConfirmSeekPage({ ctx, topic, subscription, to }: { ctx: PageContext; topic: TopicStatus; subscription: SubscriptionStatus; to: string }) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  const where =
+    to === 'earliest' ? 'the earliest retained publication' : to === 'latest' ? 'the latest publication (skipping all retained ones)' : `after entry ${to}`;
+  return (
+    <ConfirmPage
+      ctx={ctx}
+      title="Seek this subscription?"
+      crumbs={[{ label: 'Topics', href: href(ctx, '/topics') }, { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) }, { label: 'Seek' }]}
+      action="seek"
+      fields={{ id: topic.id, subscription: subscription.name, to }}
+      danger
+      submitLabel="Seek"
+      cancelHref={href(ctx, '/topic', { id: topic.id })}
+    >
+      <p>
+        Subscription <Name value={subscription.name} /> of topic <Name value={label} /> is at <code>{subscription.lastDeliveredId}</code>; it moves to {where}.
+      </p>
+      <p>
+        Its {count(subscription.pending)} pending deliveries are discarded: their receipts go stale (an acknowledgement answers false), and the retained
+        publications after the new position are delivered again, counting from 1. Publications already trimmed do not come back. Its dead letters and trimmed
+        count stay.
+      </p>
+    </ConfirmPage>
   );
 }
