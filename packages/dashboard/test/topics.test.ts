@@ -25,7 +25,7 @@ async function topicOf(world: World) {
 /** The cells of the subscription row named `name`, as text. */
 function row(body: string, name: string): string[] {
   const tr = new RegExp(`<tr><th scope="row">(?:(?!</tr>)[\\s\\S])*?${name}(?:(?!</tr>)[\\s\\S])*?</tr>`).exec(body)?.[0] ?? '';
-  return [...tr.matchAll(/<td[^>]*>(?:<code>)?([^<]*)/g)].map((m) => m[1]!);
+  return [...tr.matchAll(/<td[^>]*>(?:<code>|<a [^>]*>)?([^<]*)/g)].map((m) => m[1]!);
 }
 
 describe('topic pages', () => {
@@ -57,6 +57,19 @@ describe('topic pages', () => {
     expect(billing[3]).toMatch(/^\d+(\.\d+)? ?(ms|s)$/);
     expect(row(page.body, 'audit')).toEqual([ids[2], '0', '0', '—', '1', '0']);
     expect(row(page.body, 'late')).toEqual([ids[2], '0', '0', '—', '0', '0']);
+  });
+
+  it("links a subscription's dead letters to a page of them: source publication, deliveries, payload", async () => {
+    const { id, ids } = await topicOf(world);
+    const topicPage = await get(world, `/topic${q({ id })}`, TOKENS.viewer);
+    const link = `${world.base}/subscription-dead-letters${q({ id, subscription: 'audit' })}`;
+    expect(topicPage.body).toContain(`href="${link.replace(/&/g, '&amp;')}"`);
+    const page = await get(world, `/subscription-dead-letters${q({ id, subscription: 'audit' })}`, TOKENS.viewer);
+    expect(page.status).toBe(200);
+    const rows = [...page.body.matchAll(/<tr><th scope="row">[\s\S]*?<\/tr>/g)].map((m) => [...m[0].matchAll(/<td[^>]*>(?:<code>)?([^<]*)/g)].map((c) => c[1]));
+    expect(rows).toEqual([[ids[0], '1', 'a']]);
+    expect((await get(world, `/subscription-dead-letters${q({ id, subscription: 'billing' })}`)).body).toContain('No dead letters.');
+    expect((await get(world, `/subscription-dead-letters${q({ id, subscription: 'nobody' })}`)).status).toBe(404);
   });
 
   it('answers 404 for an unknown topic, with the nearest topic as a link', async () => {

@@ -1,7 +1,7 @@
 // Reliable topics: the list of topics, and one topic's subscriptions with their backlogs.
-import type { SubscriptionStatus, TopicStatus, TopicSummary } from '@respire/admin';
-import { count, duration, serverTime } from '../format.js';
-import { Count, isOperator, num, Table } from './components.js';
+import type { DeadLetterRecord, SubscriptionStatus, TopicStatus, TopicSummary } from '@respire/admin';
+import { count, duration, entryTime, preview, serverTime, shownText } from '../format.js';
+import { Count, isOperator, num, Pager, Table, type Paging } from './components.js';
 import { ConfirmPage } from './confirm.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Name } from './name.js';
@@ -91,7 +91,13 @@ export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: Top
                 <Count value={s.lag} />
                 <Count value={s.pending} />
                 <td class="num">{s.oldestUnacknowledgedAgeMs === null ? '—' : duration(s.oldestUnacknowledgedAgeMs)}</td>
-                <Count value={s.deadLetters} alert="danger" />
+                {s.deadLetters > 0 ? (
+                  <td class="num danger">
+                    <a href={href(ctx, '/subscription-dead-letters', { id: topic.id, subscription: s.name })}>{count(s.deadLetters)}</a>
+                  </td>
+                ) : (
+                  <Count value={s.deadLetters} />
+                )}
                 <Count value={s.trimmed} alert="warn" />
                 {operator ? (
                   <td>
@@ -147,5 +153,76 @@ export function ConfirmSeekPage({ ctx, topic, subscription, to }: { ctx: PageCon
         count stay.
       </p>
     </ConfirmPage>
+  );
+}
+
+/** One page of a subscription's dead letters (the queue's record format), newest first; read-only. */
+export function SubscriptionDeadLettersPage({
+  ctx,
+  topic,
+  subscription,
+  records,
+  paging,
+}: {
+  ctx: PageContext;
+  topic: TopicStatus;
+  subscription: string;
+  records: readonly DeadLetterRecord[];
+  paging: Paging;
+}) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  return (
+    <Layout
+      ctx={ctx}
+      title={`Dead letters of ${subscription} · ${label}`}
+      heading={
+        <>
+          Dead letters of <Name value={subscription} />
+        </>
+      }
+      crumbs={[
+        { label: 'Topics', href: href(ctx, '/topics') },
+        { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) },
+        { kind: 'Dead letters of', label: subscription },
+      ]}
+      serverTimeMs={topic.serverTimeMs}
+    >
+      <p class="muted">
+        Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Delete records with{' '}
+        <code>respire topics delete-dead-letters</code>.
+      </p>
+      {records.length === 0 ? (
+        <p class="empty">No dead letters.</p>
+      ) : (
+        <Table columns={['Record', 'Source publication', num('Deliveries'), 'Payload']} caption="Dead letters" class="subscription-dead-letters">
+          <tbody>
+            {records.map((r) => (
+              <tr>
+                <th scope="row">
+                  <code>{r.id}</code>
+                  <div class="muted small">{serverTime(entryTime(r.id))}</div>
+                </th>
+                {r.kind === 'queue' ? (
+                  <>
+                    <td>
+                      <code>{r.sourceId}</code>
+                    </td>
+                    <td class="num">{count(r.deliveryCount)}</td>
+                    <td>
+                      <code>{preview(shownText(r.payload.toString('utf8')))}</code>
+                    </td>
+                  </>
+                ) : (
+                  <td colspan={3} class="muted">
+                    Not a record Respire wrote.
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <Pager label="Dead letter pages" paging={paging} />
+    </Layout>
   );
 }
