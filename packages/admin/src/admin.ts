@@ -56,6 +56,7 @@ import * as queueMessages from './queue-messages.js';
 import { Redis, RespireValidationError, toDurationMs, type DurabilityOptions } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
+import { TOPIC_KEY, Topics, type SeekResult, type SeekTarget, type TopicConfig, type TopicStatus, type TopicSummary } from './topics.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
 
 export type { DiscoveryOptions, QueueConfig, StreamConfig };
@@ -73,6 +74,14 @@ export interface RespireAdminOptions {
    * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverQueues?: boolean | DiscoveryOptions;
+  /** Reliable topics to show (`@respire/queue`'s `ReliableTopic`). @defaultValue `[]` */
+  readonly topics?: readonly TopicConfig[];
+  /**
+   * Also find reliable topics with a bounded SCAN (MATCH `*{respire-topic:*}:stream`, TYPE
+   * stream, COUNT, a page limit; every master of a Cluster; never KEYS), as `discoverQueues`.
+   * `true` uses the default bounds. @defaultValue false
+   */
+  readonly discoverTopics?: boolean | DiscoveryOptions;
   /**
    * Called with one {@link AuditRecord} per action (also for a viewer refused before any I/O,
    * then with the host clock). A logger that throws is ignored: it never breaks the action.
@@ -125,6 +134,8 @@ const KNOWN_OPTIONS = [
   'queues',
   'streams',
   'discoverQueues',
+  'topics',
+  'discoverTopics',
   'audit',
   'auditStream',
   'auditStreamMaxLength',
@@ -156,6 +167,7 @@ export class RespireAdmin implements AdminApi {
   readonly #ctx: AdminContext;
   readonly #history: Required<historyModule.HistorySettings>;
   readonly #jobs: Jobs;
+  readonly #topics: Topics;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -171,10 +183,14 @@ export class RespireAdmin implements AdminApi {
     if (o.audit !== undefined && typeof o.audit !== 'function') throw new RespireValidationError('audit', 'must be a function');
     const auditStream = o.auditStream === undefined ? undefined : toName('auditStream', o.auditStream, 65_536);
     if (auditStream !== undefined) resources.checkAuditStream(auditStream);
+    if (auditStream !== undefined && TOPIC_KEY.test(auditStream)) {
+      throw new RespireValidationError('auditStream', `must not be a key of a topic, got '${auditStream}'`);
+    }
     this.#history = historyModule.historySettings(o.history);
     const maxLength = toCount('auditStreamMaxLength', o.auditStreamMaxLength, DEFAULT_AUDIT_STREAM_MAX_LENGTH, 0, 1_000_000_000);
     this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream, maxLength) };
     this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
+    this.#topics = new Topics(this.#ctx, toList('topics', o.topics), o.discoverTopics);
   }
 
   // ---- resources and status --------------------------------------------------------------
@@ -505,5 +521,57 @@ export class RespireAdmin implements AdminApi {
    */
   deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult> {
     return queueMessages.queueMessageAction(this.#ctx, actor, 'delete-message', id, entryId, expected);
+  }
+
+  // ---- reliable topics ----------------------------------------------------------------------
+
+  /**
+   * Configured topics, then those the bounded discovery SCAN finds (`discoverTopics`), each with
+   * its retained publications (XLEN) and number of subscriptions; at most 32 topics read at a time.
+   */
+  topics(): Promise<{ readonly topics: readonly TopicSummary[]; readonly discoveryTruncated: boolean }> {
+    return this.#topics.list();
+  }
+
+  /**
+   * A topic (id: its stream key) and each subscription's position, lag (publications not yet
+   * delivered), pending deliveries, oldest unacknowledged age (server clock), dead letters and
+   * publications a retention bound trimmed before it completed them. A few reads, not one snapshot.
+   * @throws {@link RespireNotFoundError} (`resource`) for a topic neither configured nor discoverable.
+   */
+  topic(id: ResourceId): Promise<TopicStatus> {
+    return this.#topics.status(id);
+  }
+
+  /**
+   * One page of a subscription's dead letters: the queue's record format, paged and filtered as
+   * {@link deadLetters}.
+   * @throws {@link RespireValidationError} for a bad subscription name (blank, braces) or option.
+   */
+  subscriptionDeadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+    return this.#topics.deadLetters(id, subscription, options);
+  }
+
+  /**
+   * Deletes one record of a subscription's dead letters (XDEL), audited as `delete` with the
+   * subscription in its target.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   */
+  deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult> {
+    return this.#topics.deleteDeadLetter(actor, id, subscription, recordId);
+  }
+
+  /**
+   * Moves a subscription to `to` (`'earliest'`, `'latest'`, an entry ID or `{ timeMs }`), within
+   * what is retained, as `TopicSubscription.seek` does (queue README "Reliable topic"): its leases
+   * are discarded and every receipt it issued is stale, its pending entries list emptied, and the
+   * retained publications after the new position delivered again with counts from 1; its dead
+   * letters and trimmed count stay. Audited as `seek`; waits for `durability` like the repairs.
+   * @returns `moved` with the new position and the leases discarded, or `missing` when no such subscription exists.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   * @throws {@link RespireValidationError} for a bad subscription name or `to`, before any I/O.
+   */
+  seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult> {
+    return this.#topics.seek(actor, id, subscription, to);
   }
 }

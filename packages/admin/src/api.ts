@@ -17,6 +17,7 @@
  *   ids (neither configured nor, for queues, discoverable) throw `RespireValidationError('resource')`,
  *   recognised by `isUnknownResource`.
  */
+import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
 export type ResourceId = string;
@@ -372,6 +373,7 @@ export interface AuditRecord {
     | 'remove-idle-consumers'
     | 'release-message'
     | 'delete-message'
+    | 'seek'
     | 'job-start'
     | 'job-cancel'
     | 'job-finish';
@@ -521,6 +523,15 @@ export interface AdminApi {
   releaseQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
   /** Acknowledges (removes) a leased or delayed queue message, fenced by what the operator saw. */
   deleteQueueMessage(actor: Actor, id: ResourceId, entryId: string, expected: QueueMessageExpectation): Promise<QueueMessageActionResult>;
+
+  /** Reliable topics (configured, then discovered) with their publications and subscription counts. */
+  topics(): Promise<{ readonly topics: readonly TopicSummary[]; readonly discoveryTruncated: boolean }>;
+  /** A topic and each subscription's lag, pending, oldest unacknowledged age, dead letters and trimmed count. */
+  topic(id: ResourceId): Promise<TopicStatus>;
+  subscriptionDeadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage>;
+  deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult>;
+  /** Moves a subscription (audited `seek`): its leases are discarded and the retained publications after `to` delivered again. */
+  seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult>;
 }
 
 /**

@@ -11,7 +11,22 @@ import { toCount, toEntryId, toName, toOptions } from './validate.js';
 export const QUEUE_REASON = 'delivery-limit';
 
 /** One page of dead-letter records (see `RespireAdmin.deadLetters`). */
-export async function deadLetters(ctx: AdminContext, id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+export function deadLetters(ctx: AdminContext, id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+  return deadLetterPage(ctx, options, async () => {
+    const r = await ctx.resources.get(id);
+    return { key: deadLetterKey(r), parse: r.kind === 'queue' ? queueRecord : workerRecord };
+  });
+}
+
+/**
+ * One page of the dead-letter stream `locate` resolves (after the options are checked, before any
+ * read), its records read by `parse`: the one pager of queue, worker and topic subscription dead letters.
+ */
+export async function deadLetterPage(
+  ctx: AdminContext,
+  options: DeadLetterOptions | undefined,
+  locate: () => Promise<{ readonly key: string; readonly parse: typeof queueRecord }>,
+): Promise<DeadLetterPage> {
   const o = toOptions('options', options, ['count', 'cursor', 'before', 'last', 'order', 'filter', 'scanLimit']);
   const count = toCount('count', o.count, 50);
   if (o.order !== undefined && o.order !== 'newest' && o.order !== 'oldest') {
@@ -20,9 +35,7 @@ export async function deadLetters(ctx: AdminContext, id: ResourceId, options?: D
   const page = pagePosition(o);
   const filter = o.filter === undefined ? undefined : toFilter(o.filter);
   const scanLimit = toCount('scanLimit', o.scanLimit, 10_000, 1, 100_000);
-  const r = await ctx.resources.get(id);
-  const key = deadLetterKey(r);
-  const parse = r.kind === 'queue' ? queueRecord : workerRecord;
+  const { key, parse } = await locate();
   const match = filter && matcher(filter);
   const { low, high } = idRange(sinceBound(filter), filter?.untilMs);
   return readStreamPage<DeadLetterRecord>(ctx, {

@@ -9,6 +9,7 @@ export type { JobSettings } from './jobs.js';
 export { describeBytes } from './payload.js';
 export { DEFAULT_AUDIT_STREAM, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 export { isUnknownResource } from './resources.js';
+export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';
 // The errors the admin API throws, for faces that validate their own options the same way.

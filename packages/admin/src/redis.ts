@@ -24,8 +24,10 @@ import {
   queueKeys,
   replyCode,
   scriptCalls,
+  subscriptionKeys,
   toKeyPrefix,
   toRespireError,
+  topicKeys,
   type CommandTarget,
   type ScriptArg,
 } from '@respire/core-scripts/internal';
@@ -40,8 +42,10 @@ export {
   isRespireError,
   keySlot,
   queueKeys,
+  subscriptionKeys,
   toKeyPrefix,
   toRespireError,
+  topicKeys,
   isWellFormedText,
 };
 export type { CommandTarget, RedisArg, RedisClientLike };
@@ -80,6 +84,8 @@ const adminScripts = {
   jobCreate: scriptCalls.adminJobCreate,
   jobStep: scriptCalls.adminJobStep,
   jobCancel: scriptCalls.adminJobCancel,
+  // A topic subscription's seek is the queue package's own script (topic-seek), run as an operator action.
+  topicSeek: scriptCalls.topicSeek,
 };
 
 /** The admin scripts that repair state (retries, pending and queue-message actions): the ones the `durability` option waits after. */
@@ -92,6 +98,7 @@ const REPAIRS: ReadonlySet<string> = new Set([
   'removeIdleConsumers',
   'releaseQueueMessage',
   'deleteQueueMessage',
+  'topicSeek',
 ]);
 
 /** An admin script, by its short name. */

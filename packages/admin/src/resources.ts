@@ -113,6 +113,11 @@ export class Resources {
     return { keys: keys.filter((k) => !QUEUE_KEY.test(k) && !k.endsWith(':respire-history')).sort(), truncated };
   }
 
+  /** Stream keys matching `match`: the bounded SCAN of discovery (TYPE stream, COUNT, a page limit per master of a Cluster; never KEYS). */
+  scanStreams(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
+    return this.#scan(match, bounds);
+  }
+
   async #scan(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
     const found = new Set<string>();
     let truncated = false;

@@ -9,6 +9,7 @@ import { createCluster } from 'redis';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { topicCommandTests } from './cli-topics.js';
 import { addWorkerRecord, pendingRows, range, sleep, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +50,8 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     conn = await standalone<RedisClientLike>(inject('redisUrl'));
   }, 120_000);
   afterAll(async () => conn?.close());
+
+  describe('topics', () => topicCommandTests(respire, () => conn));
 
   it('status --json: one JSON document with the queue and stream counts', async () => {
     const name = uniqueQueue('cli');

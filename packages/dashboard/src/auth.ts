@@ -1,5 +1,5 @@
 // Who is asking: the authorize and guard callbacks, and the anonymous development mode.
-import type { Actor, Resource } from '@respire/admin';
+import type { Actor, Resource, TopicResource } from '@respire/admin';
 
 /**
  * Who is asking, as the host application's `authorize` callback decided: `viewer` may read every
@@ -28,6 +28,9 @@ export type Authorize = (request: Request) => Principal | null | undefined | Pro
  * page and action on it answers 404 as if it did not exist.
  */
 export type Guard = (principal: Principal, resource: Resource) => boolean | Promise<boolean>;
+
+/** Per-topic authorization: whether `principal` may see the reliable topic (its subscriptions and their dead letters). */
+export type TopicGuard = (principal: Principal, topic: TopicResource) => boolean | Promise<boolean>;
 
 const anonymous = Symbol.for('respire.dashboard.anonymous');
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_AUDIT_STREAM, isRespireError, type QueueConfig, type StreamConfig } from '@respire/admin';
+import { DEFAULT_AUDIT_STREAM, isRespireError, type QueueConfig, type StreamConfig, type TopicConfig } from '@respire/admin';
 import { startStandaloneDashboard, type StandaloneUser } from './standalone.js';
 
 class UsageError extends Error {}
@@ -25,6 +25,8 @@ interface ConfigFile {
   queues?: QueueConfig[];
   streams?: StreamConfig[];
   discoverQueues?: boolean;
+  topics?: TopicConfig[];
+  discoverTopics?: boolean;
   auditStream?: string;
 }
 
@@ -100,9 +102,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       return key;
     })
     .option('--discover-queues', 'also find reliable queues with a bounded SCAN of the key space')
+    .option('--discover-topics', 'also find reliable topics with a bounded SCAN of the key space')
     .option(
       '--config <file>',
-      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, auditStream }',
+      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, topics: [{ name, keyPrefix }], discoverTopics, auditStream }',
     )
     .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
     .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
@@ -147,6 +150,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     basePath: string;
     keyPrefix?: string;
     discoverQueues?: boolean;
+    discoverTopics?: boolean;
     config?: string;
     users?: string;
     tokenEnv: string;
@@ -203,6 +207,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       queues: allQueues,
       streams: allStreams,
       discoverQueues: discover,
+      topics: config.topics ?? [],
+      discoverTopics: o.discoverTopics ?? config.discoverTopics ?? false,
       ...(auditStream ? { auditStream } : {}),
       pollIntervalMs,
       secureCookies: o.secureCookies ?? false,

@@ -18,6 +18,8 @@ import { jobRoutes } from './routes/jobs.js';
 import { messageRoutes } from './routes/messages.js';
 import { overviewRoutes } from './routes/overview.js';
 import { resourceRoutes } from './routes/resources.js';
+import { topicActionRoutes } from './routes/topic-actions.js';
+import { topicRoutes } from './routes/topics.js';
 
 export { MIN_POLL_INTERVAL_MS } from './options.js';
 export type { Dashboard, DashboardOptions } from './options.js';
@@ -56,6 +58,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   groupRoutes(routes, s);
   deadLetterRoutes(routes, s);
   jobRoutes(routes, s);
+  topicRoutes(routes, s);
+  topicActionRoutes(routes, s);
   apiRoutes(routes);
   actionRoutes(routes, s);
   // On the app: a base path's clone would keep its own handler and never use it.

@@ -55,6 +55,15 @@ export function noticeOf(q: Record<string, string>): Notice {
       const entry = id('entry');
       return entry ? { kind: 'ok', text: `Deleted message ${entry}: acknowledged for good.` } : undefined;
     }
+    case 'seeked': {
+      const position = q['n.position'] === '0' ? '0' : id('position');
+      const discarded = n('discarded');
+      if (position === undefined || discarded === undefined) return undefined;
+      return {
+        kind: 'ok',
+        text: `Moved the subscription to ${position === '0' ? 'the earliest retained publication' : `after entry ${position}`}; discarded ${count(discarded)} lease${discarded === 1 ? '' : 's'}.`,
+      };
+    }
     case 'removed-consumers': {
       const [removed, kept] = [n('n'), n('kept', 0)];
       if (removed === undefined || kept === undefined) return undefined;

@@ -1,7 +1,7 @@
 // The dashboard's options, checked and resolved into the settings every route reads.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RespireValidationError, type AdminApi } from '@respire/admin';
-import { isAnonymousOperator, type Authorize, type Guard } from './auth.js';
+import { isAnonymousOperator, type Authorize, type Guard, type TopicGuard } from './auth.js';
 import { CsrfTokens } from './csrf.js';
 import { ResourceIndex } from './resources.js';
 
@@ -23,6 +23,12 @@ export interface DashboardOptions {
    * on every page and action. @defaultValue every resource is visible to every principal
    */
   readonly guard?: Guard;
+  /**
+   * Per-topic authorization: topics it refuses are left out of the topics list and answer 404.
+   * @defaultValue every topic is visible when no `guard` is set; with a `guard` and no
+   *   `topicGuard`, no topic is (a guard written for queues and streams never decided about topics)
+   */
+  readonly topicGuard?: TopicGuard;
   /**
    * The path the dashboard is mounted at, e.g. `/ops/respire`; requests reach the handler with
    * their full path. @defaultValue `'/'`
@@ -97,6 +103,7 @@ export interface Settings {
   readonly admin: AdminApi;
   readonly authorize: Authorize;
   readonly guard: Guard | undefined;
+  readonly topicGuard: TopicGuard | undefined;
   readonly authorizeTimeoutMs: number;
   /** Base path without a trailing slash ('' at the root). */
   readonly base: string;
@@ -159,6 +166,7 @@ export function resolveOptions(options: DashboardOptions): Settings {
   if (typeof options.authorize !== 'function') {
     throw new RespireValidationError('authorize', 'authorize(request) is required (for local development only: dangerouslyAllowAnonymousOperator())');
   }
+  if (options.topicGuard !== undefined && typeof options.topicGuard !== 'function') throw new RespireValidationError('topicGuard', 'must be a function');
   if ((options as { bulkLimit?: unknown }).bulkLimit !== undefined) {
     throw new RespireValidationError(
       'bulkLimit',
@@ -169,6 +177,7 @@ export function resolveOptions(options: DashboardOptions): Settings {
     admin: options.admin,
     authorize: options.authorize,
     guard: options.guard,
+    topicGuard: options.topicGuard,
     authorizeTimeoutMs: checkRange('authorizeTimeoutMs', options.authorizeTimeoutMs, 10_000, 100, 120_000),
     base: normalizeBase(options.basePath),
     pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),

@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createClient, createCluster } from 'redis';
-import { RespireAdmin, RespireValidationError, type AuditRecord, type JobSettings, type QueueConfig, type StreamConfig } from '@respire/admin';
+import {
+  RespireAdmin,
+  RespireValidationError,
+  type AuditRecord,
+  type JobSettings,
+  type QueueConfig,
+  type StreamConfig,
+  type TopicConfig,
+} from '@respire/admin';
 import type { Principal } from './auth.js';
 import { createDashboard } from './dashboard.js';
 import { fillSecurityHeaders } from './middleware/headers.js';
@@ -30,6 +38,10 @@ export interface StandaloneOptions {
   readonly queues?: readonly QueueConfig[];
   readonly streams?: readonly StreamConfig[];
   readonly discoverQueues?: boolean;
+  /** Reliable topics to show. @defaultValue `[]` */
+  readonly topics?: readonly TopicConfig[];
+  /** Also find reliable topics with a bounded SCAN (the admin's `discoverTopics`). @defaultValue false */
+  readonly discoverTopics?: boolean;
   readonly auditStream?: string;
   readonly pollIntervalMs?: number;
   /** Mark the session cookie `Secure` (serve over HTTPS, e.g. behind a TLS proxy). @defaultValue false */
@@ -86,6 +98,8 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     queues: options.queues ?? [],
     streams: options.streams ?? [],
     discoverQueues: options.discoverQueues ?? false,
+    topics: options.topics ?? [],
+    discoverTopics: options.discoverTopics ?? false,
     audit,
     ...(options.auditStream ? { auditStream: options.auditStream } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

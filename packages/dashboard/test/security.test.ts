@@ -23,15 +23,21 @@ let world: World;
 let hidden: { key: string; dead: string };
 let deadRecord: string;
 let pendingEntry: string;
+let topicId: string;
 
 beforeAll(async () => {
   const tag = `hidden-${Date.now()}`;
   hidden = { key: `{${tag}}:secret`, dead: `{${tag}}:secret-dead` };
+  topicId = `{respire-topic:sec-topic-${tag}}:stream`;
   world = await startWorld({
     label: 'sec',
     extraStreams: [{ stream: hidden.key, deadLetterStream: hidden.dead, label: 'payroll' }],
     // lena is an operator who may not see the payroll stream.
-    dashboard: { guard: (principal, resource) => !(principal.name === 'lena' && resource.kind === 'stream' && resource.stream === hidden.key) },
+    dashboard: {
+      guard: (principal, resource) => !(principal.name === 'lena' && resource.kind === 'stream' && resource.stream === hidden.key),
+      topicGuard: () => true,
+    },
+    admin: { topics: [{ name: `sec-topic-${tag}` }] },
   });
   await deadLetterQueueMessages(world, ['q-1']);
   const source = await xadd(world, world.stream.key, ['order-id', '1']);
@@ -56,6 +62,8 @@ const pages = () => [
   `/history${q({ id: world.stream.id })}`,
   `/find${q({ id: world.stream.id, q: pendingEntry })}`,
   `/jobs`,
+  `/topics`,
+  `/topic${q({ id: topicId })}`,
 ];
 const confirmPages = () => [
   `/confirm/delete${q({ id: world.stream.id, record: deadRecord })}`,
@@ -64,6 +72,7 @@ const confirmPages = () => [
   `/confirm/delete-message${q({ id: world.queue.id, entry: '1-1', deliveryCount: 1, untilMs: 5 })}`,
   `/confirm/ack${q({ id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' })}`,
   `/confirm/remove-idle-consumers${q({ id: world.stream.id, group: world.stream.group, minIdleMinutes: 5 })}`,
+  `/confirm/seek${q({ id: topicId, subscription: 's', to: 'earliest' })}`,
 ];
 const actions = (): { path: string; form: Record<string, string | number> }[] => [
   { path: '/actions/retry', form: { id: world.stream.id, record: deadRecord } },
@@ -76,6 +85,7 @@ const actions = (): { path: string; form: Record<string, string | number> }[] =>
   { path: '/actions/release', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/ack', form: { id: world.stream.id, group: world.stream.group, entry: pendingEntry, deliveryCount: 1, consumer: 'c-1' } },
   { path: '/actions/remove-idle-consumers', form: { id: world.stream.id, group: world.stream.group, minIdleMs: 60_000 } },
+  { path: '/actions/seek', form: { id: topicId, subscription: 's', to: 'earliest' } },
 ];
 
 /** The state every refused request must leave alone. */

@@ -16,6 +16,7 @@ import { groupCommands } from './groups.js';
 import { historyCommands } from './history.js';
 import { jobCommands } from './jobs.js';
 import { messageCommands } from './messages.js';
+import { topicCommands } from './topics.js';
 
 interface ResourceOptions {
   queue?: string;
@@ -73,7 +74,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
   program.addHelpText(
     'after',
     '\nExit codes: 0 done; 1 failed (Redis or permission error, a queue, stream or group not found, record missing, entry changed, a resource unavailable, too many consumers to list, interrupted); 2 usage.\n' +
-      'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY].\n' +
+      'Address a queue with --queue NAME, a worker stream with --stream KEY [--dead-letter-stream KEY], a topic with --topic NAME.\n' +
       `Actions are audited to the stream --audit-stream (default ${DEFAULT_AUDIT_STREAM}) unless --no-audit.`,
   );
 
@@ -202,6 +203,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
   findCommand(program, cli);
   historyCommands(program, cli);
   jobCommands(program, cli);
+  topicCommands(program, cli);
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });

@@ -124,6 +124,7 @@ export function Layout({ ctx, title, heading, crumbs = [], serverTimeMs, notice,
             </ol>
           </nav>
           <div class="who">
+            <a href={`${ctx.base}/topics`}>Topics</a>
             <a href={`${ctx.base}/jobs`}>Jobs</a>
             <span class="principal">{shown(ctx.principal.name)}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>

@@ -1,0 +1,45 @@
+// A topic subscription's seek: its confirmation page and the action (the gate in middleware/state-changes checks role, origin and token first).
+import type { Hono } from 'hono';
+import { ENTRY_ID, form, HttpError, need, query, type Ctx, type Env } from '../http.js';
+import { noticeParams } from '../notices.js';
+import type { Settings } from '../options.js';
+import { ctxOf, done, refused } from '../respond.js';
+import { resolveTopic } from '../topics.js';
+import { ConfirmSeekPage } from '../views/topics.js';
+
+/** Where a seek may go: 'earliest', 'latest' or an entry ID (a time is the CLI's and the API's). */
+function seekTarget(source: Record<string, unknown>): string {
+  const to = typeof source['to'] === 'string' ? source['to'].trim() : '';
+  if (to !== 'earliest' && to !== 'latest' && !ENTRY_ID.test(to))
+    throw new HttpError(400, "Seek to 'earliest', 'latest' or an entry ID (such as 1700000000000-0).");
+  return to;
+}
+
+/** The topic and the subscription a request names; 404 when either is unknown or hidden. */
+async function subscriptionOf(s: Settings, c: Ctx, source: Record<string, unknown>) {
+  const topic = await resolveTopic(s, c.get('principal'), typeof source['id'] === 'string' ? source['id'] : undefined);
+  const name = need(source, 'subscription');
+  const subscription = topic.subscriptionList.find((x) => x.name === name);
+  if (!subscription) throw new HttpError(404, 'No such subscription.');
+  return { topic, subscription };
+}
+
+export function topicActionRoutes(routes: Hono<Env>, s: Settings): void {
+  routes.get('/confirm/seek', async (c) => {
+    const q = query(c);
+    const to = seekTarget(q);
+    const { topic, subscription } = await subscriptionOf(s, c, q);
+    return c.html(<ConfirmSeekPage ctx={ctxOf(s, c)} topic={topic} subscription={subscription} to={to} />);
+  });
+
+  routes.post('/actions/seek', async (c) => {
+    const f = await form(c);
+    const to = seekTarget(f);
+    const { topic, subscription } = await subscriptionOf(s, c, f);
+    const result = await s.admin.seekSubscription(c.get('principal'), topic.id, subscription.name, to);
+    if (result.status === 'moved') {
+      return done(s, c, result, '/topic', { id: topic.id, ...noticeParams('seeked', { position: result.position, discarded: result.discarded }) });
+    }
+    return refused(s, c, result, 'Already gone', <p>The subscription was removed meanwhile. Nothing was done.</p>);
+  });
+}

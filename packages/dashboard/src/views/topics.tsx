@@ -1,0 +1,228 @@
+// Reliable topics: the list of topics, and one topic's subscriptions with their backlogs.
+import type { DeadLetterRecord, SubscriptionStatus, TopicStatus, TopicSummary } from '@respire/admin';
+import { count, duration, entryTime, preview, serverTime, shownText } from '../format.js';
+import { Count, isOperator, num, Pager, Table, type Paging } from './components.js';
+import { ConfirmPage } from './confirm.js';
+import { href, Layout, type Notice, type PageContext } from './layout.js';
+import { Name } from './name.js';
+
+/** Every topic this principal sees: publications retained and subscriptions. */
+export function TopicsPage({ ctx, topics, discoveryTruncated }: { ctx: PageContext; topics: readonly TopicSummary[]; discoveryTruncated: boolean }) {
+  return (
+    <Layout ctx={ctx} title="Topics" crumbs={[{ label: 'Topics' }]}>
+      <p class="muted">
+        Reliable topics: every subscription receives each retained publication. A publication is kept until every subscription has completed it, or a retention
+        bound trims it.
+      </p>
+      {discoveryTruncated ? <p class="notice warn">Discovery stopped at its page limit: some topics may be missing.</p> : null}
+      {topics.length === 0 ? (
+        <p class="empty">No topics.</p>
+      ) : (
+        <Table columns={['Topic', 'Key prefix', num('Publications'), num('Subscriptions')]} caption="Topics">
+          <tbody>
+            {topics.map((t) => (
+              <tr>
+                <th scope="row">
+                  <Name value={t.name} href={href(ctx, '/topic', { id: t.id })} />
+                </th>
+                <td>
+                  <code>{t.keyPrefix}</code>
+                </td>
+                <td class="num">{count(t.publications)}</td>
+                <td class="num">{count(t.subscriptions)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </Layout>
+  );
+}
+
+/** One topic: each subscription's position, lag, pending deliveries, oldest unacknowledged age, dead letters and trimmed count. */
+export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: TopicStatus; notice?: Notice }) {
+  const operator = isOperator(ctx);
+  return (
+    <Layout
+      ctx={ctx}
+      title={`Topic ${topic.keyPrefix}${topic.name}`}
+      heading={
+        <>
+          Topic <Name value={`${topic.keyPrefix}${topic.name}`} />
+        </>
+      }
+      crumbs={[
+        { label: 'Topics', href: href(ctx, '/topics') },
+        { kind: 'Topic', label: `${topic.keyPrefix}${topic.name}` },
+      ]}
+      serverTimeMs={topic.serverTimeMs}
+      notice={notice}
+    >
+      <p class="muted">
+        {count(topic.publications)} publications retained in <code>{topic.stream}</code>; {count(topic.subscriptions)} subscriptions. Read at{' '}
+        {serverTime(topic.serverTimeMs)} (server time).
+      </p>
+      {topic.subscriptionList.length === 0 ? (
+        <p class="empty">No subscriptions.</p>
+      ) : (
+        <Table
+          columns={[
+            'Subscription',
+            'Position',
+            num('Lag'),
+            num('Pending'),
+            num('Oldest unacknowledged'),
+            num('Dead letters'),
+            num('Trimmed'),
+            ...(operator ? ['Seek'] : []),
+          ]}
+          caption="Subscriptions"
+          class="subscriptions"
+        >
+          <tbody>
+            {topic.subscriptionList.map((s) => (
+              <tr>
+                <th scope="row">
+                  <Name value={s.name} />
+                </th>
+                <td>
+                  <code>{s.lastDeliveredId}</code>
+                </td>
+                <Count value={s.lag} />
+                <Count value={s.pending} />
+                <td class="num">{s.oldestUnacknowledgedAgeMs === null ? '—' : duration(s.oldestUnacknowledgedAgeMs)}</td>
+                {s.deadLetters > 0 ? (
+                  <td class="num danger">
+                    <a href={href(ctx, '/subscription-dead-letters', { id: topic.id, subscription: s.name })}>{count(s.deadLetters)}</a>
+                  </td>
+                ) : (
+                  <Count value={s.deadLetters} />
+                )}
+                <Count value={s.trimmed} alert="warn" />
+                {operator ? (
+                  <td>
+                    <form method="get" action={`${ctx.base}/confirm/seek`} class="row-form">
+                      <input type="hidden" name="id" value={topic.id} />
+                      <input type="hidden" name="subscription" value={s.name} />
+                      <label>
+                        <span class="visually-hidden">Seek {s.name} to</span>
+                        <input name="to" required size={16} placeholder="earliest, latest or an ID" aria-label={`Seek ${s.name} to`} />
+                      </label>{' '}
+                      <button type="submit" class="button secondary small">
+                        Seek…
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <p class="muted">
+        Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Trimmed: publications a retention bound removed
+        before the subscription completed them. Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or
+        after an entry ID (<code>respire topics seek</code> also takes a time).
+      </p>
+    </Layout>
+  );
+}
+
+/** The confirmation of a seek: where the subscription is, where it goes, and what happens to its leased deliveries. */
+export function ConfirmSeekPage({ ctx, topic, subscription, to }: { ctx: PageContext; topic: TopicStatus; subscription: SubscriptionStatus; to: string }) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  const where =
+    to === 'earliest' ? 'the earliest retained publication' : to === 'latest' ? 'the latest publication (skipping all retained ones)' : `after entry ${to}`;
+  return (
+    <ConfirmPage
+      ctx={ctx}
+      title="Seek this subscription?"
+      crumbs={[{ label: 'Topics', href: href(ctx, '/topics') }, { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) }, { label: 'Seek' }]}
+      action="seek"
+      fields={{ id: topic.id, subscription: subscription.name, to }}
+      danger
+      submitLabel="Seek"
+      cancelHref={href(ctx, '/topic', { id: topic.id })}
+    >
+      <p>
+        Subscription <Name value={subscription.name} /> of topic <Name value={label} /> is at <code>{subscription.lastDeliveredId}</code>; it moves to {where}.
+      </p>
+      <p>
+        Its {count(subscription.pending)} pending deliveries are discarded: their receipts go stale (an acknowledgement answers false), and the retained
+        publications after the new position are delivered again, counting from 1. Publications already trimmed do not come back. Its dead letters and trimmed
+        count stay.
+      </p>
+    </ConfirmPage>
+  );
+}
+
+/** One page of a subscription's dead letters (the queue's record format), newest first; read-only. */
+export function SubscriptionDeadLettersPage({
+  ctx,
+  topic,
+  subscription,
+  records,
+  paging,
+}: {
+  ctx: PageContext;
+  topic: TopicStatus;
+  subscription: string;
+  records: readonly DeadLetterRecord[];
+  paging: Paging;
+}) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  return (
+    <Layout
+      ctx={ctx}
+      title={`Dead letters of ${subscription} · ${label}`}
+      heading={
+        <>
+          Dead letters of <Name value={subscription} />
+        </>
+      }
+      crumbs={[
+        { label: 'Topics', href: href(ctx, '/topics') },
+        { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) },
+        { kind: 'Dead letters of', label: subscription },
+      ]}
+      serverTimeMs={topic.serverTimeMs}
+    >
+      <p class="muted">
+        Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Delete records with{' '}
+        <code>respire topics delete-dead-letters</code>.
+      </p>
+      {records.length === 0 ? (
+        <p class="empty">No dead letters.</p>
+      ) : (
+        <Table columns={['Record', 'Source publication', num('Deliveries'), 'Payload']} caption="Dead letters" class="subscription-dead-letters">
+          <tbody>
+            {records.map((r) => (
+              <tr>
+                <th scope="row">
+                  <code>{r.id}</code>
+                  <div class="muted small">{serverTime(entryTime(r.id))}</div>
+                </th>
+                {r.kind === 'queue' ? (
+                  <>
+                    <td>
+                      <code>{r.sourceId}</code>
+                    </td>
+                    <td class="num">{count(r.deliveryCount)}</td>
+                    <td>
+                      <code>{preview(shownText(r.payload.toString('utf8')))}</code>
+                    </td>
+                  </>
+                ) : (
+                  <td colspan={3} class="muted">
+                    Not a record Respire wrote.
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <Pager label="Dead letter pages" paging={paging} />
+    </Layout>
+  );
+}
