@@ -449,6 +449,10 @@ export class RespireAdmin implements AdminApi {
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult> {
     return pendingActions.removeIdleConsumers(this.#ctx, actor, id, group, minIdleMs);
   }
+
+  trimAcknowledged(actor: Actor, id: ResourceId, options?: { readonly max?: number }): Promise<{ readonly trimmed: number }> {
+    return pendingActions.trimAcknowledged(this.#ctx, actor, id, options);
+  }
   // ---- bulk jobs -----------------------------------------------------------------------
 
   /**

@@ -371,6 +371,7 @@ export interface AuditRecord {
     | 'release'
     | 'ack'
     | 'remove-idle-consumers'
+    | 'trim-acknowledged'
     | 'release-message'
     | 'delete-message'
     | 'seek'
@@ -509,6 +510,16 @@ export interface AdminApi {
     options?: { readonly deleteEntry?: boolean },
   ): Promise<PendingActionResult>;
   removeIdleConsumers(actor: Actor, id: ResourceId, group: string, minIdleMs: number): Promise<IdleConsumerResult>;
+  /**
+   * Trims up to `max` (1..1000, default 1000) of a worker stream's oldest entries that every
+   * consumer group of the stream has acknowledged: the worker's `trimAcknowledgedEntries` rule
+   * (worker README "Trimming acknowledged entries"), never an entry some group still needs, nothing
+   * on a stream without groups. An operator action, audited as `trim-acknowledged`.
+   * @returns how many entries were trimmed; call again while it equals `max`.
+   * @throws {@link RespireAuthorizationError} for a viewer, {@link RespireValidationError} for a bad
+   *   `max` (both before any I/O); not-found for an unknown stream.
+   */
+  trimAcknowledged(actor: Actor, id: ResourceId, options?: { readonly max?: number }): Promise<{ readonly trimmed: number }>;
   /** Starts a bulk job (retry or delete of selected or filtered dead letters) in the background. */
   startJob(actor: Actor, id: ResourceId, spec: JobSpec, options?: { readonly onProgress?: (job: Job) => void }): Promise<RunningJob>;
   /** Resumes an interrupted job from where it stopped. */

@@ -4,7 +4,7 @@ import type { AdminContext } from './context.js';
 import { groupNotFound, groupsOf } from './groups.js';
 import { RELEASE_IDLE_MS } from './pages.js';
 import { RespireValidationError, toDurationMs } from './redis.js';
-import { toConsumer, toCount, toEntryId, toName } from './validate.js';
+import { toConsumer, toCount, toEntryId, toName, toOptions } from './validate.js';
 
 /**
  * Releases (XCLAIM to the same owner, IDLE 2^31-1, JUSTID) or acknowledges (XACK, and XDEL with
@@ -77,5 +77,24 @@ export async function removeIdleConsumers(ctx: AdminContext, actor: Actor, id: R
     target.removed = value.removed;
     target.keptWithPending = value.keptWithPending;
     return { value, result: 'ok' };
+  });
+}
+
+/** Trims a worker stream's oldest entries every group has acknowledged (the worker-trim script), bounded per call. */
+export async function trimAcknowledged(
+  ctx: AdminContext,
+  actor: Actor,
+  id: ResourceId,
+  options: { readonly max?: number } = {},
+): Promise<{ readonly trimmed: number }> {
+  const who = ctx.auditor.operator(actor, 'trim-acknowledged', id, {});
+  const { max } = toOptions('options', options, ['max']);
+  const limit = toCount('max', max, 1000);
+  const target: Record<string, string | number | readonly string[]> = { max: limit };
+  return ctx.auditor.run(who, 'trim-acknowledged', id, target, async () => {
+    const s = await ctx.resources.stream(id);
+    const trimmed = await ctx.redis.script('trimAcknowledged', { stream: s.stream, limit }, 'RespireAdmin trimAcknowledged');
+    target.trimmed = trimmed;
+    return { value: { trimmed }, result: 'ok' };
   });
 }

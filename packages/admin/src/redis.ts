@@ -86,6 +86,8 @@ const adminScripts = {
   jobCancel: scriptCalls.adminJobCancel,
   // A topic subscription's seek is the queue package's own script (topic-seek), run as an operator action.
   topicSeek: scriptCalls.topicSeek,
+  // The worker's trimAcknowledgedEntries script, run as an operator action on a worker stream.
+  trimAcknowledged: scriptCalls.workerTrim,
 };
 
 /** The admin scripts that repair state (retries, pending and queue-message actions): the ones the `durability` option waits after. */
@@ -99,6 +101,7 @@ const REPAIRS: ReadonlySet<string> = new Set([
   'releaseQueueMessage',
   'deleteQueueMessage',
   'topicSeek',
+  'trimAcknowledged',
 ]);
 
 /** An admin script, by its short name. */

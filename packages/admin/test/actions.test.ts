@@ -259,6 +259,37 @@ describe.each(targets)('RespireAdmin actions on $name', (target) => {
     });
   });
 
+  it('trims the entries every group has acknowledged, bounded by max, audited; a viewer and a bad max are refused before any I/O', async () => {
+    const { stream } = uniqueKeys();
+    const { records, audit } = recordingAudit();
+    const admin = new RespireAdmin(conn.client, { streams: [{ stream }], audit });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(String(await conn.raw(stream, ['XADD', stream, '*', 'i', String(i)])));
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'a', '0']);
+    await conn.raw(stream, ['XGROUP', 'CREATE', stream, 'b', '0']);
+    // a has acknowledged all five; b has read three and acknowledged the first two.
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'a', 'c', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XACK', stream, 'a', ...ids]);
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'b', 'c', 'COUNT', '3', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XACK', stream, 'b', ids[0]!, ids[1]!]);
+    expect(await admin.trimAcknowledged(operator, stream, { max: 1 })).toEqual({ trimmed: 1 });
+    expect(await admin.trimAcknowledged(operator, stream)).toEqual({ trimmed: 1 });
+    expect(await admin.trimAcknowledged(operator, stream)).toEqual({ trimmed: 0 });
+    expect((await range(conn, stream)).map(([id]) => id)).toEqual(ids.slice(2));
+    expect(records.map((r) => [r.action, r.result, r.target.trimmed])).toEqual([
+      ['trim-acknowledged', 'ok', 1],
+      ['trim-acknowledged', 'ok', 1],
+      ['trim-acknowledged', 'ok', 0],
+    ]);
+    records.length = 0;
+    await expect(admin.trimAcknowledged(viewer, stream)).rejects.toMatchObject({ name: 'RespirePermissionError', code: 'PERMISSION_DENIED' });
+    const bad = await admin.trimAcknowledged(operator, stream, { max: 1001 }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'max' });
+    expect((await range(conn, stream)).length).toBe(3);
+    // The viewer's refusal is audited (as every refusal); the bad max never reached the auditor.
+    expect(records.map((r) => [r.action, r.result])).toEqual([['trim-acknowledged', 'refused']]);
+  });
+
   it('appends audit records to the audit stream; a failed append is reported to the logger and the action stands; a throwing logger is contained', async () => {
     const { stream, dead, tag } = uniqueKeys();
     const auditKey = `{${tag}}:audit`;

@@ -279,6 +279,17 @@ describe('respire CLI', { timeout: 60_000 }, () => {
     expect(JSON.parse(pruned.stdout).removed.sort()).toEqual(['c1', 'gone']);
     const none = await respire(['consumers', 'prune', '--stream', stream, '--group', 'g', '--min-idle-ms', '1', '--yes']);
     expect(none).toMatchObject({ code: 0, stdout: 'No consumer of group g was idle for 1ms without pending entries: none removed.\n' });
+
+    // Three entries group g has read and acknowledged: trimmed two at a time.
+    const added: string[] = [];
+    for (let i = 0; i < 3; i++) added.push(String(await conn.raw(stream, ['XADD', stream, '*', 'i', String(i)])));
+    await conn.raw(stream, ['XREADGROUP', 'GROUP', 'g', 'c9', 'STREAMS', stream, '>']);
+    await conn.raw(stream, ['XACK', stream, 'g', ...added]);
+    const trimmed = await respire(['trim-acknowledged', '--stream', stream, '--max', '2', '--yes']);
+    expect(trimmed).toMatchObject({ code: 0, stdout: 'Trimmed 2 entries (the limit): run it again for more.\n' });
+    const rest = await respire(['trim-acknowledged', '--stream', stream, '--yes', '--json']);
+    expect(JSON.parse(rest.stdout)).toEqual({ trimmed: 1 });
+    expect(await range(conn, stream)).toEqual([]);
   });
 
   it('--cluster: discovers queues on every master and retries a queue dead letter on its node', async () => {

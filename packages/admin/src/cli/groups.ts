@@ -12,7 +12,7 @@ interface FencedOptions {
   delete?: boolean;
 }
 
-/** `respire pending list | release | ack` and `respire consumers list | prune` (worker streams). */
+/** `respire pending list | release | ack`, `respire consumers list | prune` and `respire trim-acknowledged` (worker streams). */
 export function groupCommands(program: Command, cli: Cli): void {
   const pending = program.command('pending').description("a worker stream's pending entries (PEL)");
   cli
@@ -140,6 +140,26 @@ export function groupCommands(program: Command, cli: Cli): void {
             ? [`Kept ${result.keptWithPending.length} idle consumer(s) that still hold pending entries: ${result.keptWithPending.map(safe).join(', ')}.`]
             : []),
         ].join('\n'),
+      );
+    });
+
+  cli
+    .withResource(
+      program
+        .command('trim-acknowledged')
+        .description("trim a worker stream's oldest entries that every consumer group has acknowledged (worker README: Trimming acknowledged entries)"),
+      true,
+    )
+    .option('--max <n>', 'most entries trimmed by this call (1..1000)', (v) => parseWhole(v, '--max'), 1000)
+    .action(async (o: { max: number }, cmd: Command) => {
+      const { options, id } = cli.addressed(cmd, false);
+      const { admin, g, actor } = await cli.connect(cmd, options);
+      await cli.confirm(g, `trim up to ${o.max} of the oldest entries that every group of ${safe(id)} has acknowledged?`);
+      const result = await admin.trimAcknowledged(actor, id, { max: o.max });
+      cli.print(g, result, () =>
+        result.trimmed === o.max
+          ? `Trimmed ${result.trimmed} entries (the limit): run it again for more.`
+          : `Trimmed ${result.trimmed} entries: none left that every group has acknowledged.`,
       );
     });
 }
