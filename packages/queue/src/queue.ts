@@ -391,7 +391,7 @@ export class ReliableQueue<T> {
     return this.#sendPrepared(this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), ''));
   }
 
-  /** An ungrouped send already checked and encoded by {@link #prepare}. */
+  /** An ungrouped send already checked and encoded by `#prepare`. */
   async #sendPrepared(prepared: PreparedSend): Promise<SendResult> {
     return instrumented(
       this.#instrumentation,
@@ -510,7 +510,7 @@ export class ReliableQueue<T> {
     return prepared;
   }
 
-  /** Sends a nonempty batch checked by {@link #prepareMany}: one round trip, one script. */
+  /** Sends a nonempty batch checked by `#prepareMany`: one round trip, one script. */
   async #sendManyPrepared(prepared: readonly PreparedSend[]): Promise<SendResult[]> {
     const grouped = this.#grouped;
     let appended = 0;

@@ -22,7 +22,9 @@ async function exists(conn: Connection, key: string): Promise<boolean> {
 /** Every partition's stored state, to prove that a refused call changed nothing. */
 async function state(conn: Connection, queue: PartitionedQueue<string>): Promise<string> {
   const parts = await Promise.all(
-    queue.streamKeys.map((stream, index) => snapshot(conn, { stream, deadlines: stream.replace(/:stream$/, ':deadlines'), deadLetter: queue.deadLetterStreamKeys[index]! })),
+    queue.streamKeys.map((stream, index) =>
+      snapshot(conn, { stream, deadlines: stream.replace(/:stream$/, ':deadlines'), deadLetter: queue.deadLetterStreamKeys[index]! }),
+    ),
   );
   return JSON.stringify([parts, await exists(conn, queue.metadataKey)]);
 }
@@ -93,7 +95,9 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     expect(await queue.receive(30_000, { max: 10 })).toEqual([]);
     const lengths = await Promise.all(queue.deadLetterStreamKeys.map((key) => length(connection(), key)));
     expect(lengths).toEqual([0, 1, 0]);
-    const [[, fields]] = (await connection().raw(queue.deadLetterStreamKeys[1]!, ['XRANGE', queue.deadLetterStreamKeys[1]!, '-', '+'])) as [[string, unknown[]]];
+    const [[, fields]] = (await connection().raw(queue.deadLetterStreamKeys[1]!, ['XRANGE', queue.deadLetterStreamKeys[1]!, '-', '+'])) as [
+      [string, unknown[]],
+    ];
     const flat = fields.map(String);
     expect(flat[flat.indexOf('source_id') + 1]).toBe(id);
     expect(flat[flat.indexOf('delivery_count') + 1]).toBe('2');
@@ -104,9 +108,16 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     const one = queueOf(5, {}, name);
     const two = queueOf(5, {}, name);
     const first = await one.sendWithResult('first', { deduplicationId: 'order-42' });
-    const repeats = await Promise.all([two.sendWithResult('second', { deduplicationId: 'order-42' }), one.sendWithResult('third', { deduplicationId: 'order-42' })]);
+    const repeats = await Promise.all([
+      two.sendWithResult('second', { deduplicationId: 'order-42' }),
+      one.sendWithResult('third', { deduplicationId: 'order-42' }),
+    ]);
     for (const repeat of repeats) expect(repeat).toEqual({ id: first.id, partition: first.partition, duplicate: true });
-    const batch = await two.sendMany([{ payload: 'x', deduplicationId: 'order-42' }, { payload: 'y', deduplicationId: 'order-43' }, { payload: 'z', deduplicationId: 'order-43' }]);
+    const batch = await two.sendMany([
+      { payload: 'x', deduplicationId: 'order-42' },
+      { payload: 'y', deduplicationId: 'order-43' },
+      { payload: 'z', deduplicationId: 'order-43' },
+    ]);
     expect(batch[0]).toEqual({ id: first.id, partition: first.partition, duplicate: true });
     expect(batch[1]!.duplicate).toBe(false);
     expect(batch[2]).toEqual({ ...batch[1], duplicate: true });
@@ -131,7 +142,9 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     const queue = queueOf(3);
     const before = await state(connection(), queue);
     const items = [{ payload: 'a' }, { payload: 'b' }, { payload: 'c', deduplicationWindowMs: -1 }];
-    await expect(queue.sendMany(items)).rejects.toSatisfy((e: unknown) => isRespireError(e, 'INVALID_ARGUMENT') && (e as { argument: string }).argument === 'items[2].deduplicationWindowMs');
+    await expect(queue.sendMany(items)).rejects.toSatisfy(
+      (e: unknown) => isRespireError(e, 'INVALID_ARGUMENT') && (e as unknown as { argument: string }).argument === 'items[2].deduplicationWindowMs',
+    );
     expect(await state(connection(), queue)).toBe(before);
     expect(await exists(connection(), queue.metadataKey)).toBe(false);
   });
@@ -196,7 +209,7 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     expect(await queue.ack(message!)).toBe(true);
   });
 
-  it("a receipt rewritten to name another partition completes nothing there, even where that partition holds the same entry ID", async () => {
+  it('a receipt rewritten to name another partition completes nothing there, even where that partition holds the same entry ID', async () => {
     const queue = queueOf(2);
     const a = await queue.sendWithResult('a', { deduplicationId: idFor(0, 2, 'a') });
     const b = await queue.sendWithResult('b', { deduplicationId: idFor(1, 2, 'b') });
@@ -217,7 +230,9 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     expect(String(await connection().raw(three.metadataKey, ['GET', three.metadataKey]))).toBe('3');
     const four = queueOf(4, {}, name);
     for (const call of [() => four.send('y'), () => four.receive(1000), () => four.send('z')]) {
-      await expect(call()).rejects.toSatisfy((e: unknown) => e instanceof Error && e.name === 'RespirePartitionCountError' && isRespireError(e, 'INVALID_STATE'));
+      await expect(call()).rejects.toSatisfy(
+        (e: unknown) => e instanceof Error && e.name === 'RespirePartitionCountError' && isRespireError(e, 'INVALID_STATE'),
+      );
     }
     for (const stream of four.streamKeys.slice(3)) expect(await length(connection(), stream)).toBe(0);
     const total = (await Promise.all(three.streamKeys.map((s) => length(connection(), s)))).reduce((a, b) => a + b, 0);
@@ -235,10 +250,16 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     const client = connection().client;
     const refused = (e: unknown): boolean => isRespireError(e, 'INVALID_ARGUMENT');
     for (const partitions of [0, 257, 1.5, undefined]) {
-      expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: partitions as number })).toThrow(expect.objectContaining({ argument: 'partitions' }));
+      expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: partitions as number })).toThrow(
+        expect.objectContaining({ argument: 'partitions' }),
+      );
     }
-    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, groups: {} } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, keyPrefix: '{t}:' })).toThrow(expect.objectContaining({ argument: 'keyPrefix' }));
+    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, groups: {} } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, keyPrefix: '{t}:' })).toThrow(
+      expect.objectContaining({ argument: 'keyPrefix' }),
+    );
     const queue = queueOf(2);
     await expect(queue.receive(1000, { waitMs: 100 })).rejects.toSatisfy(refused);
     await expect(queue.receive(1000, { max: 1001 })).rejects.toSatisfy(refused);

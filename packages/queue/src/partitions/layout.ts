@@ -52,7 +52,10 @@ export function partitionedMetadataKey(name: unknown, keyPrefix: unknown): strin
   if (!isWellFormedText(name)) throw new RespireValidationError('name', 'a queue name must be well-formed Unicode (no lone surrogates)');
   const prefix = toKeyPrefix(keyPrefix);
   if (/[{}]/.test(prefix)) {
-    throw new RespireValidationError('keyPrefix', "must not contain '{' or '}' on a partitioned queue: a hash tag in the prefix would put every partition in one slot");
+    throw new RespireValidationError(
+      'keyPrefix',
+      "must not contain '{' or '}' on a partitioned queue: a hash tag in the prefix would put every partition in one slot",
+    );
   }
   return `${prefix}{respire-partitioned:${name}}:partitions`;
 }

@@ -27,7 +27,15 @@ export interface PartitionedQueueOptions<T> extends Omit<ReliableQueueOptions<T>
   partitions: number;
 }
 
-const OPTIONS = ['codec', 'deliveryLimit', 'keyPrefix', 'instrumentation', 'commandTimeoutMs', 'durability', 'partitions'] as const satisfies readonly (keyof PartitionedQueueOptions<unknown>)[];
+const OPTIONS = [
+  'codec',
+  'deliveryLimit',
+  'keyPrefix',
+  'instrumentation',
+  'commandTimeoutMs',
+  'durability',
+  'partitions',
+] as const satisfies readonly (keyof PartitionedQueueOptions<unknown>)[];
 
 /** One delivery of a partitioned queue's message: a {@link ReceivedMessage} with its partition. */
 export interface PartitionedMessage<T> extends ReceivedMessage<T> {
