@@ -176,6 +176,28 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     expect(got.filter((p) => p.startsWith('single')).sort()).toEqual(['single 1', 'single 2', 'single 3']);
   });
 
+  it('a receive makes at most 2 × min(partitions, max) partition calls; an idle one with partitions ≤ max asks each partition once', async () => {
+    const calls: string[] = [];
+    const instrumentation = {
+      startOperation: (start: { operation: string; queue: string }) => {
+        if (start.operation === 'receive') calls.push(start.queue);
+        return undefined;
+      },
+    };
+    const six = queueOf(6, { instrumentation });
+    expect(await six.receive(30_000, { max: 4 })).toEqual([]);
+    expect(calls.length).toBeLessThanOrEqual(8);
+    expect(new Set(calls)).toEqual(new Set(six.partitionNames));
+    calls.length = 0;
+    const three = queueOf(3, { instrumentation });
+    expect(await three.receive(30_000, { max: 10 })).toEqual([]);
+    expect(calls.sort()).toEqual([...three.partitionNames].sort());
+    calls.length = 0;
+    await three.sendMany(Array.from({ length: 30 }, (_, i) => ({ payload: String(i) })));
+    expect(await three.receive(30_000, { max: 10 })).toHaveLength(10);
+    expect(calls.length).toBeLessThanOrEqual(6);
+  });
+
   it('with max 1, consecutive receives sweep the partitions', async () => {
     const queue = queueOf(5);
     await queue.sendMany([0, 1, 2, 3, 4].map((p) => ({ payload: `p${p}`, deduplicationId: idFor(p, 5, 'sweep') })));
