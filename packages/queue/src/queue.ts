@@ -187,8 +187,28 @@ interface PreparedGroupedSend extends PreparedSend {
   readonly groupId: string;
 }
 
+/**
+ * The two steps of an ungrouped queue's sends, checked (no I/O) then sent, for this package only
+ * (not exported by its entry): a partitioned queue checks a whole batch before any partition is
+ * written, so one bad item sends nothing (README "Scaling past one master").
+ */
+export interface SendSteps {
+  prepare<T>(queue: ReliableQueue<T>, payload: T, options: SendOptions): PreparedSend;
+  send<T>(queue: ReliableQueue<T>, prepared: PreparedSend): Promise<SendResult>;
+  prepareMany<T>(queue: ReliableQueue<T>, items: readonly SendManyItem<T>[]): PreparedSend[];
+  sendMany<T>(queue: ReliableQueue<T>, prepared: readonly PreparedSend[]): Promise<SendResult[]>;
+}
+
+// Set by ReliableQueue's static block: the steps reach its private methods.
+let sendSteps: SendSteps | undefined;
+
+/** The package-internal {@link SendSteps}. */
+export function queueSendSteps(): SendSteps {
+  return sendSteps!;
+}
+
 /** A send checked and encoded: what the scripts take. */
-interface PreparedSend {
+export interface PreparedSend {
   readonly bytes: Buffer;
   readonly deduplicationId: string | undefined;
   readonly windowMs: number;
@@ -281,6 +301,15 @@ export interface SendResult {
  * ```
  */
 export class ReliableQueue<T> {
+  static {
+    sendSteps = {
+      prepare: (queue, payload, options) => queue.#prepare(payload, toOptions('options', options, SEND_OPTIONS), ''),
+      send: (queue, prepared) => queue.#sendPrepared(prepared),
+      prepareMany: (queue, items) => queue.#prepareMany(items),
+      sendMany: (queue, prepared) => queue.#sendManyPrepared(prepared),
+    };
+  }
+
   /** The queue name. */
   readonly name: string;
   /** The stream holding the queue's messages. Reserve it for the queue. */
@@ -359,7 +388,11 @@ export class ReliableQueue<T> {
   /** As {@link send}, but also tells whether the send was suppressed as a duplicate. */
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<SendResult> {
     if (this.#grouped) return this.#sendGrouped(this.#grouped, payload, options);
-    const prepared = this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), '');
+    return this.#sendPrepared(this.#prepare(payload, toOptions('options', options, SEND_OPTIONS), ''));
+  }
+
+  /** An ungrouped send already checked and encoded by `#prepare`. */
+  async #sendPrepared(prepared: PreparedSend): Promise<SendResult> {
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
@@ -442,6 +475,13 @@ export class ReliableQueue<T> {
    * @throws {@link RespireTransportError} / {@link RespireServerError} as for {@link send}.
    */
   async sendMany(items: readonly SendManyItem<T>[]): Promise<SendResult[]> {
+    const prepared = this.#prepareMany(items);
+    if (prepared.length === 0) return [];
+    return this.#sendManyPrepared(prepared);
+  }
+
+  /** Checks and encodes every item of a {@link sendMany}, without I/O. */
+  #prepareMany(items: readonly SendManyItem<T>[]): PreparedSend[] {
     let list: readonly unknown[];
     try {
       // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
@@ -451,7 +491,6 @@ export class ReliableQueue<T> {
       throw new RespireValidationError('items', 'must be an array of { payload, ...send options }');
     }
     if (list.length > MAX_SEND_BATCH) throw new RespireValidationError('items', `at most ${MAX_SEND_BATCH} per call, got ${list.length}`);
-    if (list.length === 0) return [];
     const grouped = this.#grouped;
     const prepared: PreparedSend[] = [];
     let total = 0;
@@ -468,6 +507,12 @@ export class ReliableQueue<T> {
       }
       prepared.push(one);
     }
+    return prepared;
+  }
+
+  /** Sends a nonempty batch checked by `#prepareMany`: one round trip, one script. */
+  async #sendManyPrepared(prepared: readonly PreparedSend[]): Promise<SendResult[]> {
+    const grouped = this.#grouped;
     let appended = 0;
     return instrumented(
       this.#instrumentation,

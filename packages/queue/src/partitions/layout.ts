@@ -1,0 +1,112 @@
+// A partitioned queue's layout: the partitions' queue names (hash tags spread over the slot range),
+// the metadata key recording the partition count, routing by deduplication ID, and its receipts.
+import { RespireValidationError } from '@respire/core-scripts';
+import { isReceipt, isWellFormedText, keySlot, toIntegerInRange, toKeyPrefix } from '@respire/core-scripts/internal';
+
+/** Most partitions of one partitioned queue. */
+export const MAX_PARTITIONS = 256;
+
+const SLOTS = 16384;
+
+/**
+ * The queue name of each partition of `name`: partition `i` is the ordinary queue
+ * `<name>:p<i>.<salt>`, the smallest salt from 0 whose hash tag's slot lies in the middle half of
+ * the i-th of `count` equal stripes of the slot range. A Cluster whose masters each serve a run of
+ * slots (as `redis-cli --cluster create` assigns them) so gets the partitions spread evenly over its
+ * masters; the names depend only on `name` and `count`, so every instance finds the same ones.
+ */
+export function partitionNames(name: string, count: number): readonly string[] {
+  // The search costs about 2 × count² CRC16s (~90 ms for 256 partitions): remember recent layouts.
+  const key = `${count}:${name}`;
+  let names = recentLayouts.get(key);
+  if (names === undefined) {
+    names = searchPartitionNames(name, count);
+    if (recentLayouts.size >= RECENT_LAYOUTS) recentLayouts.delete(recentLayouts.keys().next().value!);
+    recentLayouts.set(key, names);
+  }
+  return names;
+}
+
+const RECENT_LAYOUTS = 64;
+const recentLayouts = new Map<string, readonly string[]>();
+
+function searchPartitionNames(name: string, count: number): readonly string[] {
+  const names: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const start = Math.floor((index * SLOTS) / count);
+    const end = Math.floor(((index + 1) * SLOTS) / count);
+    const margin = Math.floor((end - start) / 4);
+    for (let salt = 0; ; salt++) {
+      const candidate = `${name}:p${index}.${salt}`;
+      // The hash tag queueKeys gives the queue `candidate` (test/partitioned.test.ts checks the slots).
+      const slot = keySlot(`{respire-queue:${candidate}}`);
+      if (slot >= start + margin && slot < end - margin) {
+        names.push(candidate);
+        break;
+      }
+    }
+  }
+  return Object.freeze(names);
+}
+
+/** Checks a partition count: a whole number from 1 to {@link MAX_PARTITIONS}. */
+export function toPartitionCount(value: unknown): number {
+  if (value === undefined) throw new RespireValidationError('partitions', `is required: a whole number from 1 to ${MAX_PARTITIONS}`);
+  return toIntegerInRange('partitions', value as number, 1, MAX_PARTITIONS);
+}
+
+/**
+ * Checks a partitioned queue's name and key prefix, and returns its metadata key
+ * `<prefix>{respire-partitioned:<name>}:partitions` (a string holding the partition count, in a
+ * slot of its own). A prefix with a brace is refused: its hash tag would put every partition in one slot.
+ * @throws {@link RespireValidationError} for a blank name, one with braces or lone surrogates, or such a prefix.
+ */
+export function partitionedMetadataKey(name: unknown, keyPrefix: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new RespireValidationError('name', 'a queue name must be a nonblank string');
+  if (/[{}]/.test(name)) throw new RespireValidationError('name', `a queue name must not contain '{' or '}', got '${name}'`);
+  if (!isWellFormedText(name)) throw new RespireValidationError('name', 'a queue name must be well-formed Unicode (no lone surrogates)');
+  const prefix = toKeyPrefix(keyPrefix);
+  if (/[{}]/.test(prefix)) {
+    throw new RespireValidationError(
+      'keyPrefix',
+      "must not contain '{' or '}' on a partitioned queue: a hash tag in the prefix would put every partition in one slot",
+    );
+  }
+  return `${prefix}{respire-partitioned:${name}}:partitions`;
+}
+
+/**
+ * The partition of a deduplication ID: FNV-1a (32 bits) of its UTF-8 bytes, modulo `count`. Every
+ * send of one ID goes to one partition, so deduplication holds across the queue.
+ */
+export function partitionOfId(id: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(id, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % count;
+}
+
+/**
+ * A partitioned queue's receipt is `p<partition>~<the partition's receipt>`. A plain queue's
+ * receipt (`<count>.<token>.<position>`) never has this shape, nor this one a plain receipt's, so
+ * each kind is refused by the other before any I/O.
+ */
+const RECEIPT = /^p(0|[1-9]\d{0,2})~(.*)$/s;
+
+/** The receipt a partitioned queue hands out for a delivery of `partition`. */
+export function partitionedReceipt(partition: number, receipt: string): string {
+  return `p${partition}~${receipt}`;
+}
+
+/** A partitioned receipt read: its partition and the partition's own receipt; undefined when malformed or out of range. */
+export function parsePartitionedReceipt(value: unknown, count: number): { readonly partition: number; readonly receipt: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = RECEIPT.exec(value);
+  if (match === null) return undefined;
+  const partition = Number(match[1]);
+  const receipt = match[2]!;
+  if (partition >= count || !isReceipt(receipt)) return undefined;
+  return { partition, receipt };
+}
