@@ -1,5 +1,6 @@
-// The bench's message-groups section: a grouped queue's throughput against the ungrouped queue's.
+// The bench's message-groups sections: a grouped queue's throughput against the ungrouped queue's, and the noisy neighbour.
 import type { ThroughputResult } from './result.js';
+import { noisyNeighbour, type NoisyResult, type NoisyRun } from './scenarios/noisy-neighbour.js';
 import { queueThroughput, type QueueRun } from './scenarios/queue.js';
 
 /** What the section needs of the bench (sections.ts's SectionContext, without importing it back). */
@@ -38,5 +39,36 @@ export const groups = {
     const ratio = grouped.messagesPerSecond / ungrouped.messagesPerSecond;
     log(`\nmedian of ${rounds} interleaved runs each; grouped ÷ ungrouped: ${fmt(ratio, 2)} (bar 0.7: ${ratio >= 0.7 ? 'met' : 'not met'})`);
     return { rows: [ungrouped, grouped], rounds: runs, ratio };
+  },
+};
+
+/** p99 wait of 100 quiet groups' messages beside one group with a large backlog ÷ without it; the issue's bar is 2. */
+export const groupsNoisy = {
+  name: 'groups-noisy',
+  title: 'Message groups, noisy neighbour: p99 wait of 100 quiet groups × 10 messages beside one group with a backlog ÷ without it, max 100',
+  async run({ quick, onFreshServer, log }: GroupsContext) {
+    const backlog = quick ? 10_000 : 100_000;
+    const base: NoisyRun = { noisyBacklog: 0, quietGroups: 100, perQuietGroup: 10, max: 100 };
+    const ways: NoisyRun[] = [base, { ...base, noisyBacklog: backlog }];
+    // Warm up (not reported).
+    for (const way of ways) await onFreshServer((url) => noisyNeighbour(url, { ...way, noisyBacklog: Math.min(way.noisyBacklog, 1000) }));
+    const rounds = quick ? 3 : 5;
+    const runs: NoisyResult[][] = ways.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, way] of ways.entries()) runs[i]!.push(await onFreshServer((url) => noisyNeighbour(url, way)));
+    }
+    const median = (list: NoisyResult[], key: 'p50Ms' | 'p99Ms' | 'maxMs' | 'receives') =>
+      [...list].map((r) => r[key]).sort((a, b) => a - b)[list.length >> 1]!;
+    log('| noisy group backlog | quiet wait p50 ms | p99 ms | max ms | receives until all quiet delivered |');
+    log('| ---: | ---: | ---: | ---: | ---: |');
+    for (const list of runs) {
+      log(
+        `| ${fmt(list[0]!.noisyBacklog)} | ${fmt(median(list, 'p50Ms'), 2)} | ${fmt(median(list, 'p99Ms'), 2)} | ${fmt(median(list, 'maxMs'), 2)} | ${fmt(median(list, 'receives'))} |`,
+      );
+    }
+    const [quiet, noisy] = runs.map((list) => median(list, 'p99Ms')) as [number, number];
+    const ratio = noisy / quiet;
+    log(`\nmedians of ${rounds} interleaved runs each; p99 with ÷ without the noisy group: ${fmt(ratio, 2)} (bar 2: ${ratio <= 2 ? 'met' : 'not met'})`);
+    return { backlog, rounds: runs, p99Ms: { quiet, noisy }, ratio };
   },
 };

@@ -4,7 +4,7 @@ import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, A
 import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
-import { groups } from './groups-section.js';
+import { groups, groupsNoisy } from './groups-section.js';
 import { topic } from './topic-section.js';
 import { queueFeatureSections } from './queue-features-section.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
@@ -241,4 +241,4 @@ const history: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, topic, ...queueFeatureSections];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, groupsNoisy, topic, ...queueFeatureSections];
