@@ -16,6 +16,8 @@ export const TOPIC_RULES = {
   fenced: 'only the current receipt of a subscription’s delivery settles it (no stale, revoked or foreign receipt)',
   once: 'a subscription completes a publication once: no delivery after its ack, no ack and dead letter both',
   deadLetter: 'a dead letter is made at the delivery limit',
+  pending: 'an acknowledged delivery leaves its subscription’s pending entries list',
+  retention: 'retention never trims what a subscription still needs (no bounds: no trimmed count)',
   complete: 'every publication is delivered to every subscription and completed (acked or dead-lettered)',
 } as const;
 
@@ -183,6 +185,27 @@ export class TopicTortureModel {
     if (copy.deadLetterCount !== undefined) this.#fail(TOPIC_RULES.once, subject, 'dead-lettered twice', copy.history);
     if (copy.acked) this.#fail(TOPIC_RULES.once, subject, 'acked and dead-lettered both', copy.history);
     copy.deadLetterCount = m.count;
+  }
+
+  /** The publications `subscription` has acknowledged so far (an ack returned true): read before reading its pending entries list. */
+  acked(subscription: string): Set<string> {
+    return new Set([...this.#copies.get(subscription)!].filter(([, copy]) => copy.acked).map(([id]) => id));
+  }
+
+  /** `ids` are in `subscription`'s pending entries list, read after {@link acked} returned `acked`. */
+  pendingSeen(subscription: string, acked: ReadonlySet<string>, ids: readonly string[]): void {
+    this.checks++;
+    for (const id of ids) {
+      if (!acked.has(id)) continue;
+      const copy = this.#copy(subscription, id);
+      this.#fail(TOPIC_RULES.pending, `${subscription} ${id}`, 'still pending in its group after an ack returned true', copy.history);
+    }
+  }
+
+  /** `subscription`'s trimmed count as the topic reports it: a topic without bounds must never count one. */
+  trimmedSeen(subscription: string, trimmed: number): void {
+    this.checks++;
+    if (trimmed > 0) this.#fail(TOPIC_RULES.retention, subscription, `trimmed count ${trimmed} on a topic without bounds`, []);
   }
 
   /** The latest delivery count `subscription` saw of `id` (0 for none). */
