@@ -86,6 +86,8 @@ it(
       deduplicationIds: setup.int(10, 40),
       maxVisibilityMs: setup.int(300, 1200),
       killed: setup.int(0, SPEEDS.length - 1),
+      killAtMs: setup.int(Math.round(settings.faultPhaseMs * 0.2), Math.round(settings.faultPhaseMs * 0.5)),
+      restartAfterMs: setup.int(100, 1500),
     };
     const topicName = `topic-torture-${settings.seed}-${Date.now().toString(36)}`;
     const names = SPEEDS.map((s) => `sub-${s.name}`);
@@ -178,6 +180,8 @@ it(
       held: [],
       old: [],
     }));
+    const victim = subscribers[plan.killed]!;
+    let kills = 0;
     let restarts = 0;
     const start = async (s: Subscriber) => {
       const client = await connect(`topic-torture-${s.name}`, proxy.url);
@@ -196,6 +200,24 @@ it(
       // A crashed process forgets what it held; its leases expire and are redelivered.
       s.held = [];
     };
+    /** Kills the victim's client set and starts a new one `afterMs` later (in the background, while other faults go on). */
+    const killAndRestart = (afterMs: number) => {
+      kill(victim);
+      kills++;
+      void (async () => {
+        await sleep(afterMs);
+        while (!stopped) {
+          try {
+            await start(victim);
+            restarts++;
+            return;
+          } catch {
+            // Its connection met a fault while connecting: a new process would try again.
+            await sleep(50);
+          }
+        }
+      })();
+    };
     for (const s of subscribers) await start(s);
 
     const deliver = (s: Subscriber, text: string, messages: ReceivedMessage<Buffer>[]) => {
@@ -209,14 +231,20 @@ it(
       const sub = s.subscription!;
       const text = `#${++seq} ${s.name} ${how}${items.length > 1 ? `Many(${items.length})` : ''}`;
       const atSend = items.map((item) => model.maxCount(owner.name, item.id));
+      // One item goes through the single-message call, more through its batch.
+      const one = items.length === 1 ? items[0]! : undefined;
       const call =
         how === 'ack'
-          ? items.length === 1
-            ? sub.ack(items[0]!).then((r) => [r])
+          ? one
+            ? sub.ack(one).then((r) => [r])
             : sub.ackMany(items)
           : how === 'nack'
-            ? sub.nackMany(items, s.draw.int(0, 300))
-            : sub.extendMany(items, s.draw.int(100, plan.maxVisibilityMs));
+            ? one
+              ? sub.nack(one, s.draw.int(0, 300)).then((r) => [r])
+              : sub.nackMany(items, s.draw.int(0, 300))
+            : one
+              ? sub.extend(one, s.draw.int(100, plan.maxVisibilityMs)).then((r) => [r])
+              : sub.extendMany(items, s.draw.int(100, plan.maxVisibilityMs));
       const results = await call.catch(() => undefined);
       // A reply after the client set was killed is lost with it.
       const result = (i: number) => (generation === s.generation ? results?.[i] : undefined);
@@ -333,7 +361,6 @@ it(
       const result = await proxy.dropNext({ direction, match: isTopicCommand }, 2000);
       faultLog.push(`lost ${direction} ${result.outcome}`);
     };
-    const victim = subscribers[plan.killed]!;
     const faults: ScheduledFault[] = [
       { name: 'lost reply', weight: 4, run: lose('reply') },
       { name: 'lost request', weight: 4, run: lose('request') },
@@ -356,14 +383,13 @@ it(
         name: 'subscriber kill and restart',
         weight: 1,
         ready: () => victim.subscription !== undefined,
-        run: () => {
-          kill(victim);
-          restarts++;
-          // Restarts in the background, while other faults go on.
-          void sleep(pick.int(100, 1500)).then(() => (stopped ? undefined : start(victim).catch(() => undefined)));
-        },
+        run: () => killAndRestart(pick.int(100, 1500)),
       },
     ];
+    // Besides the schedule's draws, one kill at a planned time, so that every run has one.
+    const plannedKill = sleep(plan.killAtMs).then(() => {
+      if (!stopped && victim.subscription !== undefined) killAndRestart(plan.restartAfterMs);
+    });
 
     let faultCounts: Awaited<ReturnType<typeof runFaultSchedule>> | undefined;
     let drained = 0;
@@ -374,14 +400,8 @@ it(
     try {
       const faultPhaseBegan = performance.now();
       faultCounts = await runFaultSchedule({ random: random.fork('schedule'), durationMs: settings.faultPhaseMs, meanGapMs: FAULT_GAP_MS, faults });
-      // The issue asks for a killed and restarted subscriber in every run.
-      if (restarts === 0) {
-        kill(victim);
-        restarts++;
-        await sleep(200);
-      }
       stopped = true;
-      await Promise.all([...publisherLoops, ...subscriberLoops]);
+      await Promise.all([...publisherLoops, ...subscriberLoops, plannedKill]);
       faultPhaseMs = performance.now() - faultPhaseBegan;
       polling = false;
       await poller;
@@ -445,7 +465,7 @@ it(
     report.figure('plan', `delivery limit ${plan.deliveryLimit}, ${plan.deduplicationIds} deduplication IDs, visibility up to ${plan.maxVisibilityMs} ms`);
     report.figure(
       'subscriptions',
-      `${SPEEDS.map((s, i) => `${names[i]} (pause ${s.pauseMs} ms, max ${s.max})`).join(', ')}; ${victim.name} killed and restarted ${restarts}×`,
+      `${SPEEDS.map((s, i) => `${names[i]} (pause ${s.pauseMs} ms, max ${s.max})`).join(', ')}; ${victim.name} killed ${kills}×, restarted ${restarts}×`,
     );
     report.figure(
       'operations',
