@@ -31,7 +31,7 @@ import { tokenOf } from './torture-operations.js';
  * reached every subscription and was completed, that nothing is pending, nothing was counted as
  * trimmed (the topic has no bounds) and the stream is empty.
  *
- * Size: {@link CI_SECONDS} s of faults, about 20 s in all; `RESPIRE_CHAOS_SECONDS` and
+ * Size: {@link CI_SECONDS} s of faults, about 12 s in all; `RESPIRE_CHAOS_SECONDS` and
  * `RESPIRE_CHAOS_SEED` as for the queue's torture (queue README, "Tests").
  */
 const CI_SECONDS = 10;
