@@ -109,7 +109,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   const durability = toDurability(options.durability);
-  // A Cluster call always has a deadline unless the caller turned it off (README "Durability and
+  // A Cluster call always has a deadline unless the caller turned it off (queue README "Cluster
   // failover"): the client's own timeout does not cover the wait for a slot's node client.
   const recovers = isCluster && options.clusterRecovery !== false;
   const callTimeoutMs = options.commandTimeoutMs ?? (recovers ? clusterCallDeadlineMs(candidate) : undefined);
