@@ -74,11 +74,15 @@ export function transientReplyCode(error: unknown): string | undefined {
 }
 
 /**
- * True when repeating the command is safe and may succeed: a Respire error marked `retryable`, or
- * a transient server reply (see {@link TRANSIENT_REPLY_CODES}).
+ * True when the server answered with a reply that proves the command did not run and that it may
+ * succeed later: a transient server reply (see {@link TRANSIENT_REPLY_CODES}) or a Respire error
+ * marked `retryable` for one. A retryable `RespireTransportError` (not sent for want of a
+ * connection) is not counted: the loops that use this treat connections on their own
+ * (`isNotSent`, `isConnectionFailure`).
  */
 export function isTransient(error: unknown): boolean {
-  return (isRespireError(error) && safeGet(error, 'retryable') === true) || transientReplyCode(error) !== undefined;
+  if (transientReplyCode(error) !== undefined) return true;
+  return isRespireError(error) && safeGet(error, 'retryable') === true && safeGet(error, 'code') !== 'TRANSPORT_FAILED';
 }
 
 /** node-redis errors that mean the connection is gone, closed or unanswered (not a server reply). */
@@ -94,6 +98,7 @@ const CONNECTION_FAILURES = new Set([
   'TimeoutError',
   'CommandTimeoutDuringMaintenanceError',
   'ReplyDeadlineError', // the transport's own deadline for a written command
+  'NodeNotReadyError', // the transport's own deadline while a Cluster node's connection was not ready
 ]);
 
 /** True when `error` (or its cause) is a written command that got no reply within its deadline (`replyWithin`). */
@@ -118,13 +123,17 @@ export function isConnectionFailure(error: unknown): boolean {
   return false;
 }
 
-/** node-redis errors that prove the command was never written, and why. */
-const NOT_SENT: Readonly<Record<string, string>> = {
-  ClientClosedError: 'the client is closed; connect it first',
-  ClientOfflineError: 'the client is offline (reconnecting, with its offline queue disabled)',
-  TimeoutError: 'its timeout expired before it was written (the client was not connected)',
-  CommandTimeoutDuringMaintenanceError: 'its timeout expired before it was written (the server was under maintenance)',
-  AbortError: 'it was aborted before it was written',
+/**
+ * node-redis errors that prove the command was never written, why, and whether a later attempt
+ * may succeed (`retryable`: the connection was missing for a while; not for a closed client,
+ * which fails again, nor for the caller's own abort).
+ */
+const NOT_SENT: Readonly<Record<string, { readonly why: string; readonly retryable: boolean }>> = {
+  ClientClosedError: { why: 'the client is closed; connect it first', retryable: false },
+  ClientOfflineError: { why: 'the client is offline (reconnecting, with its offline queue disabled)', retryable: true },
+  TimeoutError: { why: 'its timeout expired before it was written (the client was not connected)', retryable: true },
+  CommandTimeoutDuringMaintenanceError: { why: 'its timeout expired before it was written (the server was under maintenance)', retryable: true },
+  AbortError: { why: 'it was aborted before it was written', retryable: false },
 };
 
 /**
@@ -142,7 +151,8 @@ export function isNotSent(error: unknown): boolean {
  * `RESPIRE_NOPERM`, `RESPIRE_UNSUPPORTED`, `RESPIRE_TOO_MANY_FIELDS`) and plain server replies
  * (`WRONGTYPE`, `NOPERM`) to their classes, other replies to {@link RespireServerError} (with
  * `retryable` for a transient reply), node-redis errors that prove the command was never written
- * to a {@link RespireTransportError} with `outcomeUnknown: false`, and everything else (a dropped
+ * to a {@link RespireTransportError} with `outcomeUnknown: false` (`retryable` unless the client
+ * was closed or the call aborted), and everything else (a dropped
  * connection after the write, anything unknown) to one with `outcomeUnknown: true`. Respire errors
  * pass through unchanged. Never throws, whatever it is handed.
  */
@@ -152,12 +162,20 @@ export function toRespireError(error: unknown, operation: string): RespireError 
   const type = exceptionType(error);
   const notSent = Object.hasOwn(NOT_SENT, type) ? NOT_SENT[type] : undefined;
   if (notSent !== undefined) {
-    return new RespireTransportError(`${operation}: not sent: ${notSent}; nothing happened`, { cause: error, outcomeUnknown: false });
+    return new RespireTransportError(`${operation}: not sent: ${notSent.why}; nothing happened`, {
+      cause: error,
+      outcomeUnknown: false,
+      retryable: notSent.retryable,
+    });
   }
   if (type === 'DisconnectsClientError') {
-    return new RespireTransportError(`${operation}: the client was closed (close() or destroy()) while the command was pending; the outcome is unknown`, {
-      cause: error,
-    });
+    // In a Cluster also a node's connection that node-redis dropped itself (a slot-map refresh that no longer finds a failed master).
+    return new RespireTransportError(
+      `${operation}: the connection was closed (close() or destroy() of the client, or of a Cluster node's connection after a failover) while the command was pending; the outcome is unknown`,
+      {
+        cause: error,
+      },
+    );
   }
   return new RespireTransportError(`${operation}: the outcome is unknown (${describeError(error)})`, { cause: error });
 }

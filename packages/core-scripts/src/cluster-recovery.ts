@@ -1,5 +1,8 @@
 // A Cluster client's way back after a failover: a call deadline that covers routing, and a slot-map refresh on connection failures.
+import type { RedisArg } from './client.js';
 import { safeGet } from './describe.js';
+import { RespireTransportError } from './errors.js';
+import { keySlot } from './slots.js';
 
 /** node-redis 6 default per-command timeout (ms), used when the client does not say its own. */
 const NODE_REDIS_DEFAULT_TIMEOUT_MS = 5000;
@@ -30,6 +33,48 @@ export function clusterCallDeadlineMs(cluster: unknown): number | undefined {
   const timeout = safeGet(options, 'timeout');
   if (timeout === undefined) return NODE_REDIS_DEFAULT_TIMEOUT_MS;
   return typeof timeout === 'number' && timeout > 0 ? timeout : undefined;
+}
+
+/** The cause of a Cluster call whose deadline expired before its node's connection was ready (see `isConnectionFailure`). */
+class NodeNotReadyError extends Error {
+  override name = 'NodeNotReadyError';
+}
+
+/**
+ * Before a Cluster call: waits, up to `timeoutMs`, while node-redis is still opening the connection
+ * to the master serving `key`'s slot (a new node client, or one for a dead master after a failover).
+ * node-redis only queues the command on that connection once it is open, so a call that runs out of
+ * time here was never sent. Returns undefined, without waiting, when the connection is open (or is
+ * reconnecting: node-redis queues the command then, and its own timeout rejects it unwritten) or the
+ * slot map is not known yet (the client's own routing decides).
+ * @throws {@link RespireTransportError} `outcomeUnknown: false`, `retryable: true` when the connection
+ *   was not ready within `timeoutMs` or could not be opened: not sent, nothing happened.
+ */
+export function masterReady(cluster: unknown, key: RedisArg, timeoutMs: number, operation: string): Promise<void> | undefined {
+  const slots = safeGet(cluster, 'slots');
+  const master = Array.isArray(slots) ? safeGet(slots[keySlot(key)], 'master') : undefined;
+  if (master === undefined || (safeGet(master, 'connectPromise') === undefined && safeGet(master, 'client') !== undefined)) return undefined;
+  const nodeClient = safeGet(cluster, 'nodeClient');
+  if (typeof nodeClient !== 'function') return undefined;
+  const address = String(safeGet(master, 'address') ?? `${String(safeGet(master, 'host'))}:${String(safeGet(master, 'port'))}`);
+  const notSent = (why: string, cause: unknown) =>
+    new RespireTransportError(`${operation}: not sent: ${why}; nothing happened`, { cause, outcomeUnknown: false, retryable: true });
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const why = `the connection to ${address} (master of slot ${keySlot(key)}) was not ready within ${timeoutMs} ms`;
+      reject(notSent(why, new NodeNotReadyError(why)));
+    }, timeoutMs);
+  });
+  const connected = (async () => {
+    try {
+      await (nodeClient as (node: unknown) => Promise<unknown>).call(cluster, master);
+    } catch (error) {
+      throw notSent(`the connection to ${address} (master of slot ${keySlot(key)}) could not be opened`, error);
+    }
+  })();
+  connected.catch(() => {}); // settles after the deadline won: nobody waits for it any more
+  return Promise.race([connected, expired]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -35,12 +35,16 @@ export class RespireError extends Error {
   override name = 'RespireError';
   readonly code: RespireErrorCode;
   /**
-   * True only when the server answered with a reply that proves the command did not run and
-   * that a later attempt may succeed: `BUSY` (a script or function is running), `LOADING` (the
-   * dataset is loading after a restart), `TRYAGAIN` (a Cluster slot is migrating), `MASTERDOWN`
-   * (a replica lost its master) or `CLUSTERDOWN`. Repeating the same call is then safe; back off
-   * first. False for everything else: contract errors (`WRONGTYPE`, `NOPERM`, bad input) will
-   * fail again, and a lost reply (`RespireTransportError` with `outcomeUnknown`) may have run.
+   * True only when the command provably did not run and a later attempt may succeed. Either the
+   * server answered with a reply that says so: `BUSY` (a script or function is running), `LOADING`
+   * (the dataset is loading after a restart), `TRYAGAIN` (a Cluster slot is migrating),
+   * `MASTERDOWN` (a replica lost its master) or `CLUSTERDOWN`; or the command never reached the
+   * server because its connection was not there in time (a `RespireTransportError` with
+   * `outcomeUnknown: false`: not connected before the deadline, offline client, a Cluster node's
+   * connection not ready during a failover). Repeating the same call is then safe; back off first.
+   * False for everything else: contract errors (`WRONGTYPE`, `NOPERM`, bad input) will fail
+   * again, a closed client or a call the client refused fails again the same way, an aborted call
+   * was the caller's choice, and a lost reply (`outcomeUnknown: true`) may have run.
    */
   readonly retryable: boolean;
 
@@ -130,8 +134,10 @@ export class RespireServerError extends RespireError {
  * The command failed between the client and the server. `outcomeUnknown` tells the two cases
  * apart: the command may have run (the connection failed, closed or timed out after it was
  * written: never retried blindly), or it was never sent (the client was closed or offline, the
- * command timed out before it was written, a connection could not be opened). Code
- * `TRANSPORT_FAILED`.
+ * command timed out before it was written, a connection could not be opened or was not ready in
+ * time). A command never sent for want of a connection is `retryable` (see
+ * {@link RespireError.retryable}); one refused by a closed client or the client itself is not.
+ * Code `TRANSPORT_FAILED`.
  */
 export class RespireTransportError extends RespireError {
   override name = 'RespireTransportError';

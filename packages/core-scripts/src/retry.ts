@@ -119,7 +119,8 @@ function gaveUp(error: unknown, elapsedMs: number): Error {
   const message = safeGet(error, 'message');
   const text = `${typeof message === 'string' ? message : describeError(error)} (still failing after ${Math.round(elapsedMs)} ms of retries)`;
   if (isRespireError(error, 'TRANSPORT_FAILED')) {
-    return new RespireTransportError(text, { cause: error, outcomeUnknown: safeGet(error, 'outcomeUnknown') !== false });
+    const outcomeUnknown = safeGet(error, 'outcomeUnknown') !== false;
+    return new RespireTransportError(text, { cause: error, outcomeUnknown, retryable: !outcomeUnknown && safeGet(error, 'retryable') === true });
   }
   return new RespireServerError(text, { cause: error, retryable: isTransient(error) });
 }

@@ -1,7 +1,7 @@
 // The one way Respire sends a command: routed by key in a Cluster, timed, every failure a RespireError.
 import { MAX_BULK_BYTES, oversizedArgument } from './bulk-limit.js';
 import { isConnectionFailure, isErrorReply, replyCode, toRespireError } from './classify.js';
-import { ClusterRefresher, clusterCallDeadlineMs } from './cluster-recovery.js';
+import { ClusterRefresher, clusterCallDeadlineMs, masterReady } from './cluster-recovery.js';
 import { checkClient, type ClusterClientLike, type RedisArg, type RedisClientLike, type StandaloneClientLike } from './client.js';
 import { replyWithin } from './deadline.js';
 import { describeError, exceptionType, safeGet } from './describe.js';
@@ -109,7 +109,7 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
   const candidate = client as RedisClientLike;
   const isCluster = Array.isArray(safeGet(candidate, 'masters'));
   const durability = toDurability(options.durability);
-  // A Cluster call always has a deadline unless the caller turned it off (README "Durability and
+  // A Cluster call always has a deadline unless the caller turned it off (queue README "Cluster
   // failover"): the client's own timeout does not cover the wait for a slot's node client.
   const recovers = isCluster && options.clusterRecovery !== false;
   const callTimeoutMs = options.commandTimeoutMs ?? (recovers ? clusterCallDeadlineMs(candidate) : undefined);
@@ -253,7 +253,22 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
             'argument (proto-max-bulk-len); nothing was sent, and no retry can succeed',
         );
       }
-      const timeoutMs = send?.timeoutMs ?? callTimeoutMs;
+      let timeoutMs = send?.timeoutMs ?? callTimeoutMs;
+      if (recovers && timeoutMs) {
+        // The wait for a Cluster node's connection is part of the call's deadline, and a call still
+        // waiting for it at the deadline was not sent: node-redis has not queued it yet.
+        const started = performance.now();
+        const waiting = masterReady(candidate, key, timeoutMs, operation);
+        if (waiting !== undefined) {
+          try {
+            await waiting;
+          } catch (error) {
+            throw await failure(error, operation, send);
+          }
+          timeoutMs = Math.max(1, Math.ceil(timeoutMs - (performance.now() - started)));
+          send = { ...send, timeoutMs };
+        }
+      }
       if (durability !== undefined && send?.readOnly !== true) return sendDurable(key, args, send, operation, timeoutMs);
       try {
         const reply = (isCluster && send?.node === true ? toNode : raw)(key, args, optionsFor(send));

@@ -1,6 +1,8 @@
-// The Cluster refresher: slot-map refreshes while a node client is down, and the end of a connect that never completes.
+// The Cluster refresher: slot-map refreshes while a node client is down, the end of a connect that never completes, the wait for a node's connection, and which transport failures are retryable.
 import { describe, expect, it } from 'vitest';
-import { ClusterRefresher, clusterCallDeadlineMs } from '../src/cluster-recovery.js';
+import { isConnectionFailure, isTransient, toRespireError } from '../src/classify.js';
+import { ClusterRefresher, clusterCallDeadlineMs, masterReady } from '../src/cluster-recovery.js';
+import { keySlot } from '../src/slots.js';
 
 interface FakeNode {
   client?: { isReady: boolean; destroyed: boolean; destroy(): void };
@@ -79,5 +81,64 @@ describe('ClusterRefresher', () => {
 
   it('does nothing for a client without node-redis 6 slots', () => {
     expect(() => new ClusterRefresher({}, 5000).refresh()).not.toThrow();
+  });
+});
+
+describe('masterReady: the wait for the connection to the slot master, within the call deadline', () => {
+  /** A stand-in for a node-redis 6 Cluster client: every slot served by `master`, `nodeClient` as node-redis answers it. */
+  function routed(master: FakeNode & { address: string }) {
+    return {
+      slots: Array.from({ length: 16384 }, () => ({ master })),
+      nodeClient: (node: FakeNode) => node.connectPromise ?? Promise.resolve(node.client),
+    };
+  }
+
+  it('does not wait (returns undefined) when the connection is open', () => {
+    expect(masterReady(routed({ address: '127.0.0.1:7000', client: nodeClient(true) }), 'k', 300, 'op')).toBeUndefined();
+  });
+
+  it('fails as not sent, retryable, naming the node, when the connection is still opening at the deadline', async () => {
+    const master = { address: '127.0.0.1:7000', client: nodeClient(false), connectPromise: new Promise(() => {}) };
+    const started = performance.now();
+    const error = await masterReady(routed(master), 'k', 200, 'ReliableQueue.send')!.catch((e: unknown) => e);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(error).toMatchObject({ name: 'RespireTransportError', code: 'TRANSPORT_FAILED', outcomeUnknown: false, retryable: true });
+    expect((error as Error).message).toBe(
+      `ReliableQueue.send: not sent: the connection to 127.0.0.1:7000 (master of slot ${keySlot('k')}) was not ready within 200 ms; nothing happened`,
+    );
+    expect(isConnectionFailure(error)).toBe(true); // so the transport refreshes the slot map
+  });
+
+  it('resolves once a connect in progress completes in time', async () => {
+    const master = { address: '127.0.0.1:7000', client: nodeClient(false), connectPromise: sleep(50) };
+    await expect(masterReady(routed(master), 'k', 1000, 'op')).resolves.toBeUndefined();
+  });
+
+  it('fails as not sent, retryable, when the connect fails (its cause kept)', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:7000'), { code: 'ECONNREFUSED', syscall: 'connect' });
+    const master = { address: '127.0.0.1:7000', connectPromise: Promise.reject(refused) };
+    master.connectPromise.catch(() => {});
+    const error = await masterReady(routed(master), 'k', 1000, 'op')!.catch((e: unknown) => e);
+    expect(error).toMatchObject({ outcomeUnknown: false, retryable: true, cause: refused });
+    expect((error as Error).message).toMatch(/^op: not sent: the connection to 127\.0\.0\.1:7000 \(master of slot \d+\) could not be opened/);
+  });
+});
+
+describe('retryable on transport errors: true only when the command provably never reached the server for want of a connection', () => {
+  /** An error of a class called `name`, as node-redis throws them (the class name is what classifies it). */
+  const named = (name: string) => new { [name]: class extends Error {} }[name]!(name);
+  it.each([
+    ['TimeoutError', false, true],
+    ['ClientOfflineError', false, true],
+    ['CommandTimeoutDuringMaintenanceError', false, true],
+    ['ClientClosedError', false, false],
+    ['AbortError', false, false],
+    ['SocketClosedUnexpectedlyError', true, false],
+  ])('%s: outcomeUnknown %s, retryable %s', (name, outcomeUnknown, retryable) => {
+    expect(toRespireError(named(name), 'op')).toMatchObject({ code: 'TRANSPORT_FAILED', outcomeUnknown, retryable });
+  });
+
+  it('isTransient stays about server replies: a retryable transport error is not counted (loops treat connections on their own)', () => {
+    expect(isTransient(toRespireError(named('TimeoutError'), 'op'))).toBe(false);
   });
 });

@@ -231,6 +231,39 @@ describe('errors', () => {
     }
   });
 
+  it('a page whose read Redis could not answer (a failover: a transport failure, or a retryable reply) is a 503 "Try again" with a reference; other failures stay 500', async () => {
+    const failure = (name: string, code: string, retryable: boolean) => Object.assign(new Error(secret), { name, code, retryable, outcomeUnknown: true });
+    const logged: unknown[] = [];
+    const served = await serveDashboard({
+      admin: stubAdmin({
+        overview: () => {
+          throw failure('RespireTransportError', 'TRANSPORT_FAILED', false);
+        },
+        deadLetters: () => {
+          throw failure('RespireServerError', 'SERVER_ERROR', true); // CLUSTERDOWN, say
+        },
+        streamStatus: () => {
+          throw failure('RespireServerError', 'SERVER_ERROR', false); // a reply that will come again
+        },
+      }),
+      onError: (error) => void logged.push(error),
+    });
+    try {
+      const statuses: number[] = [];
+      for (const path of ['/', '/dead-letters?id=orders', '/stream?id=orders']) {
+        const page = await fetch(`${served.url}${path}`, { headers: bearer(TOKENS.viewer) });
+        const html = await page.text();
+        statuses.push(page.status);
+        for (const part of ['hunter2', '10.1.2.3', 'ECONNREFUSED']) expect(html).not.toContain(part);
+        if (page.status === 503) expect(html).toMatch(/Try again[\s\S]*reload it in a few seconds \(reference [0-9a-f]{12}\)/);
+      }
+      expect(statuses).toEqual([503, 503, 500]);
+      expect(logged).toHaveLength(3); // every one still reaches the log
+    } finally {
+      await served.close();
+    }
+  });
+
   it("finding: an onError callback that throws left Hono's bare 500 (no CSP, no page); the 500 page still shows", async () => {
     const served = await serveDashboard({
       admin: stubAdmin({

@@ -279,8 +279,10 @@ export interface SendResult {
  *
  * Delivery is at least once. Deadlines come from the server clock. Every state change is one
  * atomic script that checks key types and ACL permissions before its first write. Errors are
- * `RespireError`s; `error.retryable` is true only for a reply that proves the call did not run
- * (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`): the queue never retries by itself.
+ * `RespireError`s; `error.retryable` is true only when the call provably did not run and may
+ * succeed later (`BUSY`, `LOADING`, `TRYAGAIN`, `MASTERDOWN`, `CLUSTERDOWN`, or not sent for want of
+ * a connection: `RespireTransportError` with `outcomeUnknown: false`): the queue never retries by
+ * itself.
  *
  * The caller owns `client` (node-redis v5 or v6, `createClient` or `createCluster`); the queue
  * never closes it. Instances are cheap and stateless: any instance with the same name, prefix,

@@ -20,6 +20,9 @@ interface Round {
   /** The codes of those failures (`TRANSPORT_FAILED`, ...), and the failures that were not RespireErrors. */
   codes: string[];
   untyped: string[];
+  /** Failures proved not sent (`outcomeUnknown: false`), and those of them not marked `retryable` (expected none). */
+  notSent: number;
+  notSentNotRetryable: string[];
 }
 
 describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): SIGKILL of the master serving the queue', () => {
@@ -49,6 +52,8 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
     let failed = 0;
     const untyped: string[] = [];
     const codes = new Set<string>();
+    let notSent = 0;
+    const notSentNotRetryable: string[] = [];
     let running = true;
     const timed = async (call: () => Promise<unknown>) => {
       const started = performance.now();
@@ -59,6 +64,10 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
         if (performance.now() > killedAt) failed++;
         if (error instanceof RespireError) codes.add(error.code);
         else untyped.push(String(error));
+        if ((error as { outcomeUnknown?: unknown }).outcomeUnknown === false) {
+          notSent++;
+          if ((error as RespireError).retryable !== true) notSentNotRetryable.push((error as Error).message);
+        }
         await sleep(20);
       } finally {
         if (performance.now() > killedAt) longestMs = Math.max(longestMs, performance.now() - started);
@@ -88,7 +97,7 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
       await timed(() => queue.send('after the failover'));
       running = false;
       await Promise.all(loops);
-      return { flowsAgainMs: firstOkAfter - killedAt, longestMs, failed, codes: [...codes], untyped };
+      return { flowsAgainMs: firstOkAfter - killedAt, longestMs, failed, codes: [...codes], untyped, notSent, notSentNotRetryable };
     } finally {
       running = false;
       await Promise.race([Promise.all(loops), sleep(10_000)]);
@@ -96,20 +105,25 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
     }
   }
 
-  it("a call whose slot's node client never connects (a dead master put back into the slot map) fails at the client's timeout instead of hanging", async () => {
+  it("a call whose slot's node client never connects (a dead master put back into the slot map) fails at the client's timeout instead of hanging, as not sent and retryable", async () => {
     // node-redis 6 waits for the node client's connect before it queues the command and starts its
-    // timeout; a dead address's connect retries forever. The call's deadline must cover that wait.
+    // timeout; a dead address's connect retries forever. The call's deadline must cover that wait,
+    // and a call that never got past it was never written.
     const client = createCluster({ rootNodes: cluster.rootNodes, commandOptions: { timeout: 300 } });
     client.on('error', () => {});
     await client.connect();
     try {
-      const slots = (client as unknown as { _slots: { nodeClient: (node: unknown) => Promise<unknown> } })._slots;
-      slots.nodeClient = () => new Promise(() => {});
       const queue = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec });
+      // The slot's master as node-redis holds it while its connect is in progress (and never ends).
+      const master = (client as unknown as { slots: { master: { connectPromise?: Promise<unknown>; address: string } }[] }).slots[keySlot(queue.streamKey)]!
+        .master;
+      master.connectPromise = new Promise(() => {});
       const started = performance.now();
       const error = await queue.send('never routed').catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'TRANSPORT_FAILED', outcomeUnknown: true });
       expect(performance.now() - started).toBeLessThan(300 + LEEWAY_MS);
+      expect(error).toMatchObject({ code: 'TRANSPORT_FAILED', outcomeUnknown: false, retryable: true });
+      expect((error as Error).message).toContain(`not sent: the connection to ${master.address}`);
+      expect((error as Error).message).toMatch(/was not ready within 300 ms; nothing happened$/);
     } finally {
       client.destroy();
     }
@@ -124,6 +138,7 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
     expect(round.failed).toBeGreaterThan(0);
     expect(round.untyped).toEqual([]);
     expect(round.codes).toEqual(['TRANSPORT_FAILED']);
+    expect(round.notSentNotRetryable).toEqual([]);
   }, 60_000);
 
   it('with commandTimeoutMs 1000: every call ends within it and calls succeed on the promoted replica', async () => {
@@ -135,5 +150,6 @@ describe('Cluster failover (3 masters + 3 replicas, cluster-node-timeout 1500): 
     expect(round.failed).toBeGreaterThan(0);
     expect(round.untyped).toEqual([]);
     expect(round.codes).toEqual(['TRANSPORT_FAILED']);
+    expect(round.notSentNotRetryable).toEqual([]);
   }, 60_000);
 });

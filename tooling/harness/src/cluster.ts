@@ -6,7 +6,7 @@ import { startRedisServer, type RedisServerHandle } from './servers.js';
 export interface RedisClusterHandle {
   /** The masters, as started. */
   readonly nodes: readonly RedisServerHandle[];
-  /** The replicas: `replicas[i]` replicates `nodes[i % 3]` (empty without `replicasPerMaster`). */
+  /** The replicas: `replicas[i]` replicates `nodes[i % replicatedMasters]` (empty without `replicasPerMaster`). */
   readonly replicas: readonly RedisServerHandle[];
   /** `rootNodes` for `createCluster({ rootNodes })`. */
   readonly rootNodes: { url: string }[];
@@ -29,6 +29,11 @@ async function sendTo(url: string, args: string[]): Promise<unknown> {
 export interface RedisClusterOptions {
   /** Replicas of each master, linked (CLUSTER REPLICATE) before the Cluster is handed out. @defaultValue 0 */
   replicasPerMaster?: number;
+  /**
+   * How many masters get the replicas, from the first: a failover test that kills one master needs
+   * a replica of that one only (and the other two masters' votes). @defaultValue 3 (every master)
+   */
+  replicatedMasters?: number;
   /** `cluster-node-timeout` of every node, in ms: how long until a silent master is failed over. @defaultValue 5000 */
   nodeTimeoutMs?: number;
 }
@@ -73,7 +78,8 @@ export async function startRedisCluster(binary?: string, options: RedisClusterOp
       }
     }
     const perMaster = options.replicasPerMaster ?? 0;
-    for (let i = 0; i < perMaster * nodes.length; i++) {
+    const replicated = Math.min(nodes.length, Math.max(1, options.replicatedMasters ?? nodes.length));
+    for (let i = 0; i < perMaster * replicated; i++) {
       const replica = await startRedisServer({
         cluster: true,
         args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', nodeTimeout],
@@ -84,7 +90,7 @@ export async function startRedisCluster(binary?: string, options: RedisClusterOp
     }
     const all = [...nodes, ...replicas];
     for (const [i, replica] of replicas.entries()) {
-      const master = nodes[i % nodes.length]!;
+      const master = nodes[i % replicated]!;
       const masterId = String(await sendTo(master.url, ['CLUSTER', 'MYID']));
       // The replica must know the master's ID (gossip) before it can replicate it.
       for (;;) {

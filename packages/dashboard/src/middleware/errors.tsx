@@ -1,8 +1,8 @@
-// The 404 and error pages: expected refusals as pages, the rest as a 500 with a reference.
+// The 404 and error pages: expected refusals as pages, Redis unavailable to a read as a 503, the rest as a 500 with a reference.
 import { randomBytes } from 'node:crypto';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isNotFound } from '@respire/admin';
+import { isNotFound, isRespireError } from '@respire/admin';
 import { HttpError, isValidationError, type Ctx, type Env } from '../http.js';
 import type { Settings } from '../options.js';
 import { bare, page } from '../respond.js';
@@ -50,7 +50,18 @@ export function notFound(s: Settings): NotFoundHandler<Env> {
   };
 }
 
-/** Expected refusals (400/403/404/409) as pages; anything else goes to `onError` and shows a 500 page. */
+/**
+ * A page that only reads, failed because Redis did not answer or answered that it cannot now (a
+ * Cluster failover, a lost connection, `BUSY`, `LOADING`, `CLUSTERDOWN`): it changed nothing, and a
+ * reload may work. An action's failure is never this: its outcome may be unknown.
+ */
+const unavailableRead = (error: unknown, method: string): boolean =>
+  (method === 'GET' || method === 'HEAD') && (isRespireError(error, 'TRANSPORT_FAILED') || (isRespireError(error) && safeGet(error, 'retryable') === true));
+
+/**
+ * Expected refusals (400/403/404/409) as pages; anything else goes to `onError` and shows a 500
+ * page, or a 503 "Try again" page for a read that Redis could not answer (see `unavailableRead`).
+ */
 export function errorPage(s: Settings): ErrorHandler {
   return (error, context) => {
     const c = context as unknown as Ctx;
@@ -97,6 +108,11 @@ export function errorPage(s: Settings): ErrorHandler {
       void Promise.resolve(reported).catch(() => {}); // an async onError that rejects changes nothing
     } catch {
       // A failing logger must not turn the error page into Hono's bare 500.
+    }
+    if (unavailableRead(error, c.req.method)) {
+      const text = `Redis did not answer in time (a failover, a lost connection or a busy server). This page only reads and changed nothing: reload it in a few seconds (reference ${reference}).`;
+      if (!c.get('principal')) return bare(c, s.base, 503, TITLES[503], text);
+      return page(s, c, 503, TITLES[503], <p>{text}</p>);
     }
     if (!c.get('principal')) return bare(c, s.base, 500, 'Error', `Something went wrong (reference ${reference}).`);
     const type = isA(error, Error) ? safeGet(error, 'name') : undefined;
