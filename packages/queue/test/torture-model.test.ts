@@ -130,6 +130,19 @@ describe('the queue torture model: lease extension and delayed sends', () => {
     expect(rules([sent(0), delivered(10, 1, 1000), settled('extend', 20, 1, true, 500), settled('extend', 30, 1, true, 500)])).toEqual([]);
   });
 
+  it('an extend true beside an ack true of the same receipt is stale only when the ack certainly ran first', () => {
+    // Concurrent calls of two clients (overlapping spans): the server may have run the extend first.
+    const ack = settled('ack', 20, 1, true, 0, { op: { ...op(20, 30), client: 'c2' } });
+    const extend = settled('extend', 21, 1, true, 500, { op: { ...op(21, 32), client: 'c3' } });
+    expect(rules([sent(0), delivered(10, 1, 1000), ack, extend])).toEqual([]);
+    // The ack's reply came before the extend was sent: the extend ran after the completion.
+    const later = settled('extend', 31, 1, true, 500, { op: { ...op(31, 40), client: 'c3' } });
+    expect(rules([sent(0), delivered(10, 1, 1000), ack, later])).toContain(RULES.stale);
+    // Two acks true of one receipt are stale in any order.
+    const second = settled('ack', 21, 1, true, 0, { op: { ...op(21, 32), client: 'c3' } });
+    expect(rules([sent(0), delivered(10, 1, 1000), ack, second])).toContain(RULES.stale);
+  });
+
   it('an extend refused while the lease certainly held breaks the honoured rule', () => {
     expect(rules([sent(0), delivered(10, 1, 1000), settled('extend', 20, 1, false, 500)])).toContain(RULES.honoured);
     expect(rules([sent(0), delivered(10, 1, 1000), settled('nack', 15, 1, undefined), settled('extend', 20, 1, false, 500)])).toEqual([]);

@@ -171,6 +171,8 @@ const extendedDeadline = (e: SettleEvent): Span => ({ lo: ceil(e.op.at.lo) + e.d
 
 /** `a` ran, or may have run, before `b` (an earlier position of one call counts as before). */
 const mayPrecede = (a: SettleEvent, b: SettleEvent) => (a.op.seq === b.op.seq ? a.position < b.position : a.op.at.lo < b.op.at.hi);
+/** `a` ran on the server before `b`, whatever the interleaving: an earlier position of one call, or a reply before the other was sent. */
+const mustPrecede = (a: SettleEvent, b: SettleEvent) => (a.op.seq === b.op.seq ? a.position < b.position : a.op.at.hi < b.op.at.lo);
 
 /**
  * The earliest server time at which the contract lets delivery `d` end: its lease deadline, the
@@ -277,8 +279,19 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
   for (const s of settles) {
     const d = byReceipt.get(s.receipt);
     if (s.result === true) {
-      const twice = settles.find((o) => o !== s && completes(o) && o.receipt === s.receipt && o.result === true);
-      if (twice !== undefined && (twice.op.seq < s.op.seq || (twice.op.seq === s.op.seq && twice.position < s.position))) {
+      // Two completions of one receipt both true break the rule in either order (reported once, at the
+      // later one in issue order). An extend true after a completion does only when the completion
+      // certainly ran first: an earlier position of the same call, or a reply before the extend was
+      // sent (concurrent calls of two clients may run in either order, and extend-then-ack is lawful).
+      const twice = settles.find(
+        (o) =>
+          o !== s &&
+          completes(o) &&
+          o.receipt === s.receipt &&
+          o.result === true &&
+          (completes(s) ? o.op.seq < s.op.seq || (o.op.seq === s.op.seq && o.position < s.position) : mustPrecede(o, s)),
+      );
+      if (twice !== undefined) {
         fail(
           RULES.stale,
           [twice, s],
