@@ -539,13 +539,13 @@ export class TopicSubscription<T> {
     );
   }
 
-  /** The waiting receive on this subscription: new publications wake it, and so does its next deadline. */
+  /** The waiting receive on this subscription: new publications and its NACKs (its wake stream) wake it, and so does its next deadline. */
   #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait?: () => Promise<void>): Promise<ReceivedMessage<T>[]> {
     const operation = 'TopicSubscription.receive (waiting)';
     const { stream } = this.#topicKeys;
-    const { deadlines, group } = this.#keys;
+    const { deadlines, wake, group } = this.#keys;
     return receiveWaiting(
-      { stream, receiveOnce: () => this.#receiveOnce(timeoutMs, max), waitPoint: () => waitPoint(this.#target, { stream, deadlines, group }, operation) },
+      { stream, receiveOnce: () => this.#receiveOnce(timeoutMs, max), waitPoint: () => waitPoint(this.#target, { stream, deadlines, wake, group }, operation) },
       waitMs,
       waiter,
       operation,
