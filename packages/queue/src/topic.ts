@@ -454,14 +454,14 @@ export class TopicSubscription<T> {
   }
 
   /**
-   * Removes the subscription: its consumer group, deadlines index and trimmed counter (its
-   * dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
+   * Removes the subscription: its consumer group, deadlines index, wake stream and trimmed counter
+   * (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
    * @returns true when it existed.
    */
   remove(): Promise<boolean> {
     return scriptCalls.topicUnsubscribe(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, group: this.#keys.group },
+      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, wake: this.#keys.wake, group: this.#keys.group },
       { operation: 'TopicSubscription.remove' },
     );
   }

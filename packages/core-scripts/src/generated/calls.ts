@@ -722,13 +722,15 @@ export interface TopicUnsubscribeArgs {
   readonly deadlines: string;
   /** KEYS[3] publications trimmed before completion, per subscription (hash: subscription -> count) */
   readonly trimmed: string;
+  /** KEYS[4] the subscription's wake stream (stream of at most one entry) */
+  readonly wake: string;
   /** ARGV[1] the subscription's consumer group */
   readonly group: ScriptArg;
 }
 
-/** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index and counter) through {@link runScript} and decodes its reply. */
+/** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index, wake stream and counter) through {@link runScript} and decodes its reply. */
 export async function topicUnsubscribe(target: CommandTarget, args: TopicUnsubscribeArgs, options?: ScriptCallOptions): Promise<replies.TopicUnsubscribeReply> {
-  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed], [args.group], options);
+  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed, args.wake], [args.group], options);
   return replies.decodeTopicUnsubscribeReply(reply, options?.operation);
 }
 
