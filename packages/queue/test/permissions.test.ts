@@ -114,8 +114,9 @@ describe('refusals change nothing', () => {
   it('a user without XADD on the dead-letter key can receive until a move is due, then gets a typed error and nothing changes', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
-    // XADD is allowed on every key but the dead-letter stream (a Redis 7 ACL selector).
-    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} +xadd)`], 1);
+    // XADD is allowed on the queue's keys but the dead-letter stream (a Redis 7 ACL selector): the
+    // ready stream (send) and the wake stream (nack).
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} ~${keys.wake} +xadd)`], 1);
     expect(await queue.send('allowed on the ready stream')).toMatch(/^\d+-\d+$/);
     await admin.raw(keys.stream, ['DEL', keys.stream]);
     try {
