@@ -40,8 +40,8 @@ export interface DiscoveryOptions {
 const DISCOVERY_MATCH = '*{respire-queue:*}:*';
 /** A queue's ready or dead-letter stream: a queue whose ready stream is gone still has its dead letters. */
 const QUEUE_STREAM_KEY = /^(.*)\{respire-queue:([^{}]+)\}:(stream|dead-letter)$/s;
-/** Any key of a queue (stream, deadlines, dead letters, deduplication, history, counters). */
-const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|history|counters|dedup:.*)$/s;
+/** Any key of a queue (stream, deadlines, dead letters, wake stream, deduplication, history, counters). */
+const QUEUE_KEY = /\{respire-queue:[^{}]+\}:(?:stream|deadlines|dead-letter|wake|history|counters|dedup:.*)$/s;
 
 /**
  * The resources an admin knows: configured queues and streams, and (with discovery) queues found

@@ -83,7 +83,7 @@ export type SeekResult =
 const TOPIC_MATCH = '*{respire-topic:*}:stream';
 const TOPIC_STREAM_KEY = /^(.*)\{respire-topic:([^{}]+)\}:stream$/s;
 /** Any key of a topic: refused as an audit stream. */
-export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|dedup:.*)$/s;
+export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|wake:.*|dedup:.*)$/s;
 /** Topics whose counts are read at a time, so a large discovery never floods the server with one burst. */
 const CONCURRENCY = 32;
 

@@ -150,6 +150,7 @@ describe('RespireAdmin topic options', () => {
       { discoverTopics: 'yes' },
       { discoverTopics: { scanCount: 0 } },
       { auditStream: '{respire-topic:orders}:stream' },
+      { auditStream: '{respire-topic:orders}:wake:billing' },
     ]) {
       let error: unknown;
       try {

@@ -175,6 +175,7 @@ describe('validation before any I/O', () => {
     expect(() => new RespireAdmin(client, { streams: [{ stream: 'e', keyPrefix: 't:', deadLetterStream: 'd' }], auditStream: 't:d' })).toThrow(/auditStream/);
     expect(() => new RespireAdmin(client, { queues: [{ name: 'n' }], auditStream: '{respire-queue:n}:dead-letter' })).toThrow(/auditStream/);
     expect(() => new RespireAdmin(client, { discoverQueues: true, auditStream: 'x{respire-queue:other}:stream' })).toThrow(/auditStream/);
+    expect(() => new RespireAdmin(client, { discoverQueues: true, auditStream: '{respire-queue:other}:wake' })).toThrow(/auditStream/);
     const cross = new RespireAdmin(client, {
       streams: [
         { stream: '{a}:s', deadLetterStream: '{b}:d' },

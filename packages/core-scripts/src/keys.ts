@@ -64,6 +64,11 @@ export interface QueueKeys {
   readonly deadlines: string;
   /** The dead-letter stream. */
   readonly deadLetter: string;
+  /**
+   * Stream of at most one entry, appended to (XADD MAXLEN 1) by a NACK that released a lease: a
+   * waiting receive blocks on it beside the stream, so it wakes when a message becomes due sooner.
+   */
+  readonly wake: string;
   /** The key prefix of every deduplication key; the ID follows. */
   readonly deduplicationPrefix: string;
 }
@@ -89,12 +94,14 @@ export function queueKeys(name: unknown, keyPrefix: unknown): QueueKeys {
     stream: `${base}:stream`,
     deadlines: `${base}:deadlines`,
     deadLetter: `${base}:dead-letter`,
+    wake: `${base}:wake`,
     deduplicationPrefix: `${base}:dedup:`,
   };
   assertSameSlot({
     stream: keys.stream,
     deadlines: keys.deadlines,
     deadLetter: keys.deadLetter,
+    wake: keys.wake,
     deduplication: `${keys.deduplicationPrefix}x`,
   });
   return keys;

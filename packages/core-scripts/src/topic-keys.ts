@@ -16,6 +16,8 @@ export interface TopicKeys {
   readonly deadlinesPrefix: string;
   /** The prefix of every subscription's dead-letter stream; the subscription name follows. */
   readonly deadLetterPrefix: string;
+  /** The prefix of every subscription's wake stream; the subscription name follows. */
+  readonly wakePrefix: string;
 }
 
 /** The resolved keys of one subscription of a topic. */
@@ -29,6 +31,11 @@ export interface SubscriptionKeys {
   readonly deadlines: string;
   /** The subscription's dead-letter stream (the queue's record format). */
   readonly deadLetter: string;
+  /**
+   * The subscription's wake stream: at most one entry, appended to (XADD MAXLEN 1) by a NACK that
+   * released a lease, so its waiting receives wake (as a queue's).
+   */
+  readonly wake: string;
 }
 
 /** A topic's or subscription's name: nonblank, no braces, well-formed Unicode. */
@@ -42,7 +49,8 @@ function checkName(argument: string, what: string, name: unknown): string {
 /**
  * Resolves and checks the keys of the topic `name` under `keyPrefix`: every key under the hash tag
  * `{respire-topic:<name>}`, distinct and in one Cluster slot. Each kind of key has its own prefix
- * (`:stream`, `:trimmed`, `:dedup:<ID>`, `:deadlines:<subscription>`, `:dead-letter:<subscription>`),
+ * (`:stream`, `:trimmed`, `:dedup:<ID>`, `:deadlines:<subscription>`, `:dead-letter:<subscription>`,
+ * `:wake:<subscription>`),
  * so no name can make two keys meet.
  * @throws {@link RespireValidationError} for a blank name or one with `{` or `}`.
  * @throws {@link RespireCrossSlotError} when the prefix splits the keys across slots.
@@ -59,6 +67,7 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
     deduplicationPrefix: `${base}:dedup:`,
     deadlinesPrefix: `${base}:deadlines:`,
     deadLetterPrefix: `${base}:dead-letter:`,
+    wakePrefix: `${base}:wake:`,
   };
   assertSameSlot({
     stream: keys.stream,
@@ -66,6 +75,7 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
     deduplication: `${keys.deduplicationPrefix}x`,
     deadlines: `${keys.deadlinesPrefix}x`,
     deadLetter: `${keys.deadLetterPrefix}x`,
+    wake: `${keys.wakePrefix}x`,
   });
   return keys;
 }
@@ -76,5 +86,5 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
  */
 export function subscriptionKeys(topic: TopicKeys, name: unknown): SubscriptionKeys {
   const group = checkName('subscription', 'subscription', name);
-  return { group, deadlines: topic.deadlinesPrefix + group, deadLetter: topic.deadLetterPrefix + group };
+  return { group, deadlines: topic.deadlinesPrefix + group, deadLetter: topic.deadLetterPrefix + group, wake: topic.wakePrefix + group };
 }

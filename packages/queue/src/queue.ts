@@ -233,11 +233,12 @@ export interface ReceiveOptions {
   /**
    * How long to wait for a message when none is receivable, in ms (0..20,000, fractions round
    * up; beyond the contract: CONFORMANCE.md). 0 keeps the nonblocking receive. A waiting receive
-   * returns as soon as it leases a message (a send from any client, an expired lease or a NACK
-   * delay passing), or an empty batch once `waitMs` has passed. It blocks on a connection of its
-   * own (a duplicate of the queue's client, closed before the call returns, on every path), never
-   * on the queue's client. README "Waiting receive". On a grouped queue it also wakes when an ACK,
-   * a NACK or a dead letter moves a group on (its wake stream; README "Message groups").
+   * returns as soon as it leases a message (a send from any client, an expired lease, a NACK by
+   * any client, at once or when its delay passes), or an empty batch once `waitMs` has passed. A
+   * NACK wakes it through the queue's wake stream, which the NACK appends to. It blocks on a
+   * connection of its own (a duplicate of the queue's client, closed before the call returns, on
+   * every path), never on the queue's client. README "Waiting receive". On a grouped queue it also
+   * wakes when an ACK or a dead letter moves a group on (its wake stream; README "Message groups").
    * @defaultValue 0
    */
   waitMs?: number;

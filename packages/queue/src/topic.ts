@@ -454,14 +454,14 @@ export class TopicSubscription<T> {
   }
 
   /**
-   * Removes the subscription: its consumer group, deadlines index and trimmed counter (its
-   * dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
+   * Removes the subscription: its consumer group, deadlines index, wake stream and trimmed counter
+   * (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
    * @returns true when it existed.
    */
   remove(): Promise<boolean> {
     return scriptCalls.topicUnsubscribe(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, group: this.#keys.group },
+      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, wake: this.#keys.wake, group: this.#keys.group },
       { operation: 'TopicSubscription.remove' },
     );
   }
@@ -539,13 +539,13 @@ export class TopicSubscription<T> {
     );
   }
 
-  /** The waiting receive on this subscription: new publications wake it, and so does its next deadline. */
+  /** The waiting receive on this subscription: new publications and its NACKs (its wake stream) wake it, and so does its next deadline. */
   #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait?: () => Promise<void>): Promise<ReceivedMessage<T>[]> {
     const operation = 'TopicSubscription.receive (waiting)';
     const { stream } = this.#topicKeys;
-    const { deadlines, group } = this.#keys;
+    const { deadlines, wake, group } = this.#keys;
     return receiveWaiting(
-      { stream, receiveOnce: () => this.#receiveOnce(timeoutMs, max), waitPoint: () => waitPoint(this.#target, { stream, deadlines, group }, operation) },
+      { stream, receiveOnce: () => this.#receiveOnce(timeoutMs, max), waitPoint: () => waitPoint(this.#target, { stream, deadlines, wake, group }, operation) },
       waitMs,
       waiter,
       operation,

@@ -146,7 +146,7 @@ export interface BlockAlso {
 export interface WaitPoint {
   /** New entries follow this entry ID. */
   readonly cursor: string;
-  /** A grouped queue's wake stream and its cursor (see {@link groupedWaitPoint}); undefined elsewhere. */
+  /** The wake stream (a NACK appends to it) and its cursor: the block also ends on its next entry. */
   readonly also?: BlockAlso;
   /** ms until the earliest deadline becomes due (0: already due); undefined when nothing is leased or delayed. */
   readonly untilDueMs: number | undefined;
@@ -155,19 +155,22 @@ export interface WaitPoint {
 /**
  * Reads, in one read-only script on the server's clock, where a waiting receive blocks from and
  * until when: a queue's (its private group), or a topic subscription's (`keys` names its group on
- * the topic's stream and its own deadlines index).
+ * the topic's stream, its own deadlines index and wake stream). The block waits on the stream (a
+ * send) and on the wake stream (a NACK made during the block: its message may be due before the
+ * deadline read here; README "Waiting receive").
  */
 export async function waitPoint(
   target: CommandTarget,
-  keys: Pick<QueueKeys, 'stream' | 'deadlines'> & { readonly group?: string },
+  keys: Pick<QueueKeys, 'stream' | 'deadlines' | 'wake'> & { readonly group?: string },
   operation: string,
 ): Promise<WaitPoint> {
-  const state = await scriptCalls.queueWaitState(
-    target,
-    { stream: keys.stream, deadlines: keys.deadlines, group: keys.group ?? QUEUE_GROUP },
-    { operation, readOnly: true },
-  );
-  return { cursor: state.cursor, untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs) };
+  const { stream, deadlines, wake } = keys;
+  const state = await scriptCalls.queueWaitState(target, { stream, deadlines, wake, group: keys.group ?? QUEUE_GROUP }, { operation, readOnly: true });
+  return {
+    cursor: state.cursor,
+    also: { stream: wake, cursor: state.wakeCursor },
+    untilDueMs: state.nextDueMs < 0 ? undefined : Math.max(0, state.nextDueMs - state.nowMs),
+  };
 }
 
 /**

@@ -34,8 +34,8 @@ describe('kind 6: a user without XADD on the dead-letter stream', () => {
   it('withheld by a command rule: sends, receives, nacks and acks work until a move is due; that receive is refused naming XADD and changes nothing', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
-    // Every key, every command, except XADD outside the ready stream (a Redis 7 selector).
-    const { conn, queue } = await userQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} +xadd)`]);
+    // Every key, every command, except XADD outside the ready and wake streams (a Redis 7 selector).
+    const { conn, queue } = await userQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} ~${keys.wake} +xadd)`]);
     try {
       await queue.send('first');
       const [first] = await queue.receive(30_000);

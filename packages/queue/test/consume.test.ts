@@ -92,6 +92,32 @@ describeOnTargets('ReliableQueue.consume', targets, (_target, connection) => {
     expect(JSON.stringify(logger.lines)).not.toContain('4242');
   });
 
+  it('retries a handler that throws while the consumer is blocked after its backoff, not after the block', async () => {
+    const queue = queueOf();
+    const deliveries: [number, number][] = [];
+    let thrownAt = 0;
+    await queue.send('flaky');
+    track(
+      queue.consume(
+        async (message) => {
+          deliveries.push([message.deliveryCount, performance.now()]);
+          if (message.deliveryCount > 1) return;
+          // By now the consumer waits for more (nothing else is receivable): the NACK must wake it.
+          await pause(400);
+          thrownAt = performance.now();
+          throw new Error('first delivery fails');
+        },
+        { retryBackoff: { initialDelayMs: 300 }, logger: recordingLogger() },
+      ),
+    );
+    // Without the wake the retry would wait for the consumer's block (20 s) to end.
+    await eventually(() => deliveries.length === 2, 10_000, 10);
+    expect(deliveries.map(([count]) => count)).toEqual([1, 2]);
+    const retriedAfter = deliveries[1]![1] - thrownAt;
+    expect(retriedAfter).toBeGreaterThanOrEqual(250);
+    expect(retriedAfter).toBeLessThan(3000);
+  });
+
   it('NACKs with the delay a handler returns with nackAfter', async () => {
     const queue = queueOf();
     const deliveries: number[] = [];

@@ -42,8 +42,20 @@ describeOnTargets('a queue key of another type', targets, (_target, connection) 
     expect(await connection().raw(keys.stream, ['EXISTS', `${keys.deduplicationPrefix}d`])).toBe(0);
     await expectKeyTypeError(() => queue.receive(30_000), keys, expected('receive'));
     await expectKeyTypeError(() => queue.ack(message!), keys, expected('ack'));
-    // NACK touches only the deadlines, so the stream's type does not matter to it.
+    // NACK touches only the deadlines and the wake stream, so the stream's type does not matter to it.
     expect(await queue.nack(message!)).toBe(true);
+  });
+
+  it('the wake stream: nack and the waiting receive; a plain receive and ack do not use it', async () => {
+    const { keys, queue } = setup();
+    await queue.send('x');
+    const [message] = await queue.receive(30_000);
+    await connection().raw(keys.wake, ['SET', keys.wake, 'occupied']);
+    const expected = (operation: string) => `ReliableQueue.${operation}: ${keys.wake} holds a string, expected a stream`;
+    await expectKeyTypeError(() => queue.nack(message!), keys, expected('nack'));
+    await expectKeyTypeError(() => queue.receive(30_000, { waitMs: 1000 }), keys, expected('receive (waiting)'));
+    expect(await connection().raw(keys.wake, ['GET', keys.wake])).toBe('occupied');
+    expect(await queue.ack(message!)).toBe(true);
   });
 
   it('the deadlines: receive, ack and nack', async () => {

@@ -67,6 +67,31 @@ describe('refusals change nothing', () => {
     }
   });
 
+  it('a user without XADD cannot nack (it appends to the wake stream): typed error naming XADD, state unchanged', async () => {
+    const name = uniqueName();
+    const keys = queueKeys(name, '');
+    const owner = new ReliableQueue(admin.client, name, { codec: utf8Codec });
+    await owner.send('x');
+    const [message] = await owner.receive(30_000);
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd']);
+    try {
+      const before = await snapshot(admin, keys);
+      const error = await queue.nack(message!, 0).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('XADD');
+      expect(await snapshot(admin, keys)).toBe(before);
+      expect(await admin.raw(keys.wake, ['EXISTS', keys.wake])).toBe(0);
+      // A NACK that releases nothing writes nothing, so it needs no XADD: just false.
+      expect(await queue.nack({ id: message!.id, receipt: `1.${'A'.repeat(16)}.1` }, 0)).toBe(false);
+      expect(await owner.nack(message!, 0)).toBe(true);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('a user without SET cannot sendMany with deduplication IDs: typed error, nothing appended; without IDs it can', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
@@ -89,8 +114,9 @@ describe('refusals change nothing', () => {
   it('a user without XADD on the dead-letter key can receive until a move is due, then gets a typed error and nothing changes', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
-    // XADD is allowed on every key but the dead-letter stream (a Redis 7 ACL selector).
-    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} +xadd)`], 1);
+    // XADD is allowed on the queue's keys but the dead-letter stream (a Redis 7 ACL selector): the
+    // ready stream (send) and the wake stream (nack).
+    const { conn, queue } = await restrictedQueue(name, ['~*', '+@all', '-xadd', `(~${keys.stream} ~${keys.wake} +xadd)`], 1);
     expect(await queue.send('allowed on the ready stream')).toMatch(/^\d+-\d+$/);
     await admin.raw(keys.stream, ['DEL', keys.stream]);
     try {

@@ -264,7 +264,7 @@ describe('refusals and validation', () => {
   it('a user allowed everything but XADD on the dead-letter key can still ack and nack', async () => {
     const name = uniqueName();
     const keys = queueKeys(name, '');
-    const { conn, queue } = await restricted(name, ['~*', '+@all', '-xadd', `(~${keys.stream} +xadd)`]);
+    const { conn, queue } = await restricted(name, ['~*', '+@all', '-xadd', `(~${keys.stream} ~${keys.wake} +xadd)`]);
     try {
       await queue.send('a');
       await queue.send('b');

@@ -72,6 +72,25 @@ describe('ReliableTopic: refusals change nothing', () => {
     }
   });
 
+  it("a user without XADD cannot nack a delivery (it appends to the subscription's wake stream): typed error, the lease still holds", async () => {
+    const name = uniqueName();
+    const owner = new ReliableTopic(admin.client, name, { codec: utf8Codec });
+    const mine = owner.subscription('s', { start: 'earliest' });
+    await mine.create();
+    await owner.publish('x');
+    const [message] = await mine.receive(30_000);
+    const { conn, topic } = await restricted(name, ['~*', '+@all', '-xadd']);
+    try {
+      const error = await refusal(() => topic.subscription('s').nack(message!, 0));
+      expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('XADD');
+      expect(await mine.receive(30_000)).toEqual([]);
+      expect(await mine.ack(message!)).toBe(true);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('a user without XGROUP cannot create a subscription; nothing is made', async () => {
     const name = uniqueName();
     const { conn, topic } = await restricted(name, ['~*', '+@all', '-xgroup']);

@@ -1,6 +1,6 @@
 // The reliable topic (README "Reliable topic") on every target: publications, subscriptions on the lease engine, retention.
 import { expect, it } from 'vitest';
-import { topicKeys } from '@respire/core-scripts/internal';
+import { subscriptionKeys, topicKeys } from '@respire/core-scripts/internal';
 import { ReliableTopic, isRespireError, utf8Codec, type ReliableTopicOptions, type TopicSubscription } from '@respire/queue';
 import { describeOnTargets, eventually, nextServerMillisecond, serverTimeMs, targets, uniqueName, type Connection } from './support.js';
 
@@ -13,7 +13,7 @@ async function untilAllDue(conn: Connection, topic: string, subscription: string
   await eventually(async () => (await serverTimeMs(conn, deadlines)) >= score, 10_000, 5);
 }
 
-describeOnTargets('ReliableTopic', targets, (_target, connection) => {
+describeOnTargets('ReliableTopic', targets, (target, connection) => {
   const topicOf = (options: Partial<ReliableTopicOptions<string>> = {}, name = uniqueName()) =>
     new ReliableTopic<string>(connection().client, name, { codec: utf8Codec, ...options });
   const xlen = (topic: ReliableTopic<string>) => connection().raw(topic.streamKey, ['XLEN', topic.streamKey]);
@@ -390,6 +390,40 @@ describeOnTargets('ReliableTopic', targets, (_target, connection) => {
     const idle = performance.now();
     expect(await subscription.receive(30_000, { waitMs: 200 })).toEqual([]);
     expect(performance.now() - idle).toBeGreaterThanOrEqual(190);
+  });
+
+  it("a waiting receive wakes when another client NACKs the subscription's delivery: at once for delay 0, at the delay otherwise", async () => {
+    const topic = topicOf();
+    const subscription = await created(topic, 'woken');
+    const other = await target.connect();
+    try {
+      const holder = new ReliableTopic<string>(other.client, topic.name, { codec: utf8Codec }).subscription('woken');
+      await topic.publish('held');
+      for (const [delayMs, count] of [
+        [0, 2],
+        [700, 4],
+      ] as const) {
+        const [held] = await holder.receive(60_000);
+        const waiting = subscription.receive(30_000, { waitMs: 10_000 });
+        // Let the receiver reach its block: its bound is the lease's deadline (60 s) or waitMs (10 s).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const nackedAt = performance.now();
+        expect(await holder.nack(held!, delayMs)).toBe(true);
+        const batch = await waiting;
+        const elapsed = performance.now() - nackedAt;
+        expect(batch.map((m) => [m.payload, m.deliveryCount])).toEqual([['held', count]]);
+        expect(elapsed).toBeGreaterThanOrEqual(delayMs * 0.85);
+        expect(elapsed).toBeLessThan(delayMs + 2500);
+        expect(await subscription.nack(batch[0]!, 0)).toBe(true);
+      }
+      // The wake stream holds one entry at most, and remove() deletes it with the subscription.
+      const { wake } = subscriptionKeys(topicKeys(topic.name, ''), 'woken');
+      expect(await connection().raw(wake, ['XLEN', wake])).toBe(1);
+      expect(await subscription.remove()).toBe(true);
+      expect(await connection().raw(wake, ['EXISTS', wake])).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it('consume() handles every publication of its subscription, independently of the others', async () => {

@@ -1,8 +1,9 @@
-// The waiting receive (README "Waiting receive"): it wakes on a send, a NACK delay or a lease deadline, costs a few commands when idle, and leaves no connection.
+// The waiting receive (README "Waiting receive"): it wakes on a send, a NACK (at once or at its delay) or a lease deadline, costs a few commands when idle, and leaves no connection.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '@respire/harness';
 import { MAX_WAIT_MS, ReliableQueue, isRespireError, utf8Codec } from '@respire/queue';
+import { queueKeys } from '@respire/core-scripts/internal';
 import { describeOnTargets, eventually, queueFixture, targets, uniqueName } from './support.js';
 
 describeOnTargets('ReliableQueue waiting receive', targets, (target, connection) => {
@@ -48,15 +49,62 @@ describeOnTargets('ReliableQueue waiting receive', targets, (target, connection)
     expect(elapsed).toBeLessThan(3000);
   });
 
-  it('leases a message NACKed during its block at the end of waitMs, rather than returning empty', async () => {
+  it('wakes at once when another client NACKs the message it waits for (delay 0), well before its lease or waitMs would end', async () => {
     const queue = queueOf();
-    const id = await queue.send('held');
-    const [first] = await queue.receive(60_000);
-    const waiting = queue.receive(30_000, { waitMs: 800 });
-    // The block has begun (nothing was receivable); a NACK does not wake it.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await queue.nack(first!, 0)).toBe(true);
-    expect((await waiting).map((m) => [m.id, m.deliveryCount])).toEqual([[id, 2]]);
+    const other = await target.connect();
+    try {
+      const holder = new ReliableQueue(other.client, queue.name, { codec: utf8Codec });
+      const id = await queue.send('held');
+      const [held] = await holder.receive(60_000);
+      const waiting = queue.receive(30_000, { waitMs: 10_000 });
+      // Let the receiver reach its block: nothing is receivable, and its bound is the lease's deadline (60 s).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const nackedAt = performance.now();
+      expect(await holder.nack(held!, 0)).toBe(true);
+      const batch = await waiting;
+      const elapsed = performance.now() - nackedAt;
+      expect(batch.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 2]]);
+      // Without the wake it would return only after waitMs (10 s): the margin is for a loaded machine.
+      expect(elapsed).toBeLessThan(2500);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("wakes when another client NACKs with a delay, and leases the message at the NACK's due time", async () => {
+    const queue = queueOf();
+    const other = await target.connect();
+    try {
+      const holder = new ReliableQueue(other.client, queue.name, { codec: utf8Codec });
+      const id = await queue.send('held');
+      const [held] = await holder.receive(60_000);
+      const waiting = queue.receive(30_000, { waitMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const nackedAt = performance.now();
+      expect(await holder.nack(held!, 700)).toBe(true);
+      const batch = await waiting;
+      const elapsed = performance.now() - nackedAt;
+      expect(batch.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 2]]);
+      expect(elapsed).toBeGreaterThanOrEqual(600);
+      expect(elapsed).toBeLessThan(3200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a NACK that releases nothing (a stale receipt) does not touch the wake stream', async () => {
+    const queue = queueOf();
+    const keys = queueKeys(queue.name, '');
+    await queue.send('done');
+    const [message] = await queue.receive(30_000);
+    expect(await queue.ack(message!)).toBe(true);
+    expect(await queue.nack(message!, 0)).toBe(false);
+    expect(await connection().raw(keys.wake, ['EXISTS', keys.wake])).toBe(0);
+    await queue.send('again');
+    const [next] = await queue.receive(30_000);
+    expect(await queue.nackMany([next!, next!], 0)).toEqual([true, false]);
+    // One entry per call that released a lease, never more than one kept.
+    expect(await connection().raw(keys.wake, ['XLEN', keys.wake])).toBe(1);
   });
 
   it('wakes when a lease deadline passes', async () => {
@@ -151,7 +199,8 @@ describe('ReliableQueue waiting receive on a private server', () => {
 
   it('costs the server a few commands per idle wait and leaves no connection', async () => {
     const queue = new ReliableQueue(client as never, uniqueName(), { codec: utf8Codec });
-    await queue.receive(1000, { waitMs: 50 }); // the scripts are loaded and the group exists
+    // The scripts are loaded and the group exists (a wait long enough to reach the wait point under load).
+    await queue.receive(1000, { waitMs: 300 });
     const before = await calls();
     const started = performance.now();
     expect(await queue.receive(30_000, { waitMs: 2000 })).toEqual([]);
@@ -159,11 +208,12 @@ describe('ReliableQueue waiting receive on a private server', () => {
     const after = await calls();
     const sent = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
     // What the client sent for one idle wait: the receive script before and after the block, the
-    // queue-wait-state script, one XREAD BLOCK, and the blocking connection's handshake (HELLO).
+    // queue-wait-state script, one XREAD BLOCK (on the stream and the wake stream), and the blocking
+    // connection's handshake (HELLO).
     // Nothing else reached the server from outside a script but this test's own INFO.
     expect({ evalsha: sent('evalsha'), eval: sent('eval'), xread: sent('xread'), hello: sent('hello') }).toEqual({ evalsha: 3, eval: 0, xread: 1, hello: 1 });
     const outside = ['evalsha', 'eval', 'xread', 'hello', 'info'];
-    const inScripts = ['type', 'time', 'zrange', 'zrangebyscore', 'exists', 'xinfo|groups', 'xreadgroup', 'xgroup|create'];
+    const inScripts = ['type', 'time', 'zrange', 'zrangebyscore', 'exists', 'xinfo|groups', 'xrevrange', 'xreadgroup', 'xgroup|create'];
     for (const [command, count] of after) {
       if (!outside.includes(command) && !inScripts.includes(command)) expect(count - (before.get(command) ?? 0), command).toBe(0);
     }

@@ -53,11 +53,12 @@ describe('ACL users', () => {
       const user = await createAclUser([server.url], 'limited', ['~*', '+@all', '-zadd']);
       const client = await open(user.urlFor(server.url));
       const target = commandTarget(client);
-      await expect(runScript(target, scripts.queueNack, ['{q}:d'], ['0', '1-1', 'r'])).resolves.toEqual([0]);
+      await expect(runScript(target, scripts.queueNack, ['{q}:d', '{q}:w'], ['0', '1-1', 'r'])).resolves.toEqual([0]);
       const admin = await open();
       await admin.zAdd('{q}:d', { score: Date.now() + 60_000, value: '1-1:r' });
-      await expect(runScript(target, scripts.queueNack, ['{q}:d'], ['0', '1-1', 'r'])).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+      await expect(runScript(target, scripts.queueNack, ['{q}:d', '{q}:w'], ['0', '1-1', 'r'])).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
       expect(await admin.zRange('{q}:d', 0, -1)).toEqual(['1-1:r']);
+      expect(await admin.exists('{q}:w')).toBe(0);
       expect(await admin.sendCommand(['ACL', 'USERS'])).toEqual(['default', 'limited']);
       expect(await admin.sendCommand(['ACL', 'DELUSER', 'limited'])).toBe(1);
     });

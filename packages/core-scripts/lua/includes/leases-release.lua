@@ -4,7 +4,8 @@ locals:
   deadlines   the deadlines index            delay       ms, 0..2^31-1
   first       the ARGV index of the first entry ID, receipt pair
   wake        nil, or a stream that gets one entry (MAXLEN 1) when any lease was released, to
-              wake the waiting receives blocked on it (a grouped queue's wake stream)
+              wake the waiting receives blocked on it (the wake stream of the queue, grouped
+              queue or topic subscription that owns the deadlines index)
 Each lease a receipt still holds is revoked: its member becomes "<entry ID>:<delivery count>",
 due at once for delay 0, else after the delay (rounded up, never shorter than asked). The message
 is never dead-lettered here: the next receive that finds it due and exhausted does that. The reply

@@ -468,15 +468,17 @@ export async function queueExtend(target: CommandTarget, args: QueueExtendArgs, 
 export interface QueueNackArgs {
   /** KEYS[1] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
+  /** KEYS[2] wake stream (stream of at most one entry) */
+  readonly wake: string;
   /** ARGV[1] delay (ms, 0..2^31-1) */
   readonly delayMs: ScriptArg;
   /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
   readonly receipts: readonly ScriptArg[];
 }
 
-/** Runs `queue-nack` (revoke receipts and set a new due time) through {@link runScript} and decodes its reply. */
+/** Runs `queue-nack` (revoke receipts and set a new due time, and wake the waiting receives) through {@link runScript} and decodes its reply. */
 export async function queueNack(target: CommandTarget, args: QueueNackArgs, options?: ScriptCallOptions): Promise<replies.QueueNackReply> {
-  const reply = await runScript(target, scripts.queueNack, [args.deadlines], [args.delayMs, ...args.receipts], options);
+  const reply = await runScript(target, scripts.queueNack, [args.deadlines, args.wake], [args.delayMs, ...args.receipts], options);
   return replies.decodeQueueNackReply(reply, options?.operation);
 }
 
@@ -546,13 +548,15 @@ export interface QueueWaitStateArgs {
   readonly stream: string;
   /** KEYS[2] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
+  /** KEYS[3] wake stream (stream of at most one entry) */
+  readonly wake: string;
   /** ARGV[1] consumer group (the queue's private group) */
   readonly group: ScriptArg;
 }
 
 /** Runs `queue-wait-state` (where a waiting receive blocks from and until when. Reads only) through {@link runScript} and decodes its reply. */
 export async function queueWaitState(target: CommandTarget, args: QueueWaitStateArgs, options?: ScriptCallOptions): Promise<replies.QueueWaitStateReply> {
-  const reply = await runScript(target, scripts.queueWaitState, [args.stream, args.deadlines], [args.group], options);
+  const reply = await runScript(target, scripts.queueWaitState, [args.stream, args.deadlines, args.wake], [args.group], options);
   return replies.decodeQueueWaitStateReply(reply, options?.operation);
 }
 
@@ -718,13 +722,15 @@ export interface TopicUnsubscribeArgs {
   readonly deadlines: string;
   /** KEYS[3] publications trimmed before completion, per subscription (hash: subscription -> count) */
   readonly trimmed: string;
+  /** KEYS[4] the subscription's wake stream (stream of at most one entry) */
+  readonly wake: string;
   /** ARGV[1] the subscription's consumer group */
   readonly group: ScriptArg;
 }
 
-/** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index and counter) through {@link runScript} and decodes its reply. */
+/** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index, wake stream and counter) through {@link runScript} and decodes its reply. */
 export async function topicUnsubscribe(target: CommandTarget, args: TopicUnsubscribeArgs, options?: ScriptCallOptions): Promise<replies.TopicUnsubscribeReply> {
-  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed], [args.group], options);
+  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed, args.wake], [args.group], options);
   return replies.decodeTopicUnsubscribeReply(reply, options?.operation);
 }
 

@@ -480,16 +480,16 @@ export function decodeQueueSendReply(value: unknown, operation = "queue-send"): 
   return decodeGroupedSendReply(value, operation);
 }
 
-/** The reply of `queue-wait-state`: `{ nowMs: int, nextDueMs: int, cursor: string }`, as its header's `Reply` line declares it. */
-export type QueueWaitStateReply = { readonly nowMs: number; readonly nextDueMs: number; readonly cursor: string };
+/** The reply of `queue-wait-state`: `{ nowMs: int, nextDueMs: int, cursor: string, wakeCursor: string }`, as its header's `Reply` line declares it. */
+export type QueueWaitStateReply = { readonly nowMs: number; readonly nextDueMs: number; readonly cursor: string; readonly wakeCursor: string };
 
 /**
  * Decodes a reply of `queue-wait-state`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
 export function decodeQueueWaitStateReply(value: unknown, operation = "queue-wait-state"): QueueWaitStateReply {
-  const t = d.table(value, 3, operation);
-  return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation) };
+  const t = d.table(value, 4, operation);
+  return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation), wakeCursor: d.string(t[3], operation) };
 }
 
 /** The reply of `topic-ack`: the same as `grouped-ack`'s. */

@@ -12,12 +12,13 @@ export const QUEUE_GROUP = 'respire';
  * (lua/includes/leases-queue.lua with the engine's lua/includes/leases.lua).
  */
 export function queueSource(keys: QueueKeys): LeaseSource {
-  const { stream, deadlines, deadLetter } = keys;
+  const { stream, deadlines, deadLetter, wake } = keys;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
       scriptCalls.queueReceive(target, { stream, deadlines, deadLetter, visibilityTimeoutMs, max, deliveryLimit, token, group: QUEUE_GROUP }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.queueAck(target, { stream, deadlines, group: QUEUE_GROUP, receipts }, { operation }),
-    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+    // A NACK that releases a lease also wakes the queue's waiting receives (its wake stream).
+    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
     extend: (target, receipts, visibilityTimeoutMs, operation) =>
       scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
   };

@@ -10,16 +10,18 @@ import type { LeaseSource } from './source.js';
  * publication once no subscription needs it. A queue is this engine with one private subscription
  * whose completion deletes ({@link queueSource}). Its scripts are `topic-receive` and `topic-ack`
  * (lua/includes/leases-subscription.lua with the engine's lua/includes/leases.lua); release and
- * extend are the queue's `queue-nack` and `queue-extend`, which touch only the deadlines index.
+ * extend are the queue's `queue-nack` (on the subscription's deadlines index and wake stream) and
+ * `queue-extend` (on its deadlines index).
  */
 export function subscriptionSource(topic: TopicKeys, subscription: SubscriptionKeys): LeaseSource {
   const { stream, trimmed } = topic;
-  const { group, deadlines, deadLetter } = subscription;
+  const { group, deadlines, deadLetter, wake } = subscription;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
       scriptCalls.topicReceive(target, { stream, deadlines, deadLetter, trimmed, visibilityTimeoutMs, max, deliveryLimit, token, group }, { operation }),
     complete: (target, receipts, operation) => scriptCalls.topicAck(target, { stream, deadlines, group, receipts }, { operation }),
-    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, delayMs, receipts }, { operation }),
+    // A NACK that releases a lease also wakes the subscription's waiting receives (its wake stream).
+    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
     extend: (target, receipts, visibilityTimeoutMs, operation) =>
       scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
   };

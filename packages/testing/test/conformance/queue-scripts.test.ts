@@ -41,7 +41,7 @@ const receive = (q: Queue, opts: { visibilityMs?: number; max?: number; limit?: 
   );
 const ack = (q: Queue, pairs: string[]) => outcome(() => runScript(q.target, scripts.queueAck, [q.keys.stream, q.keys.deadlines], ['respire', ...pairs]));
 const nack = (q: Queue, delayMs: number, pairs: string[]) =>
-  outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines], [String(delayMs), ...pairs]));
+  outcome(() => runScript(q.target, scripts.queueNack, [q.keys.deadlines, q.keys.wake], [String(delayMs), ...pairs]));
 
 /** Entry IDs in a receive reply: { deadLettered, id, payload, count, headers, ... }. */
 function idsOf(reply: unknown): string[] {
@@ -71,6 +71,8 @@ async function scenario(q: Queue): Promise<unknown[]> {
   record('ack id2 wrong receipt', await ack(q, [id2!, receipt2.replace(TOKEN_A, TOKEN_B)]));
   record('nack id2 now', await nack(q, 0, [id2!, receipt2]));
   record('nack id2 again', await nack(q, 0, [id2!, receipt2]));
+  // The NACK that released a lease appended one entry to the wake stream; the one that released nothing did not.
+  record('raw XLEN wake', await q.raw.send(['XLEN', q.keys.wake]));
   const second = await receive(q, { max: 10, token: TOKEN_B, visibilityMs: 20 });
   record('receive redelivers id2, then c', second);
   record('raw XLEN', await q.raw.send(['XLEN', q.keys.stream]));
@@ -111,7 +113,7 @@ const sendMany = (q: Queue, dedupIds: string[], items: Item[]) =>
   );
 const extend = (q: Queue, visibilityMs: number, pairs: string[]) =>
   outcome(() => runScript(q.target, scripts.queueExtend, [q.keys.deadlines], [String(visibilityMs), ...pairs]));
-const waitState = (q: Queue) => outcome(() => runScript(q.target, scripts.queueWaitState, [q.keys.stream, q.keys.deadlines], ['respire']));
+const waitState = (q: Queue) => outcome(() => runScript(q.target, scripts.queueWaitState, [q.keys.stream, q.keys.deadlines, q.keys.wake], ['respire']));
 
 /** The server clock of `q`'s server, in ms. */
 async function nowOf(q: Queue): Promise<number> {
@@ -125,13 +127,13 @@ async function nowOf(q: Queue): Promise<number> {
  */
 const offset = (time: unknown, now: number) => `${Math.round((Number(time) - now) / 1000) >= 0 ? '+' : ''}${Math.round((Number(time) - now) / 1000)}s`;
 
-/** A queue-wait-state reply with its clock read as an offset: [now − TIME, next due, cursor]. */
+/** A queue-wait-state reply with its clock read as an offset: [now − TIME, next due, cursor, wake cursor]. */
 async function waitStateAt(q: Queue): Promise<unknown> {
   const now = await nowOf(q);
   const reply = await waitState(q);
   if (!Array.isArray(reply)) return reply;
-  const [nowMs, nextDueMs, cursor] = reply as [number, number, string];
-  return [Math.abs(nowMs - now) < 1000 ? 'now' : `off by ${nowMs - now}`, nextDueMs < 0 ? nextDueMs : offset(nextDueMs, now), cursor];
+  const [nowMs, nextDueMs, cursor, wakeCursor] = reply as [number, number, string, string];
+  return [Math.abs(nowMs - now) < 1000 ? 'now' : `off by ${nowMs - now}`, nextDueMs < 0 ? nextDueMs : offset(nextDueMs, now), cursor, wakeCursor];
 }
 
 /** The deadlines index as member → deadline offset from the server clock. */
@@ -248,6 +250,7 @@ describe('queue scripts conformance: runScript gives the same replies on real Re
       const text = JSON.stringify(real);
       expect(text).toContain('"label":"ack id1","value":[1]');
       expect(text).toContain('"label":"nack id2 now","value":[1]');
+      expect(text).toContain('"label":"raw XLEN wake","value":1');
       expect(text).toContain('"label":"dead-letter stream","value":1');
       expect(text).toContain('"code":"WRONG_TYPE"');
     });
