@@ -1,6 +1,8 @@
 // Grouped queues for operators: counts, largest backlogs, the ready ring and the heads in flight, paged, on every target.
 import { ReliableQueue, utf8Codec } from '@respire/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAclUser, standalone } from '@respire/harness';
+import type { RedisClientLike } from '@respire/core-scripts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireAdmin, isNotFound, isRespireError } from '../src/index.js';
 import { targets, uniqueQueue, type Connection } from './support.js';
 
@@ -185,4 +187,37 @@ describe('RespireAdmin grouped queues at scale', () => {
       `grouped admin at ${groups} groups: largest backlogs walk ${walkMs.toFixed(0)} ms, a 50-row ring page deep in the ring ${pageMs.toFixed(1)} ms`,
     );
   }, 120_000);
+});
+
+/** Real Redis only: a user that may read but not run scripts (`+@read`) still sees the largest backlogs. */
+describe('RespireAdmin grouped queues for a read-only user', () => {
+  let conn: Connection;
+  const url = inject('redisUrl');
+  beforeAll(async () => void (conn = await standalone<RedisClientLike>(url)));
+  afterAll(async () => conn.close());
+
+  it('walks the groups by commands when scripts are refused: the same largest backlogs, every view readable', async () => {
+    const name = uniqueQueue('g');
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, groups: {} });
+    await queue.sendMany(['a', 'a', 'b', 'c', 'c', 'c'].map((groupId, i) => ({ payload: String(i), groupId })));
+    await queue.receive(60_000, { max: 1 });
+    const user = await createAclUser([url], `grouped-ro-${Math.random().toString(36).slice(2, 8)}`, ['~*', '+@read', '+@connection']);
+    const reader = await standalone<RedisClientLike>(user.urlFor(url));
+    try {
+      const admin = new RespireAdmin(reader.client, { groupedQueues: [{ name }] });
+      const id = `{respire-queue:${name}}:groups:stream`;
+      const status = await admin.groupedQueue(id);
+      expect(status).toMatchObject({ groups: 3, readyGroups: 2, inFlight: 1 });
+      expect(status.largestBacklogs).toMatchObject({ groupsRead: 3, truncated: false });
+      expect(status.largestBacklogs.items).toEqual([
+        { groupId: 'c', backlog: 3 },
+        { groupId: 'a', backlog: 2 },
+        { groupId: 'b', backlog: 1 },
+      ]);
+      expect((await admin.groupsInFlight(id)).items).toEqual([expect.objectContaining({ groupId: 'a', deliveryCount: 1, leased: true })]);
+      expect((await admin.readyGroups(id)).items.map((g) => g.groupId)).toEqual(['b', 'c']);
+    } finally {
+      await reader.close();
+    }
+  });
 });
