@@ -92,6 +92,31 @@ describe('grouped queues with a guard', () => {
   });
 });
 
+/** The page without its refresh link, which repeats the requested URL (and so the id asked for). */
+const withoutRefresh = (body: string) => body.replace(/<a [^>]*id="refresh-now"[^>]*>/, '');
+
+describe('groupedQueueGuard', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({
+      label: 'gqguard',
+      admin: { discoverGroupedQueues: true },
+      dashboard: { groupedQueueGuard: (principal) => principal.name !== 'lena' },
+    });
+  });
+  afterAll(() => world.close());
+
+  it('decides per principal; a hidden grouped queue answers as an unknown one, never named in a hint', async () => {
+    const { name, id } = await groupedOf(world);
+    expect((await get(world, '/grouped-queues')).body).toContain(name);
+    expect((await get(world, `/grouped-queue${q({ id })}`)).status).toBe(200);
+    expect((await get(world, '/grouped-queues', TOKENS.limited)).body).not.toContain(name);
+    const hidden = await get(world, `/grouped-queue${q({ id })}`, TOKENS.limited);
+    expect(hidden.status).toBe(404);
+    expect(withoutRefresh(hidden.body)).not.toContain(name);
+  });
+});
+
 describe('grouped queue page in Chromium', { timeout: 120_000 }, () => {
   const { open } = browserPages();
   let world: World;
