@@ -68,6 +68,7 @@ describe('grouped queue pages', () => {
     expect(second.status).toBe(200);
     expect(second.body).toContain(a.id);
     expect((await get(world, `/grouped-queue${q({ id, cursor: 'junk' })}`, TOKENS.viewer)).status).toBe(400);
+    expect((await get(world, `/grouped-queue${q({ id, cursor: '12:not-a-member' })}`, TOKENS.viewer)).status).toBe(400);
   });
 
   it('answers 404 for an unknown grouped queue, with the nearest as a link', async () => {
