@@ -56,6 +56,15 @@ import * as queueMessages from './queue-messages.js';
 import { Redis, RespireValidationError, toDurationMs, type DurabilityOptions } from './redis.js';
 import { Resources, type DiscoveryOptions, type QueueConfig, type StreamConfig } from './resources.js';
 import * as status from './status.js';
+import {
+  GroupedQueues,
+  type GroupDetail,
+  type GroupedQueueStatus,
+  type GroupedQueueSummary,
+  type GroupedStatusOptions,
+  type InFlightHead,
+  type ReadyGroup,
+} from './grouped.js';
 import { TOPIC_KEY, Topics, type SeekResult, type SeekTarget, type TopicConfig, type TopicStatus, type TopicSummary } from './topics.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
 
@@ -82,6 +91,14 @@ export interface RespireAdminOptions {
    * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverTopics?: boolean | DiscoveryOptions;
+  /** Grouped queues to show (`new ReliableQueue(client, name, { groups })`, queue README "Message groups"). @defaultValue `[]` */
+  readonly groupedQueues?: readonly QueueConfig[];
+  /**
+   * Also find grouped queues with a bounded SCAN (MATCH `*{respire-queue:*}:groups:stream`, TYPE
+   * stream, COUNT, a page limit; every master of a Cluster; never KEYS), as `discoverQueues`.
+   * `true` uses the default bounds. @defaultValue false
+   */
+  readonly discoverGroupedQueues?: boolean | DiscoveryOptions;
   /**
    * Called with one {@link AuditRecord} per action (also for a viewer refused before any I/O,
    * then with the host clock). A logger that throws is ignored: it never breaks the action.
@@ -136,6 +153,8 @@ const KNOWN_OPTIONS = [
   'discoverQueues',
   'topics',
   'discoverTopics',
+  'groupedQueues',
+  'discoverGroupedQueues',
   'audit',
   'auditStream',
   'auditStreamMaxLength',
@@ -168,6 +187,7 @@ export class RespireAdmin implements AdminApi {
   readonly #history: Required<historyModule.HistorySettings>;
   readonly #jobs: Jobs;
   readonly #topics: Topics;
+  readonly #grouped: GroupedQueues;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -191,6 +211,7 @@ export class RespireAdmin implements AdminApi {
     this.#ctx = { redis, resources, auditor: new Auditor(redis, o.audit, auditStream, maxLength) };
     this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
     this.#topics = new Topics(this.#ctx, toList('topics', o.topics), o.discoverTopics);
+    this.#grouped = new GroupedQueues(this.#ctx, toList('groupedQueues', o.groupedQueues), o.discoverGroupedQueues);
   }
 
   // ---- resources and status --------------------------------------------------------------
@@ -577,5 +598,57 @@ export class RespireAdmin implements AdminApi {
    */
   seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult> {
     return this.#topics.seek(actor, id, subscription, to);
+  }
+
+  // ---- grouped queues (read-only) ------------------------------------------------------------
+
+  /**
+   * Configured grouped queues, then those the bounded discovery SCAN finds
+   * (`discoverGroupedQueues`), each with its counts: messages, ready groups, messages in flight,
+   * groups with messages and dead letters. Five O(1) reads per queue, whatever its number of groups.
+   */
+  groupedQueues(): Promise<{ readonly groupedQueues: readonly GroupedQueueSummary[]; readonly discoveryTruncated: boolean }> {
+    return this.#grouped.list();
+  }
+
+  /**
+   * A grouped queue (id: its grouped stream key, `<keyPrefix>{respire-queue:<name>}:groups:stream`),
+   * its counts and its `top` (1..100, default 10) largest backlogs. The largest backlogs are a walk
+   * over every group with messages (script `admin-group-backlogs`, 2,000 groups a call: O(groups)),
+   * reused for `maxAgeMs` (default 5000; 0 walks now) and shared by concurrent callers.
+   * @throws {@link RespireValidationError} for a bad option, before any I/O.
+   * @throws {@link RespireNotFoundError} (`resource`) for a grouped queue neither configured nor discoverable.
+   */
+  groupedQueue(id: ResourceId, options?: GroupedStatusOptions): Promise<GroupedQueueStatus> {
+    return this.#grouped.status(id, options);
+  }
+
+  /**
+   * One page of the ready ring (groups whose head a receive may take), in the order receives take
+   * them, each with its backlog: O(log groups + count). `count` 1..1000 (default 50); `cursor` a page's `next`.
+   */
+  readyGroups(id: ResourceId, options?: { readonly count?: number; readonly cursor?: string }): Promise<Page<ReadyGroup>> {
+    return this.#grouped.readyGroups(id, options);
+  }
+
+  /**
+   * One page of the messages in flight, soonest deadline first: for ordered groups each blocked
+   * group's head, with its group ID, entry ID, delivery count and lease deadline (or, once NACKed,
+   * due time; ms, server clock). O(log n + count) from the deadlines index.
+   */
+  groupsInFlight(
+    id: ResourceId,
+    options?: { readonly count?: number; readonly cursor?: string },
+  ): Promise<Page<InFlightHead> & { readonly serverTimeMs: number }> {
+    return this.#grouped.inFlight(id, options);
+  }
+
+  /**
+   * One group of a grouped queue: its backlog, head entry ID, state (`ready`, `blocked`, `empty`)
+   * and messages in flight.
+   * @throws {@link RespireValidationError} (`groupId`) for an ID the queue would refuse (empty, ill-formed, above 1,024 UTF-8 bytes).
+   */
+  messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail> {
+    return this.#grouped.group(id, groupId);
   }
 }

@@ -17,6 +17,7 @@
  *   ids (neither configured nor, for queues, discoverable) throw `RespireValidationError('resource')`,
  *   recognised by `isUnknownResource`.
  */
+import type { GroupDetail, GroupedQueueStatus, GroupedQueueSummary, GroupedStatusOptions, InFlightHead, ReadyGroup } from './grouped.js';
 import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
@@ -543,6 +544,20 @@ export interface AdminApi {
   deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult>;
   /** Moves a subscription (audited `seek`): its leases are discarded and the retained publications after `to` delivered again. */
   seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult>;
+
+  /** Grouped queues (configured, then discovered) with their counts: O(1) reads each. */
+  groupedQueues(): Promise<{ readonly groupedQueues: readonly GroupedQueueSummary[]; readonly discoveryTruncated: boolean }>;
+  /** A grouped queue's counts and largest backlogs (a cached walk over its groups). */
+  groupedQueue(id: ResourceId, options?: GroupedStatusOptions): Promise<GroupedQueueStatus>;
+  /** One page of the ready ring, in receive order, with backlogs. */
+  readyGroups(id: ResourceId, options?: { readonly count?: number; readonly cursor?: string }): Promise<Page<ReadyGroup>>;
+  /** One page of the messages in flight (ordered groups: the blocked heads), soonest deadline first. */
+  groupsInFlight(
+    id: ResourceId,
+    options?: { readonly count?: number; readonly cursor?: string },
+  ): Promise<Page<InFlightHead> & { readonly serverTimeMs: number }>;
+  /** One group: backlog, head, state, messages in flight. */
+  messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail>;
 }
 
 /**

@@ -9,6 +9,19 @@ export type { JobSettings } from './jobs.js';
 export { describeBytes } from './payload.js';
 export { DEFAULT_AUDIT_STREAM, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 export { isUnknownResource } from './resources.js';
+export type {
+  GroupBacklog,
+  GroupDetail,
+  GroupedKeys,
+  GroupedQueueResource,
+  GroupedQueueStatus,
+  GroupedQueueSummary,
+  GroupedStatusOptions,
+  InFlightHead,
+  LargestBacklogs,
+  ReadyGroup,
+} from './grouped.js';
+export { MAX_GROUPS_WALKED } from './grouped.js';
 export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';

@@ -84,6 +84,7 @@ const adminScripts = {
   jobCreate: scriptCalls.adminJobCreate,
   jobStep: scriptCalls.adminJobStep,
   jobCancel: scriptCalls.adminJobCancel,
+  groupBacklogs: scriptCalls.adminGroupBacklogs,
   // A topic subscription's seek is the queue package's own script (topic-seek), run as an operator action.
   topicSeek: scriptCalls.topicSeek,
   // The worker's trimAcknowledgedEntries script, run as an operator action on a worker stream.

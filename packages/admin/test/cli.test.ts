@@ -9,6 +9,7 @@ import { createCluster } from 'redis';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { groupedCommandTests } from './cli-grouped.js';
 import { topicCommandTests } from './cli-topics.js';
 import { addWorkerRecord, pendingRows, range, sleep, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
@@ -52,6 +53,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
   afterAll(async () => conn?.close());
 
   describe('topics', () => topicCommandTests(respire, () => conn));
+  describe('grouped queues', () => groupedCommandTests(respire, () => conn));
 
   it('status --json: one JSON document with the queue and stream counts', async () => {
     const name = uniqueQueue('cli');

@@ -1,5 +1,5 @@
 // Who is asking: the authorize and guard callbacks, and the anonymous development mode.
-import type { Actor, Resource, TopicResource } from '@respire/admin';
+import type { Actor, GroupedQueueResource, Resource, TopicResource } from '@respire/admin';
 
 /**
  * Who is asking, as the host application's `authorize` callback decided: `viewer` may read every
@@ -31,6 +31,9 @@ export type Guard = (principal: Principal, resource: Resource) => boolean | Prom
 
 /** Per-topic authorization: whether `principal` may see the reliable topic (its subscriptions and their dead letters). */
 export type TopicGuard = (principal: Principal, topic: TopicResource) => boolean | Promise<boolean>;
+
+/** Per-grouped-queue authorization: whether `principal` may see the grouped queue (its groups, backlogs and heads in flight). */
+export type GroupedQueueGuard = (principal: Principal, queue: GroupedQueueResource) => boolean | Promise<boolean>;
 
 const anonymous = Symbol.for('respire.dashboard.anonymous');
 

@@ -27,6 +27,8 @@ interface ConfigFile {
   discoverQueues?: boolean;
   topics?: TopicConfig[];
   discoverTopics?: boolean;
+  groupedQueues?: QueueConfig[];
+  discoverGroupedQueues?: boolean;
   auditStream?: string;
 }
 
@@ -103,9 +105,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     })
     .option('--discover-queues', 'also find reliable queues with a bounded SCAN of the key space')
     .option('--discover-topics', 'also find reliable topics with a bounded SCAN of the key space')
+    .option('--discover-grouped-queues', 'also find grouped queues (queues with message groups) with a bounded SCAN of the key space')
     .option(
       '--config <file>',
-      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, topics: [{ name, keyPrefix }], discoverTopics, auditStream }',
+      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, topics: [{ name, keyPrefix }], discoverTopics, groupedQueues: [{ name, keyPrefix }], discoverGroupedQueues, auditStream }',
     )
     .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
     .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
@@ -151,6 +154,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     keyPrefix?: string;
     discoverQueues?: boolean;
     discoverTopics?: boolean;
+    discoverGroupedQueues?: boolean;
     config?: string;
     users?: string;
     tokenEnv: string;
@@ -209,6 +213,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       discoverQueues: discover,
       topics: config.topics ?? [],
       discoverTopics: o.discoverTopics ?? config.discoverTopics ?? false,
+      groupedQueues: config.groupedQueues ?? [],
+      discoverGroupedQueues: o.discoverGroupedQueues ?? config.discoverGroupedQueues ?? false,
       ...(auditStream ? { auditStream } : {}),
       pollIntervalMs,
       secureCookies: o.secureCookies ?? false,

@@ -19,6 +19,7 @@ import { messageRoutes } from './routes/messages.js';
 import { overviewRoutes } from './routes/overview.js';
 import { resourceRoutes } from './routes/resources.js';
 import { topicActionRoutes } from './routes/topic-actions.js';
+import { groupedRoutes } from './routes/grouped.js';
 import { topicRoutes } from './routes/topics.js';
 
 export { MIN_POLL_INTERVAL_MS } from './options.js';
@@ -59,6 +60,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   deadLetterRoutes(routes, s);
   jobRoutes(routes, s);
   topicRoutes(routes, s);
+  groupedRoutes(routes, s);
   topicActionRoutes(routes, s);
   apiRoutes(routes);
   actionRoutes(routes, s);

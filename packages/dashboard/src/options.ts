@@ -1,7 +1,7 @@
 // The dashboard's options, checked and resolved into the settings every route reads.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RespireValidationError, type AdminApi } from '@respire/admin';
-import { isAnonymousOperator, type Authorize, type Guard, type TopicGuard } from './auth.js';
+import { isAnonymousOperator, type Authorize, type Guard, type GroupedQueueGuard, type TopicGuard } from './auth.js';
 import { CsrfTokens } from './csrf.js';
 import { ResourceIndex } from './resources.js';
 
@@ -29,6 +29,12 @@ export interface DashboardOptions {
    *   `topicGuard`, no topic is (a guard written for queues and streams never decided about topics)
    */
   readonly topicGuard?: TopicGuard;
+  /**
+   * Per-grouped-queue authorization: grouped queues it refuses are left out of the list and answer 404.
+   * @defaultValue every grouped queue is visible when no `guard` is set; with a `guard` and no
+   *   `groupedQueueGuard`, none is (fail closed, as for topics)
+   */
+  readonly groupedQueueGuard?: GroupedQueueGuard;
   /**
    * The path the dashboard is mounted at, e.g. `/ops/respire`; requests reach the handler with
    * their full path. @defaultValue `'/'`
@@ -104,6 +110,7 @@ export interface Settings {
   readonly authorize: Authorize;
   readonly guard: Guard | undefined;
   readonly topicGuard: TopicGuard | undefined;
+  readonly groupedQueueGuard: GroupedQueueGuard | undefined;
   readonly authorizeTimeoutMs: number;
   /** Base path without a trailing slash ('' at the root). */
   readonly base: string;
@@ -167,6 +174,9 @@ export function resolveOptions(options: DashboardOptions): Settings {
     throw new RespireValidationError('authorize', 'authorize(request) is required (for local development only: dangerouslyAllowAnonymousOperator())');
   }
   if (options.topicGuard !== undefined && typeof options.topicGuard !== 'function') throw new RespireValidationError('topicGuard', 'must be a function');
+  if (options.groupedQueueGuard !== undefined && typeof options.groupedQueueGuard !== 'function') {
+    throw new RespireValidationError('groupedQueueGuard', 'must be a function');
+  }
   if ((options as { bulkLimit?: unknown }).bulkLimit !== undefined) {
     throw new RespireValidationError(
       'bulkLimit',
@@ -178,6 +188,7 @@ export function resolveOptions(options: DashboardOptions): Settings {
     authorize: options.authorize,
     guard: options.guard,
     topicGuard: options.topicGuard,
+    groupedQueueGuard: options.groupedQueueGuard,
     authorizeTimeoutMs: checkRange('authorizeTimeoutMs', options.authorizeTimeoutMs, 10_000, 100, 120_000),
     base: normalizeBase(options.basePath),
     pollIntervalMs: checkRange('pollIntervalMs', options.pollIntervalMs, 10_000, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, true),

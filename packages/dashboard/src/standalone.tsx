@@ -42,6 +42,10 @@ export interface StandaloneOptions {
   readonly topics?: readonly TopicConfig[];
   /** Also find reliable topics with a bounded SCAN (the admin's `discoverTopics`). @defaultValue false */
   readonly discoverTopics?: boolean;
+  /** Grouped queues to show (queues with message groups). @defaultValue `[]` */
+  readonly groupedQueues?: readonly QueueConfig[];
+  /** Also find grouped queues with a bounded SCAN (the admin's `discoverGroupedQueues`). @defaultValue false */
+  readonly discoverGroupedQueues?: boolean;
   readonly auditStream?: string;
   readonly pollIntervalMs?: number;
   /** Mark the session cookie `Secure` (serve over HTTPS, e.g. behind a TLS proxy). @defaultValue false */
@@ -100,6 +104,8 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     discoverQueues: options.discoverQueues ?? false,
     topics: options.topics ?? [],
     discoverTopics: options.discoverTopics ?? false,
+    groupedQueues: options.groupedQueues ?? [],
+    discoverGroupedQueues: options.discoverGroupedQueues ?? false,
     audit,
     ...(options.auditStream ? { auditStream: options.auditStream } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

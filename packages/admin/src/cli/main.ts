@@ -13,6 +13,7 @@ import { ActionFailed, EXIT, UsageError, checkRedisUrl, defaultActorName, parseW
 import { findCommand } from './find.js';
 import { jsonText, renderOverview, terminalText } from './format.js';
 import { groupCommands } from './groups.js';
+import { groupedCommands } from './grouped.js';
 import { historyCommands } from './history.js';
 import { jobCommands } from './jobs.js';
 import { messageCommands } from './messages.js';
@@ -204,6 +205,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
   historyCommands(program, cli);
   jobCommands(program, cli);
   topicCommands(program, cli);
+  groupedCommands(program, cli);
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });

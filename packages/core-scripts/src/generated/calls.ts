@@ -64,6 +64,32 @@ export async function adminDeleteQueueMessage(target: CommandTarget, args: Admin
   return replies.decodeAdminDeleteQueueMessageReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `admin-group-backlogs`, named as in its header. */
+export interface AdminGroupBacklogsArgs {
+  /** KEYS[1] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[2] heads in flight (hash: entry ID -> group ID) */
+  readonly leased: string;
+  /** KEYS[3] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
+  readonly backlogPrefix: ScriptArg;
+  /** ARGV[2] where the walk is (0 the ring, 1 the groups in flight) */
+  readonly phase: ScriptArg;
+  /** ARGV[3] the ring's rank or the HSCAN cursor ('0' to start a phase) */
+  readonly cursor: ScriptArg;
+  /** ARGV[4] groups read at most (1..10000) */
+  readonly budget: ScriptArg;
+  /** ARGV[5] largest backlogs returned at most (1..100) */
+  readonly top: ScriptArg;
+}
+
+/** Runs `admin-group-backlogs` (one bounded step of the walk over a grouped queue's groups, keeping the largest backlogs) through {@link runScript} and decodes its reply. */
+export async function adminGroupBacklogs(target: CommandTarget, args: AdminGroupBacklogsArgs, options?: ScriptCallOptions): Promise<replies.AdminGroupBacklogsReply> {
+  const reply = await runScript(target, scripts.adminGroupBacklogs, [args.ready, args.leased, args.inflight], [args.backlogPrefix, args.phase, args.cursor, args.budget, args.top], options);
+  return replies.decodeAdminGroupBacklogsReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `admin-history-queue`, named as in its header. */
 export interface AdminHistoryQueueArgs {
   /** KEYS[1] ready stream (stream) */

@@ -103,6 +103,21 @@ function adminDeleteQueueMessageReply3(value: unknown, operation: string): { rea
   return { status: "changed", deliveryCount: d.int(t[1], operation) };
 }
 
+/** The reply of `admin-group-backlogs`: `{ phase: int, cursor: string, read: int, ...largest: { group: string, backlog: int } }`, as its header's `Reply` line declares it. */
+export type AdminGroupBacklogsReply = { readonly phase: number; readonly cursor: string; readonly read: number; readonly largest: { readonly group: string; readonly backlog: number }[] };
+
+/**
+ * Decodes a reply of `admin-group-backlogs`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeAdminGroupBacklogsReply(value: unknown, operation = "admin-group-backlogs"): AdminGroupBacklogsReply {
+  const t = d.table(value, 3, operation);
+  if ((t.length - 3) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 3', value);
+  const largest: { readonly group: string; readonly backlog: number }[] = [];
+  for (let i = 3; i < t.length; i += 2) largest.push({ group: d.string(t[i], operation), backlog: d.int(t[i + 1], operation) });
+  return { phase: d.int(t[0], operation), cursor: d.string(t[1], operation), read: d.int(t[2], operation), largest };
+}
+
 /** The reply of `admin-history-queue`: `{ 1 recorded, sampleId: string } | { 0 skipped, lastSampleId: string }`, as its header's `Reply` line declares it. */
 export type AdminHistoryQueueReply = { readonly status: "recorded"; readonly sampleId: string } | { readonly status: "skipped"; readonly lastSampleId: string };
 

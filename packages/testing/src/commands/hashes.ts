@@ -1,5 +1,7 @@
 // Hash commands of the fake server.
 import { CommandError, MapReply, OK, type Reply } from '../reply.js';
+import { globMatch } from '../keyspace.js';
+import { scanOptions } from './scan-options.js';
 import { command, keyRange, parseInteger, type CommandSpec } from './types.js';
 
 const hash = (name: string, arity: number, write: boolean, handler: CommandSpec['handler'], fast = true): CommandSpec =>
@@ -66,6 +68,21 @@ export const hashCommands: CommandSpec[] = [
   ),
   hash('hkeys', 2, false, (ctx) => [...(ctx.db.get(ctx.args[1]!, 'hash')?.keys() ?? [])], false),
   hash('hvals', 2, false, (ctx) => [...(ctx.db.get(ctx.args[1]!, 'hash')?.values() ?? [])], false),
+  // HSCAN key cursor [MATCH pattern] [COUNT n]: the cursor is a position in insertion order; fields and values flat.
+  hash(
+    'hscan',
+    -3,
+    false,
+    (ctx) => {
+      const { cursor, pattern, count } = scanOptions(ctx.args[2]!, ctx.args.slice(3), false);
+      const map = ctx.db.get(ctx.args[1]!, 'hash');
+      if (!map || cursor >= map.size) return ['0', []];
+      const page = [...map.entries()].slice(cursor, cursor + count);
+      const next = cursor + page.length >= map.size ? 0 : cursor + page.length;
+      return [String(next), page.filter(([f]) => pattern === undefined || globMatch(pattern, f)).flat()];
+    },
+    false,
+  ),
   hash('hlen', 2, false, (ctx) => ctx.db.get(ctx.args[1]!, 'hash')?.size ?? 0),
   hash('hexists', 3, false, (ctx) => (ctx.db.get(ctx.args[1]!, 'hash')?.has(ctx.args[2]!) ? 1 : 0)),
   hash('hincrby', 4, true, (ctx): Reply => {
