@@ -63,7 +63,8 @@ describe.each(targets)('RespireAdmin topics on $name', (target) => {
   it('discovers topics by a bounded SCAN (with key prefixes, on every master); an unknown topic is not found, naming the nearest', async () => {
     const { name, stream } = await world('app:');
     expect(stream).toBe(`app:{respire-topic:${name}}:stream`);
-    const admin = new RespireAdmin(conn.client, { discoverTopics: { scanCount: 100 } });
+    // Other files' keys share the server (the grouped scale test leaves about 10,000): scan enough pages for them.
+    const admin = new RespireAdmin(conn.client, { discoverTopics: { scanCount: 1000 } });
     const { topics, discoveryTruncated } = await admin.topics();
     expect(discoveryTruncated).toBe(false);
     expect(topics.filter((t) => t.name === name)).toEqual([
