@@ -132,9 +132,20 @@ describe('ReliableTopic keys', () => {
       group: 'billing',
       deadlines: 'app:{respire-topic:orders}:deadlines:billing',
       deadLetter: 'app:{respire-topic:orders}:dead-letter:billing',
+      wake: 'app:{respire-topic:orders}:wake:billing',
     });
     const odd = subscriptionKeys(topic, 'x:dead-letter:billing');
-    const keys = [topic.stream, topic.trimmed, `${topic.deduplicationPrefix}id`, billing.deadlines, billing.deadLetter, odd.deadlines, odd.deadLetter];
+    const keys = [
+      topic.stream,
+      topic.trimmed,
+      `${topic.deduplicationPrefix}id`,
+      billing.deadlines,
+      billing.deadLetter,
+      billing.wake,
+      odd.deadlines,
+      odd.deadLetter,
+      odd.wake,
+    ];
     expect(new Set(keys).size).toBe(keys.length);
     for (const key of keys) expect(keySlot(key)).toBe(keySlot(topic.stream));
     expect(topicKeys('orders', '').stream).not.toBe(topicKeys('orders', 'app:').stream);
