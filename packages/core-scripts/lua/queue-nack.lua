@@ -2,8 +2,8 @@
 The queue's NACK (README "The contract"), on the lease engine (includes/leases-release.lua): it revokes the
 receipt at once; delay 0 makes the message receivable immediately; a positive delay replaces the
 remaining visibility timeout. The message is never dead-lettered here: the next receive that finds
-it due and exhausted does that. A topic subscription's NACK is this script on its own deadlines
-index and wake stream. When it released any lease it appends one entry to the wake stream (MAXLEN
+it due and exhausted does that. A topic subscription's and a grouped queue's NACK are this script on
+their own deadlines index and wake stream. When it released any lease it appends one entry to the wake stream (MAXLEN
 1, once per call), so a waiting receive (queue README "Waiting receive") reads its wait point again
 and blocks no later than the released message's new due time (its old one was the lease's deadline).
 

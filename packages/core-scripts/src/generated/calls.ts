@@ -326,24 +326,6 @@ export async function groupedAck(target: CommandTarget, args: GroupedAckArgs, op
   return replies.decodeGroupedAckReply(reply, options?.operation);
 }
 
-/** KEYS and ARGV of `grouped-nack`, named as in its header. */
-export interface GroupedNackArgs {
-  /** KEYS[1] delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
-  readonly deadlines: string;
-  /** KEYS[2] wake stream (stream of at most one entry) */
-  readonly wake: string;
-  /** ARGV[1] delay (ms, 0..2^31-1) */
-  readonly delayMs: ScriptArg;
-  /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
-  readonly receipts: readonly ScriptArg[];
-}
-
-/** Runs `grouped-nack` (revoke receipts and set a new due time, and wake the grouped queue's waiting receives) through {@link runScript} and decodes its reply. */
-export async function groupedNack(target: CommandTarget, args: GroupedNackArgs, options?: ScriptCallOptions): Promise<replies.GroupedNackReply> {
-  const reply = await runScript(target, scripts.groupedNack, [args.deadlines, args.wake], [args.delayMs, ...args.receipts], options);
-  return replies.decodeGroupedNackReply(reply, options?.operation);
-}
-
 /** KEYS and ARGV of `grouped-receive`, named as in its header. */
 export interface GroupedReceiveArgs {
   /** KEYS[1] grouped stream (stream: fields payload, group, headers when any) */

@@ -378,14 +378,6 @@ export function decodeGroupedAckReply(value: unknown, operation = "grouped-ack")
   return out;
 }
 
-/** The reply of `grouped-nack`: the same as `grouped-ack`'s. */
-export type GroupedNackReply = GroupedAckReply;
-
-/** Decodes a reply of `grouped-nack` (as {@link decodeGroupedAckReply}). */
-export function decodeGroupedNackReply(value: unknown, operation = "grouped-nack"): GroupedNackReply {
-  return decodeGroupedAckReply(value, operation);
-}
-
 /** The reply of `grouped-receive`: `{ deadLettered: int, ...entries: { id: string, payload: bytes, deliveryCount: int, headers: bytes, groupId: string } }`, as its header's `Reply` line declares it. */
 export type GroupedReceiveReply = { readonly deadLettered: number; readonly entries: { readonly id: string; readonly payload: Buffer; readonly deliveryCount: number; readonly headers: Buffer; readonly groupId: string }[] };
 

@@ -56,8 +56,8 @@ export function groupedQueueKeys(keys: QueueKeys): GroupedQueueKeys {
  * ring, at most one in flight per group; redeliveries come from its deadlines index before anything
  * later of their group (with `concurrency` above 1, fair groups: up to that many of a group in
  * flight, in no promised order). Completing a head deletes it and puts its group, when it has more, at the
- * back of the ring. Its scripts are `grouped-receive`, `grouped-ack`, `grouped-nack` and the queue's
- * `queue-extend` on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
+ * back of the ring. Its scripts are `grouped-receive`, `grouped-ack` and the queue's
+ * `queue-nack` and `queue-extend` on the grouped deadlines index (lua/includes/leases-grouped.lua with the engine's leases.lua).
  */
 export function groupedSource(keys: GroupedQueueKeys, concurrency: number): LeaseSource {
   const { stream, deadlines, deadLetter, ready, leased, inflight, wake, backlogPrefix, ungroupedStream } = keys;
@@ -86,8 +86,8 @@ export function groupedSource(keys: GroupedQueueKeys, concurrency: number): Leas
     decodeLeaseReply: decodeGroupedReceiveReply,
     complete: (target, receipts, operation) =>
       scriptCalls.groupedAck(target, { stream, deadlines, ready, leased, inflight, wake, backlogPrefix, concurrency, receipts }, { operation }),
-    // The queue's NACK on the grouped deadlines index, which also wakes waiting receives (grouped-nack).
-    release: (target, receipts, delayMs, operation) => scriptCalls.groupedNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
+    // The queue's NACK on the grouped deadlines index and wake stream (it wakes the waiting receives).
+    release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
     // Extending touches only the deadlines index: the queue's script on the grouped one.
     extend: (target, receipts, visibilityTimeoutMs, operation) =>
       scriptCalls.queueExtend(target, { deadlines, visibilityTimeoutMs, receipts }, { operation, retrySafe: true }),
