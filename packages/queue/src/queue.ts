@@ -29,7 +29,7 @@ import { instrumented, instrumentedSettle, type QueueInstrumentation } from './i
 import { Leases, MAX_BATCH, receiptPairs, type Lease, type MessageReceipt } from './leases/leases.js';
 import { queueSource } from './leases/queue-source.js';
 import { groupedQueueKeys, groupedSource, type GroupedQueueKeys } from './leases/grouped-source.js';
-import { Waiter, groupedWaitPoint, receiveWaiting, waitPoint } from './wait.js';
+import { Waiter, groupedWaitPoint, receiveWaiting, waitPoint, withWaiter } from './wait.js';
 import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
 
 /** Default `max` of {@link ReliableQueue.receive}: small batches keep the atomic recovery short (README "The contract"). */
@@ -661,17 +661,9 @@ export class ReliableQueue<T> {
    *   row is thrown as a `RespireTransportError` (nothing leased by that step).
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
-    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const { max: maxOption, waitMs: waitOption } = toOptions('options', options, ['max', 'waitMs']);
-    const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
-    const waitMs = toWaitMs(waitOption);
+    const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    const waiter = new Waiter(this.#target);
-    try {
-      return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
-    } finally {
-      waiter.close();
-    }
+    return withWaiter(this.#target, (waiter) => this.#receiveWaiting(timeoutMs, max, waitMs, waiter));
   }
 
   /**
@@ -885,9 +877,19 @@ function checkGroupId(id: unknown, argument: string): asserts id is string {
 }
 
 /** `waitMs` of a receive: 0..{@link MAX_WAIT_MS} ms, fractions round up; undefined is 0. */
-export function toWaitMs(value: unknown): number {
+function toWaitMs(value: unknown): number {
   if (value === undefined) return 0;
   const waitMs = toDurationMs('waitMs', value as number, true);
   if (waitMs > MAX_WAIT_MS) throw new RespireValidationError('waitMs', `must be at most ${MAX_WAIT_MS} ms, got ${waitMs}`);
   return waitMs;
+}
+
+/**
+ * A receive's arguments, checked before any I/O (a queue's or a topic subscription's).
+ * @throws {@link RespireValidationError} for a bad timeout, `max`, `waitMs` or an unknown option.
+ */
+export function toReceiveArguments(visibilityTimeoutMs: unknown, options: ReceiveOptions): { timeoutMs: number; max: number; waitMs: number } {
+  const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs as number);
+  const { max, waitMs } = toOptions('options', options, ['max', 'waitMs']);
+  return { timeoutMs, max: toIntegerInRange('max', max ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH), waitMs: toWaitMs(waitMs) };
 }

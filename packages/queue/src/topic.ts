@@ -22,9 +22,9 @@ import { Leases, MAX_BATCH, receiptPairs, type MessageReceipt } from './leases/l
 import { subscriptionSource } from './leases/subscription-source.js';
 import { instrumented, instrumentedSettle, type QueueInstrumentation } from './instrumentation.js';
 import { checkDeduplicationId, checkHeaders, decodeHeaders, decodePayload, encodePayload, withInjected } from './payloads.js';
-import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, DEFAULT_RECEIVE_MAX, toWaitMs, type ReceiveOptions, type ReceivedMessage } from './queue.js';
+import { DEFAULT_DEDUPLICATION_WINDOW_MS, DEFAULT_DELIVERY_LIMIT, toReceiveArguments, type ReceiveOptions, type ReceivedMessage } from './queue.js';
 import { Consumer, consumeSettings, type ConsumeHandler, type ConsumeOptions, type QueueConsumer } from './consumer.js';
-import { Waiter, receiveWaiting, waitPoint } from './wait.js';
+import { Waiter, receiveWaiting, waitPoint, withWaiter } from './wait.js';
 
 /** Most publications one publish trims for retention (the oldest first); `trim()` takes up to {@link MAX_BATCH}. */
 export const TOPIC_TRIM_PER_PUBLISH = 100;
@@ -502,17 +502,9 @@ export class TopicSubscription<T> {
    *   {@link RespireTransportError}, {@link RespireServerError} as the queue's receive.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<ReceivedMessage<T>[]> {
-    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const { max: maxOption, waitMs: waitOption } = toOptions('options', options, ['max', 'waitMs']);
-    const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
-    const waitMs = toWaitMs(waitOption);
+    const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    const waiter = new Waiter(this.#target);
-    try {
-      return await this.#receiveWaiting(timeoutMs, max, waitMs, waiter);
-    } finally {
-      waiter.close();
-    }
+    return withWaiter(this.#target, (waiter) => this.#receiveWaiting(timeoutMs, max, waitMs, waiter));
   }
 
   /**

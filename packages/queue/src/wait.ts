@@ -241,6 +241,16 @@ export class Waiter {
   }
 }
 
+/** Runs one waiting receive on a blocking connection of its own, closed on every path. */
+export async function withWaiter<M>(source: CommandTarget, run: (waiter: Waiter) => Promise<M[]>): Promise<M[]> {
+  const waiter = new Waiter(source);
+  try {
+    return await run(waiter);
+  } finally {
+    waiter.close();
+  }
+}
+
 /** What a waiting receive needs of a queue or a topic subscription. */
 export interface WaitingSource<M> {
   /** The stream whose appends wake the block. */
