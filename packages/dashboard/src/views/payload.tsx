@@ -93,13 +93,20 @@ export function Fields({ fields, download }: { fields: readonly (readonly [Buffe
       </tr>,
     );
   }
-  const left = fields.length - rows.length;
+  return <NameValueTable rows={rows} left={fields.length - rows.length} noun="field" />;
+}
+
+/**
+ * A capped table of names and values (a record's fields, a message's headers), and how many rows
+ * the caps left out: at most {@link MAX_FIELDS} rows and 1 MiB of their values.
+ */
+function NameValueTable({ rows, left, noun }: { rows: unknown[]; left: number; noun: 'field' | 'header' }) {
   return (
     <>
-      <table class="fields">
+      <table class={noun === 'field' ? 'fields' : 'fields headers'}>
         <thead>
           <tr>
-            <th scope="col">Field</th>
+            <th scope="col">{noun === 'field' ? 'Field' : 'Header'}</th>
             <th scope="col">Value</th>
           </tr>
         </thead>
@@ -107,7 +114,7 @@ export function Fields({ fields, download }: { fields: readonly (readonly [Buffe
       </table>
       {left > 0 ? (
         <p class="notice warn">
-          {count(left)} more fields are not shown: a page shows at most {MAX_FIELDS} fields and 1 MiB of their values.
+          {count(left)} more {noun}s are not shown: a page shows at most {MAX_FIELDS} {noun}s and 1 MiB of their values.
         </p>
       ) : null}
     </>
@@ -152,25 +159,7 @@ export function HeadersTable({ headers }: { headers: NonNullable<QueueMessage['h
       </tr>,
     );
   }
-  const left = names.length - rows.length;
-  return (
-    <>
-      <table class="fields headers">
-        <thead>
-          <tr>
-            <th scope="col">Header</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>{rows}</tbody>
-      </table>
-      {left > 0 ? (
-        <p class="notice warn">
-          {count(left)} more headers are not shown: a page shows at most {MAX_FIELDS} headers and 1 MiB of their values.
-        </p>
-      ) : null}
-    </>
-  );
+  return <NameValueTable rows={rows} left={names.length - rows.length} noun="header" />;
 }
 
 /** A list's headers cell: the names, on one line; "none"; or "unreadable". */
