@@ -5,6 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, BatchSpanProcessor } from '@
 import { createStreamWorkerTelemetry } from '@respire/otel';
 import type { ThroughputResult } from './result.js';
 import { groups, groupsNoisy } from './groups-section.js';
+import { partitions } from './partitions-section.js';
 import { topic } from './topic-section.js';
 import { queueFeatureSections } from './queue-features-section.js';
 import { bullmqThroughput } from './scenarios/bullmq.js';
@@ -241,4 +242,4 @@ const history: BenchSection = {
   },
 };
 
-export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, groupsNoisy, topic, ...queueFeatureSections];
+export const extraSections: BenchSection[] = [worker, fencing, telemetry, fake, history, groups, groupsNoisy, topic, ...queueFeatureSections, partitions];
