@@ -245,6 +245,30 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     expect(await queue.ackMany([inA, inB])).toEqual([true, true]);
   });
 
+  it('ackMany, nackMany and extendMany over several partitions fence each receipt and answer in the order given', async () => {
+    const queue = queueOf(3);
+    await queue.sendMany([0, 1, 2].map((p) => ({ payload: `p${p}`, deduplicationId: idFor(p, 3, 'fence') })));
+    const first = await queue.receive(50, { max: 3 });
+    expect(first.map((m) => m.partition).sort()).toEqual([0, 1, 2]);
+    for (const name of queue.partitionNames) await untilAllDue(connection(), { name });
+    const second = await queue.receive(30_000, { max: 3 });
+    expect(second.map((m) => m.deliveryCount)).toEqual([2, 2, 2]);
+    const stale = (p: number) => first.find((m) => m.partition === p)!;
+    const fresh = (p: number) => second.find((m) => m.partition === p)!;
+    // Interleaved so that each partition's group is split across the list.
+    const mixed = [stale(0), fresh(1), stale(2), fresh(0), fresh(2), stale(1)];
+    expect(await queue.extendMany(mixed, 60_000)).toEqual([false, true, false, true, true, false]);
+    expect(await queue.ackMany([stale(1), fresh(1)])).toEqual([false, true]);
+    expect(await queue.nackMany(mixed)).toEqual([false, false, false, true, true, false]);
+    // The nacked receipts are stale now: nothing completes any more, nothing is extended.
+    expect(await queue.ackMany(mixed)).toEqual(mixed.map(() => false));
+    expect(await queue.extendMany(mixed, 60_000)).toEqual(mixed.map(() => false));
+    const third = await queue.receive(30_000, { max: 3 });
+    expect(third.map((m) => `${m.payload}@${m.deliveryCount}`).sort()).toEqual(['p0@3', 'p2@3']);
+    expect(await queue.ackMany(third)).toEqual([true, true]);
+    for (const stream of queue.streamKeys) expect(await length(connection(), stream)).toBe(0);
+  });
+
   it('records the partition count at first use; an instance with another count gets a typed error and sends nothing', async () => {
     const name = uniqueName();
     const three = queueOf(3, {}, name);
