@@ -176,6 +176,23 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
     const node = cluster.nodeClient(master) as StandaloneClientLike | Promise<StandaloneClientLike>;
     return node;
   };
+  /**
+   * The connection to the master an `ASK <slot> <host:port>` reply names, the one the Cluster
+   * client's own ASK handling writes on (node-redis 6 `_slots.getMasterByAddress`); undefined
+   * when the reply or the client does not say.
+   */
+  const askedConnection = async (error: unknown): Promise<StandaloneClientLike | undefined> => {
+    const message = safeGet(error, 'message');
+    const address = typeof message === 'string' ? /^ASK \d+ (\S+)/.exec(message)?.[1] : undefined;
+    const slots = safeGet(candidate, '_slots');
+    const byAddress = safeGet(slots, 'getMasterByAddress');
+    if (address === undefined || typeof byAddress !== 'function') return undefined;
+    try {
+      return ((await (byAddress as (address: string) => unknown).call(slots, address)) as StandaloneClientLike | undefined) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  };
   /** Once per target (again after a failure): the server has the waits, appendonly when needed, and the user may run them. */
   let probed: Promise<void> | undefined;
   /** Set once the probe passed: later writes reach their connection without yielding first. */
@@ -230,7 +247,9 @@ export function commandTarget(client: unknown, argument = 'client', options: Com
         if (!isCluster || (code !== 'MOVED' && code !== 'ASK')) throw error;
         const retried = raw(key, args, optionsFor(send));
         reply = await (timeoutMs ? replyWithin(retried, timeoutMs, operation) : retried);
-        const moved = await connectionFor(key);
+        // After ASK the write ran on the importing master, which the slot map does not name until
+        // the move ends: the waits follow it there, or they would measure the old owner's replicas.
+        const moved = (code === 'ASK' ? await askedConnection(error) : undefined) ?? (await connectionFor(key));
         waits = d.waits.map((wait) => (moved ? moved.sendCommand(wait, waitOptions) : raw(key, wait, waitOptions)));
       }
     } catch (error) {

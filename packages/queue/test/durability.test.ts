@@ -301,4 +301,51 @@ describe('durability option in a Cluster with a replica per master', () => {
       process.kill(stopped.pid, 'SIGCONT');
     }
   }, 30_000);
+
+  it("a write sent on by ASK (its slot migrating, its key already moved) waits on the importing master, not on the slot map's old owner", async () => {
+    const queue = new ReliableQueue<string>(client as never, uniqueName(), { codec: utf8Codec, durability: { replicas: 1, timeoutMs: 200 } });
+    await queue.send('before');
+    const slot = keySlot(queue.streamKey);
+    const from = Math.floor(slot / Math.ceil(16384 / cluster.nodes.length));
+    const to = (from + 1) % cluster.nodes.length;
+    const nodes = await Promise.all(
+      cluster.nodes.map(async (node) => {
+        const c = createClient({ url: node.url });
+        c.on('error', () => {});
+        return (await c.connect()) as ReturnType<typeof createClient>;
+      }),
+    );
+    try {
+      const [fromId, toId] = await Promise.all([from, to].map(async (i) => String(await nodes[i]!.sendCommand(['CLUSTER', 'MYID']))));
+      // The slot half moved, as `redis-cli --cluster reshard` leaves it between two MIGRATEs: the stream is on the importing master.
+      await nodes[to]!.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId!]);
+      await nodes[from]!.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId!]);
+      const keys = (await nodes[from]!.sendCommand(['CLUSTER', 'GETKEYSINSLOT', String(slot), '100'])) as string[];
+      expect(keys).toContain(queue.streamKey);
+      await nodes[from]!.sendCommand(['MIGRATE', '127.0.0.1', String(cluster.nodes[to]!.port), '', '0', '5000', 'KEYS', ...keys]);
+      // replicas[i] replicates nodes[i]: the importing master's replica stopped, the write is not confirmed.
+      process.kill(cluster.replicas[to]!.pid, 'SIGSTOP');
+      try {
+        const error = await queue.send('asked').catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'NOT_DURABLE', replicasReached: 0 });
+      } finally {
+        process.kill(cluster.replicas[to]!.pid, 'SIGCONT');
+      }
+      // The old owner's replica stopped instead: the write is confirmed by the importing master's replica.
+      process.kill(cluster.replicas[from]!.pid, 'SIGSTOP');
+      try {
+        await queue.send('asked again');
+      } finally {
+        process.kill(cluster.replicas[from]!.pid, 'SIGCONT');
+      }
+      await nodes[to]!.sendCommand(['ASKING']);
+      expect(Number(await nodes[to]!.sendCommand(['XLEN', queue.streamKey]))).toBe(3);
+      // Ends the move (the new owner first), so the Cluster is whole for what follows.
+      for (const i of [to, from, ...nodes.keys()].filter((n, at, all) => all.indexOf(n) === at)) {
+        await nodes[i]!.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'NODE', toId!]);
+      }
+    } finally {
+      for (const node of nodes) node.destroy();
+    }
+  }, 30_000);
 });
