@@ -90,7 +90,8 @@ describe('a partition resharded under load', { timeout: 120_000 }, () => {
       const from = await owner(slot);
       const to = (from + 1) % nodes.length;
       const payload = (i: number) => `m-${i}`;
-      // Deduplication IDs make every send safe to repeat, and put one key per message in each slot.
+      // Deduplication IDs make every send safe to repeat (a sendMany that failed on one partition may have
+      // appended on others), and put one key per message in each slot.
       await queue.sendMany(Array.from({ length: PREFILL }, (_, i) => ({ payload: payload(i), deduplicationId: payload(i) })));
       const keysBefore = Number(await nodes[from]!.sendCommand(['CLUSTER', 'COUNTKEYSINSLOT', String(slot)]));
       expect(keysBefore).toBeGreaterThan(PREFILL / 3 / 2);
@@ -120,13 +121,22 @@ describe('a partition resharded under load', { timeout: 120_000 }, () => {
       };
 
       let next = PREFILL;
+      let duplicates = 0;
       let migrated = false;
-      const produce = async () => {
+      /** Sends the next `size` messages: one `send`, or one `sendMany` that spans partitions (all repeated whole on a retryable error). */
+      const produce = async (size: number) => {
         while (next < MESSAGES) {
-          const i = next++;
-          await retrying(() => queue.send(payload(i), { deduplicationId: payload(i) }));
+          const first = next;
+          next = Math.min(MESSAGES, next + size);
+          const items = Array.from({ length: next - first }, (_, k) => ({ payload: payload(first + k), deduplicationId: payload(first + k) }));
+          if (size === 1) await retrying(() => queue.send(items[0]!.payload, { deduplicationId: items[0]!.deduplicationId }));
+          else {
+            const results = await retrying(() => queue.sendMany(items));
+            // A duplicate here is an item a failed attempt had already appended on another partition.
+            duplicates += results?.filter((r) => r.duplicate).length ?? 0;
+          }
           // Spread the sends over the migration rather than racing ahead of it.
-          if (!migrated) await sleep(2);
+          if (!migrated) await sleep(2 * size);
         }
       };
 
@@ -174,7 +184,7 @@ describe('a partition resharded under load', { timeout: 120_000 }, () => {
         }
       };
 
-      const producers = [produce(), produce()];
+      const producers = [produce(1), produce(10)];
       const consumers = [consume(), consume()];
       await sleep(150); // both sides running before the slot starts moving
       const batches = await move(slot, from, to);
@@ -213,7 +223,7 @@ describe('a partition resharded under load', { timeout: 120_000 }, () => {
       expect(Number(await nodes[to]!.sendCommand(['CLUSTER', 'COUNTKEYSINSLOT', String(slot)]))).toBeGreaterThanOrEqual(keysBefore);
       console.info(
         `resharded slot ${slot} (${keysBefore} keys, ${batches} MIGRATEs): server replies ASK ${sent('ASK')}, TRYAGAIN ${sent('TRYAGAIN')}, ` +
-          `MOVED ${sent('MOVED')}, NOSCRIPT on the new master ${noScript}; retried calls ${JSON.stringify(Object.fromEntries(retried))}; failed receives ${receiveFailures}; ` +
+          `MOVED ${sent('MOVED')}, NOSCRIPT on the new master ${noScript}; retried calls ${JSON.stringify(Object.fromEntries(retried))}; items of a repeated sendMany already sent ${duplicates}; failed receives ${receiveFailures}; ` +
           `acks refused (lease expired) ${ackedFalse}; deliveries ${[...deliveries.values()].reduce((a, b) => a + b, 0)} for ${MESSAGES} messages, ` +
           `${redelivered} of them redeliveries`,
       );
