@@ -66,14 +66,23 @@ export const partitions = {
             `one queue: ${fmt(one.busiestOverMean, 2)} (all its work on one master). Medians of ${rounds} interleaved round(s), ${fmt(messages)} messages each.`,
         );
         log(
-          'one-core bound ÷ one queue: the busiest master\'s Redis CPU per message of one queue ÷ this queue\'s, i.e. how much higher the rate a ' +
+          "one-core bound ÷ one queue: the busiest master's Redis CPU per message of one queue ÷ this queue's, i.e. how much higher the rate a " +
             'Redis core allows goes when each master has a core of its own.',
         );
         log(
           `Bound: this machine has ${cpus().length} cores for 3 redis-servers and ${PRODUCERS + CONSUMERS} Node processes, so wall-clock msgs/s is bounded by the cores, ` +
             'not by one master; the per-master Redis CPU split is the figure that shows a queue scaling past one master.',
         );
-        return { rows, runs, busiestOverMeanWorst: worst, oneCoreBoundOverOneQueue: rows.map(bound), producers: PRODUCERS, consumers: CONSUMERS, batch: BATCH, cores: cpus().length };
+        return {
+          rows,
+          runs,
+          busiestOverMeanWorst: worst,
+          oneCoreBoundOverOneQueue: rows.map(bound),
+          producers: PRODUCERS,
+          consumers: CONSUMERS,
+          batch: BATCH,
+          cores: cpus().length,
+        };
       } finally {
         await fleet.close();
       }

@@ -20,7 +20,8 @@ export type ChildCommand =
   | { type: 'exit' };
 
 /** A message to the parent. */
-export type ChildReport = { type: 'ready' } | { type: 'acked'; count: number } | { type: 'done'; cpuUs: number; count: number } | { type: 'failed'; error: string };
+export type ChildReport =
+  { type: 'ready' } | { type: 'acked'; count: number } | { type: 'done'; cpuUs: number; count: number } | { type: 'failed'; error: string };
 
 type Queue = Pick<ReliableQueue<Buffer>, 'send' | 'receive' | 'ackMany'>;
 
