@@ -49,14 +49,17 @@ export const partitions = {
         const busiest = (r: PartitionsResult) => Math.max(...r.redisCpuUsPerMessageByMaster);
         const bound = (r: PartitionsResult) => busiest(one) / busiest(r);
         log(
-          '| queue | msgs/s | ÷ one queue | Redis CPU µs/msg per master | busiest ÷ mean | one-core bound ÷ one queue | all masters µs/msg | partitions per master | Node CPU µs/msg |',
+          '| queue | msgs/s | ÷ one queue | Redis CPU µs/msg per master | busiest ÷ mean | one-core bound ÷ one queue | all masters µs/msg | server cmds/msg (all masters) | partitions per master | Node CPU µs/msg |',
         );
-        log('| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: |');
+        log('| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |');
         for (const r of rows) {
           log(
             `| ${r.scenario} | ${fmt(r.messagesPerSecond)} | ${fmt(r.messagesPerSecond / one.messagesPerSecond, 2)} | ` +
               `${r.redisCpuUsPerMessageByMaster.map((c) => fmt(c, 1)).join(' / ')} | ${fmt(r.busiestOverMean, 2)} | ${fmt(bound(r), 2)}× | ${fmt(r.redisCpuUsPerMessage, 1)} | ` +
-              `${r.partitionsByMaster.join(' / ')} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`,
+              `${fmt(
+                r.serverCommandsPerMessageByMaster.reduce((a, b) => a + b, 0),
+                2,
+              )} | ${r.partitionsByMaster.join(' / ')} | ${fmt(r.nodeCpuUsPerMessage, 1)} |`,
           );
         }
         const partitioned = rows.slice(1);

@@ -82,9 +82,13 @@ async function main(): Promise<void> {
     } else if (command.type === 'stop') {
       stopping = true;
     } else {
-      client.destroy();
-      process.disconnect();
+      process.disconnect(); // 'disconnect' below ends the process
     }
+  });
+  // The parent gone (ended or crashed): nothing more will come, so this process ends too.
+  process.on('disconnect', () => {
+    client.destroy();
+    process.exit(0);
   });
   post({ type: 'ready' });
 }
