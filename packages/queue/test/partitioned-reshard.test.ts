@@ -1,6 +1,6 @@
 // PartitionedQueue (README "Scaling past one master"): one partition's slot migrates to another
 // master (MIGRATE in small batches, MOVED and ASK replies mid-way) while producers and consumers run.
-import { eventually, sleep, startRedisCluster, type RedisClusterHandle } from '@respire/harness';
+import { eventually, sleep, startRedisCluster, uniqueName, type RedisClusterHandle } from '@respire/harness';
 import { keySlot } from '@respire/core-scripts/internal';
 import { PartitionedQueue, isRespireError, utf8Codec, type PartitionedMessage } from '@respire/queue';
 import { createClient, createCluster } from 'redis';
@@ -78,7 +78,7 @@ describe('a partition resharded under load', { timeout: 120_000 }, () => {
     client.on('error', () => {});
     await client.connect();
     try {
-      const queue = new PartitionedQueue<string>(client, `reshard-${Date.now()}`, {
+      const queue = new PartitionedQueue<string>(client, uniqueName('reshard'), {
         codec: utf8Codec,
         partitions: 3,
         // Receives that fail while the slot moves leave the other partitions' leases to expire:
