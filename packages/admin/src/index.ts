@@ -32,6 +32,7 @@ export type {
   PartitionedQueueStatus,
   PartitionedQueueSummary,
 } from './partitioned.js';
+export { MAX_PARTITIONS } from './partition-layout.js';
 export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';
