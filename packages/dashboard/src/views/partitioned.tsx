@@ -104,6 +104,7 @@ export function PartitionedQueuePage({
           flight, {count(queue.totals.deadLetters)} dead letters. Read at {serverTime(queue.serverTimeMs)} (server time), one partition after another.
         </p>
       )}
+      {queue.partitionList.length > 0 ? <h2>Partitions</h2> : null}
       {queue.partitionList.length > 0 ? (
         <Table columns={[num('Partition'), 'Queue', num('Slot'), 'Master', ...COUNT_COLUMNS]} caption="Partitions" class="partitions">
           <tbody>
@@ -111,7 +112,7 @@ export function PartitionedQueuePage({
               <tr>
                 <td class="num">{p.index}</td>
                 <th scope="row">
-                  <Name value={p.queue} href={href(ctx, '/queue', { id: p.status.resource.id })} />
+                  <Name value={p.queue} />
                 </th>
                 <td class="num">{p.slot}</td>
                 <td>{p.master === null ? <span class="muted">this server</span> : <code>{p.master}</code>}</td>
@@ -121,15 +122,16 @@ export function PartitionedQueuePage({
           </tbody>
         </Table>
       ) : null}
+      {queue.masters !== null ? <h2>Per master</h2> : null}
       {queue.masters !== null ? (
-        <Table columns={['Master', 'Partitions', ...COUNT_COLUMNS]} caption="Per master" class="masters">
+        <Table columns={['Master', 'Partitions served', ...COUNT_COLUMNS]} caption="Per master" class="masters">
           <tbody>
             {queue.masters.map((m) => (
               <tr>
                 <th scope="row">
                   <code>{m.master}</code>
                 </th>
-                <td>{m.partitions.join(', ')}</td>
+                <td>{`${m.partitions.length === 1 ? 'partition' : 'partitions'} ${m.partitions.join(', ')}`}</td>
                 <Counts t={m} />
               </tr>
             ))}
