@@ -168,7 +168,15 @@ export class PartitionedQueues {
       const slot = keySlot(statuses[index]!.resource.keys.stream);
       return { index, queue, slot, master: this.#masterOf(slot), status: statuses[index]! };
     });
-    return { ...r, partitions, unreadable, totals: sum(statuses), serverTimeMs, partitionList, masters: this.#ctx.redis.isCluster ? byMaster(partitionList) : null };
+    return {
+      ...r,
+      partitions,
+      unreadable,
+      totals: sum(statuses),
+      serverTimeMs,
+      partitionList,
+      masters: this.#ctx.redis.isCluster ? byMaster(partitionList) : null,
+    };
   }
 
   /**
@@ -188,14 +196,18 @@ export class PartitionedQueues {
     const names = partitionNames(r.name, partitions);
     let filled = false;
     const rows = (
-      await mapLimited(names.map((queue, partition) => ({ queue, partition })), CONCURRENCY, async ({ queue, partition }) => {
-        const dead = queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false).keys.deadLetter;
-        // After the cursor (id, p) in (ID descending, partition ascending) order: a higher partition may hold the same ID.
-        const max = after === undefined ? '+' : partition > after.partition ? after.id : `(${after.id}`;
-        const entries = parseEntries(await this.#ctx.redis.send(dead, ['XREVRANGE', dead, max, '-', 'COUNT', String(count)], op, true));
-        if (entries.length === count) filled = true;
-        return entries.map((e): PartitionedDeadLetter => ({ partition, queue, record: queueRecord(e.id, e.fields) }));
-      })
+      await mapLimited(
+        names.map((queue, partition) => ({ queue, partition })),
+        CONCURRENCY,
+        async ({ queue, partition }) => {
+          const dead = queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false).keys.deadLetter;
+          // After the cursor (id, p) in (ID descending, partition ascending) order: a higher partition may hold the same ID.
+          const max = after === undefined ? '+' : partition > after.partition ? after.id : `(${after.id}`;
+          const entries = parseEntries(await this.#ctx.redis.send(dead, ['XREVRANGE', dead, max, '-', 'COUNT', String(count)], op, true));
+          if (entries.length === count) filled = true;
+          return entries.map((e): PartitionedDeadLetter => ({ partition, queue, record: queueRecord(e.id, e.fields) }));
+        },
+      )
     ).flat();
     rows.sort((a, b) => compareEntryIds(b.record.id, a.record.id) || a.partition - b.partition);
     const items = rows.slice(0, count);
@@ -217,7 +229,11 @@ export class PartitionedQueues {
       const q = await this.#partition(id, p);
       const [outcome] = await retry(this.#ctx, q, [rid]);
       const value: RetryResult =
-        outcome!.status === 1 ? { status: 'retried', newId: outcome!.value } : outcome!.status === 0 ? { status: 'missing' } : { status: 'refused', reason: outcome!.value };
+        outcome!.status === 1
+          ? { status: 'retried', newId: outcome!.value }
+          : outcome!.status === 0
+            ? { status: 'missing' }
+            : { status: 'refused', reason: outcome!.value };
       return {
         value,
         result: value.status === 'retried' ? 'ok' : value.status,
@@ -316,6 +332,6 @@ function byMaster(list: readonly PartitionStatus[]): MasterTotals[] {
 /** A dead-letter page cursor: `p<partition>~<record ID>`. */
 function toCursor(value: unknown): { partition: number; id: string } {
   const match = typeof value === 'string' ? CURSOR.exec(value) : null;
-  if (!match || Number(match[1]) >= MAX_PARTITIONS) throw new RespireValidationError('cursor', 'must be a page\'s next cursor (p<partition>~<record ID>)');
+  if (!match || Number(match[1]) >= MAX_PARTITIONS) throw new RespireValidationError('cursor', "must be a page's next cursor (p<partition>~<record ID>)");
   return { partition: Number(match[1]), id: toEntryId('cursor', match[2]) };
 }

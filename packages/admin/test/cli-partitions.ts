@@ -43,7 +43,9 @@ export function partitionCommandTests(respire: Run, connection: () => HarnessCon
     expect(dead.code).toBe(0);
     const page = JSON.parse(dead.stdout).deadLetters;
     expect(page.items).toHaveLength(1);
-    const rest = JSON.parse((await respire(['partitions', name, '--key-prefix', 'cli:', '--dead-letters', '--cursor', page.next, '--json'])).stdout).deadLetters;
+    const rest = JSON.parse(
+      (await respire(['partitions', name, '--key-prefix', 'cli:', '--dead-letters', '--cursor', page.next, '--json'])).stdout,
+    ).deadLetters;
     const rows = [...page.items, ...rest.items].map((r: { partition: number; sourceId: string }) => [r.partition, r.sourceId]).sort();
     expect(rows).toEqual(lapsed.map((m) => [m.partition, m.id]).sort());
 

@@ -30,10 +30,16 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     return { name, queue, sent, lapsed, leased, held, id: `${keyPrefix}{respire-partitioned:${name}}:partitions` };
   }
 
-  const per = (partitions: readonly { partition: number }[], n: number) => Array.from({ length: n }, (_, p) => partitions.filter((m) => m.partition === p).length);
+  const per = (partitions: readonly { partition: number }[], n: number) =>
+    Array.from({ length: n }, (_, p) => partitions.filter((m) => m.partition === p).length);
 
   it("agrees with the queue package's partition names", () => {
-    for (const [name, count] of [['orders', 3], ['a', 1], ['x:y', 12], ['émoji-✓', 7]] as const) {
+    for (const [name, count] of [
+      ['orders', 3],
+      ['a', 1],
+      ['x:y', 12],
+      ['émoji-✓', 7],
+    ] as const) {
       expect(partitionNames(name, count)).toEqual(new PartitionedQueue(conn.client, name, { codec: utf8Codec, partitions: count }).partitionNames);
     }
   });
@@ -80,7 +86,13 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     const { partitionedQueues, discoveryTruncated } = await admin.partitionedQueues();
     expect(discoveryTruncated).toBe(false);
     expect(partitionedQueues.filter((q) => q.name === w.name)).toEqual([
-      expect.objectContaining({ id: w.id, keyPrefix: 'ops:', partitions: 3, discovered: true, totals: { length: 6, ready: 1, inFlight: 5, due: 0, deadLetters: 3 } }),
+      expect.objectContaining({
+        id: w.id,
+        keyPrefix: 'ops:',
+        partitions: 3,
+        discovered: true,
+        totals: { length: 6, ready: 1, inFlight: 5, due: 0, deadLetters: 3 },
+      }),
     ]);
     const error = await admin.partitionedQueue(`ops:{respire-partitioned:${w.name}x}:partitions`).catch((e: unknown) => e);
     expect(isNotFound(error)).toMatchObject({ kind: 'resource', known: expect.arrayContaining([w.id]) });
@@ -88,7 +100,7 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     expect(isNotFound(await new RespireAdmin(conn.client).partitionedQueue(w.id).catch((e: unknown) => e))).toMatchObject({ kind: 'resource', known: [] });
   });
 
-  it("pages the dead letters of every partition as one list, each naming its partition; retry and delete go to that partition, audited; a viewer is refused", async () => {
+  it('pages the dead letters of every partition as one list, each naming its partition; retry and delete go to that partition, audited; a viewer is refused', async () => {
     const w = await world();
     const { records, audit } = recordingAudit();
     const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name: w.name }], audit });
@@ -100,13 +112,17 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     if (second.next !== undefined) expect((await admin.partitionedDeadLetters(w.id, { count: 2, cursor: second.next })).items).toEqual([]);
     // Each row names the partition the queue said its message was in, and carries its payload.
     const expected = w.lapsed.map((m) => [m.partition, m.id, m.payload]).sort();
-    expect(rows.map((r) => [r.partition, r.record.kind === 'queue' ? r.record.sourceId : '', r.record.kind === 'queue' ? r.record.payload.toString() : '']).sort()).toEqual(expected);
+    expect(
+      rows.map((r) => [r.partition, r.record.kind === 'queue' ? r.record.sourceId : '', r.record.kind === 'queue' ? r.record.payload.toString() : '']).sort(),
+    ).toEqual(expected);
     expect(rows.every((r) => r.queue === w.queue.partitionNames[r.partition])).toBe(true);
 
     const [retried, deleted, kept] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
     const refused = await admin.retryPartitionedDeadLetter(viewer, w.id, retried.partition, retried.record.id).catch((e: unknown) => e);
     expect(isRespireError(refused, 'PERMISSION_DENIED')).toBe(true);
-    expect(isRespireError(await admin.deletePartitionedDeadLetter(viewer, w.id, kept.partition, kept.record.id).catch((e: unknown) => e), 'PERMISSION_DENIED')).toBe(true);
+    expect(
+      isRespireError(await admin.deletePartitionedDeadLetter(viewer, w.id, kept.partition, kept.record.id).catch((e: unknown) => e), 'PERMISSION_DENIED'),
+    ).toBe(true);
 
     const before = Number(await conn.raw(w.queue.streamKeys[retried.partition]!, ['XLEN', w.queue.streamKeys[retried.partition]!]));
     const result = await admin.retryPartitionedDeadLetter(operator, w.id, retried.partition, retried.record.id);
@@ -118,7 +134,9 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     expect(left.items.map((r) => [r.partition, r.record.id])).toEqual([[kept.partition, kept.record.id]]);
     // The retried message comes back from its partition.
     const again = await w.queue.receive(60_000, { max: 10 });
-    expect(again.filter((m) => m.payload === (retried.record.kind === 'queue' ? retried.record.payload.toString() : '')).map((m) => m.partition)).toEqual([retried.partition]);
+    expect(again.filter((m) => m.payload === (retried.record.kind === 'queue' ? retried.record.payload.toString() : '')).map((m) => m.partition)).toEqual([
+      retried.partition,
+    ]);
 
     const actions = records.map((r) => [r.actor, r.action, r.resource, r.target.partition, r.result]);
     expect(actions).toEqual([

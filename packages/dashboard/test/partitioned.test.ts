@@ -48,7 +48,11 @@ for (const cluster of [false, true]) {
       for (const partition of queue.partitionNames) expect(page.body).toContain(partition);
       expect(page.body.includes('class="masters"')).toBe(cluster);
       if (cluster) expect((/<table[^>]*class="masters"[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '').match(/<tr><th scope="row">/g)).toHaveLength(3);
-      expect(deadRows(page.body).map(([p]) => Number(p)).sort()).toEqual(lapsed.map((m) => m.partition).sort());
+      expect(
+        deadRows(page.body)
+          .map(([p]) => Number(p))
+          .sort(),
+      ).toEqual(lapsed.map((m) => m.partition).sort());
       // A viewer sees no actions.
       expect(page.body).not.toContain('/actions/partition-retry');
       expect((await get(world, `/partitioned-queue${q({ id: id.replace('}:', 'x}:') })}`)).status).toBe(404);
@@ -62,7 +66,9 @@ for (const cluster of [false, true]) {
       const all = deadRows((await get(world, `/partitioned-queue${q({ id })}`)).body);
       const [[retryPartition, retryRecord], [deletePartition, deleteRecord]] = all as [[string, string], [string, string]];
       const csrf = csrfOf(page.body);
-      expect((await post(world, '/actions/partition-retry', { _csrf: csrf, id, partition: retryPartition, record: retryRecord }, { token: TOKENS.viewer })).status).toBe(403);
+      expect(
+        (await post(world, '/actions/partition-retry', { _csrf: csrf, id, partition: retryPartition, record: retryRecord }, { token: TOKENS.viewer })).status,
+      ).toBe(403);
       expect((await get(world, `/confirm/partition-delete${q({ id, partition: deletePartition, record: deleteRecord })}`, TOKENS.viewer)).status).toBe(403);
 
       const before = await queue.receive(60_000, { max: 10 });

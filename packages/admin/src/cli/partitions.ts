@@ -33,8 +33,21 @@ function detail(s: PartitionedQueueStatus): string {
     s.partitions === null
       ? `partitioned queue ${safe(s.name)}: ${s.unreadable === null ? 'no partition count recorded' : `metadata key holds '${safe(s.unreadable)}', not a partition count`}`
       : `partitioned queue ${safe(s.name)}: ${s.partitions} partitions, ${s.totals.length} messages, ${s.totals.ready ?? '?'} ready, ${s.totals.inFlight} in flight, ${s.totals.deadLetters} dead letters`;
-  const lines = [head, table(['PARTITION', 'QUEUE', 'SLOT', 'MASTER', ...COUNTS], s.partitionList.map((p) => [String(p.index), safe(p.queue), String(p.slot), p.master ?? '-', ...counts(p.status)]))];
-  if (s.masters !== null) lines.push('per master:', table(['MASTER', 'PARTITIONS', ...COUNTS], s.masters.map((m) => [m.master, m.partitions.join(','), ...counts(m)])));
+  const lines = [
+    head,
+    table(
+      ['PARTITION', 'QUEUE', 'SLOT', 'MASTER', ...COUNTS],
+      s.partitionList.map((p) => [String(p.index), safe(p.queue), String(p.slot), p.master ?? '-', ...counts(p.status)]),
+    ),
+  ];
+  if (s.masters !== null)
+    lines.push(
+      'per master:',
+      table(
+        ['MASTER', 'PARTITIONS', ...COUNTS],
+        s.masters.map((m) => [m.master, m.partitions.join(','), ...counts(m)]),
+      ),
+    );
   return lines.join('\n');
 }
 
@@ -84,7 +97,10 @@ export function partitionCommands(program: Command, cli: Cli): void {
         return;
       }
       const page = await admin.partitionedDeadLetters(id, { count: o.count, ...(o.cursor ? { cursor: o.cursor } : {}) });
-      const json = { ...status, deadLetters: { items: page.items.map((r) => ({ partition: r.partition, queue: r.queue, ...recordJson(r.record, false) })), next: page.next ?? null } };
+      const json = {
+        ...status,
+        deadLetters: { items: page.items.map((r) => ({ partition: r.partition, queue: r.queue, ...recordJson(r.record, false) })), next: page.next ?? null },
+      };
       cli.print(g, json, () =>
         [
           detail(status),

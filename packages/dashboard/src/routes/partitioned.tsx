@@ -41,8 +41,10 @@ export function partitionedRoutes(routes: Hono<Env>, s: Settings): void {
     const partition = intParam(f, 'partition', 0, (queue.partitions ?? 1) - 1);
     const record = need(f, 'record', ENTRY_ID);
     const result = await s.admin.retryPartitionedDeadLetter(c.get('principal'), queue.id, partition, record);
-    if (result.status === 'retried') return done(s, c, result, '/partitioned-queue', { id: queue.id, ...noticeParams('retried', { record, newId: result.newId }) });
-    if (result.status === 'missing') return refused(s, c, result, 'Already gone', <p>Dead letter {record} is gone (retried or deleted meanwhile). Nothing was done.</p>);
+    if (result.status === 'retried')
+      return done(s, c, result, '/partitioned-queue', { id: queue.id, ...noticeParams('retried', { record, newId: result.newId }) });
+    if (result.status === 'missing')
+      return refused(s, c, result, 'Already gone', <p>Dead letter {record} is gone (retried or deleted meanwhile). Nothing was done.</p>);
     return refused(s, c, result, 'Retry refused', <p>{result.reason}</p>);
   });
 

@@ -23,7 +23,15 @@ function Counts({ t }: { t: PartitionTotals }) {
 }
 
 /** Every partitioned queue this principal sees: its partition count and the counts of all its partitions together. */
-export function PartitionedQueuesPage({ ctx, queues, discoveryTruncated }: { ctx: PageContext; queues: readonly PartitionedQueueSummary[]; discoveryTruncated: boolean }) {
+export function PartitionedQueuesPage({
+  ctx,
+  queues,
+  discoveryTruncated,
+}: {
+  ctx: PageContext;
+  queues: readonly PartitionedQueueSummary[];
+  discoveryTruncated: boolean;
+}) {
   return (
     <Layout ctx={ctx} title="Partitioned queues" crumbs={[{ label: 'Partitioned queues' }]}>
       <p class="muted">Queues spread over several ordinary queues (partitions), each in its own hash tag, so over the masters of a Cluster.</p>
@@ -84,7 +92,10 @@ export function PartitionedQueuePage({
           Partitioned queue <Name value={label} />
         </>
       }
-      crumbs={[{ label: 'Partitioned queues', href: href(ctx, '/partitioned-queues') }, { kind: 'Partitioned queue', label }]}
+      crumbs={[
+        { label: 'Partitioned queues', href: href(ctx, '/partitioned-queues') },
+        { kind: 'Partitioned queue', label },
+      ]}
       serverTimeMs={queue.serverTimeMs}
       notice={notice}
     >
@@ -100,8 +111,9 @@ export function PartitionedQueuePage({
         </p>
       ) : (
         <p class="muted">
-          {count(queue.partitions)} partitions recorded in <code>{queue.metadataKey}</code>: {count(queue.totals.length)} messages, {count(queue.totals.inFlight)} in
-          flight, {count(queue.totals.deadLetters)} dead letters. Read at {serverTime(queue.serverTimeMs)} (server time), one partition after another.
+          {count(queue.partitions)} partitions recorded in <code>{queue.metadataKey}</code>: {count(queue.totals.length)} messages,{' '}
+          {count(queue.totals.inFlight)} in flight, {count(queue.totals.deadLetters)} dead letters. Read at {serverTime(queue.serverTimeMs)} (server time), one
+          partition after another.
         </p>
       )}
       {queue.partitionList.length > 0 ? <h2>Partitions</h2> : null}
@@ -142,7 +154,11 @@ export function PartitionedQueuePage({
       {deadLetters.length === 0 ? (
         <p class="empty">No dead letters on this page.</p>
       ) : (
-        <Table columns={[num('Partition'), 'Record', 'Dead-lettered', 'Source ID', num('Deliveries'), 'Preview', ...(operator ? ['Actions'] : [])]} caption="Dead letters of all partitions, newest first" class="dead-letters">
+        <Table
+          columns={[num('Partition'), 'Record', 'Dead-lettered', 'Source ID', num('Deliveries'), 'Preview', ...(operator ? ['Actions'] : [])]}
+          caption="Dead letters of all partitions, newest first"
+          class="dead-letters"
+        >
           <tbody>
             {deadLetters.map((d) => (
               <tr>
@@ -181,14 +197,25 @@ export function PartitionedQueuePage({
       )}
       <Pager paging={paging} label="Dead letters" />
       <p class="muted">
-        Each partition is an ordinary queue with its own dead letters; here they are one list. Retry sends a record back to its own partition as a fresh message.
+        Each partition is an ordinary queue with its own dead letters; here they are one list. Retry sends a record back to its own partition as a fresh
+        message.
       </p>
     </Layout>
   );
 }
 
 /** The confirmation of deleting one dead letter of a partition. */
-export function ConfirmPartitionDeletePage({ ctx, queue, partition, record }: { ctx: PageContext; queue: PartitionedQueueStatus; partition: number; record: string }) {
+export function ConfirmPartitionDeletePage({
+  ctx,
+  queue,
+  partition,
+  record,
+}: {
+  ctx: PageContext;
+  queue: PartitionedQueueStatus;
+  partition: number;
+  record: string;
+}) {
   return (
     <ConfirmPage
       ctx={ctx}
