@@ -71,6 +71,7 @@ import {
   type PartitionedDeadLetterOptions,
   type PartitionedQueueStatus,
   type PartitionedQueueSummary,
+  type UnavailablePartitionedQueue,
 } from './partitioned.js';
 import { TOPIC_KEY, Topics, type SeekResult, type SeekTarget, type TopicConfig, type TopicStatus, type TopicSummary } from './topics.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
@@ -676,9 +677,16 @@ export class RespireAdmin implements AdminApi {
   /**
    * Configured partitioned queues, then those the bounded discovery SCAN finds
    * (`discoverPartitionedQueues`), each with the partition count its metadata key records (null
-   * when none is) and the counts of all its partitions added (`queueStatus` of each: five reads a partition).
+   * when none is) and the counts of all its partitions added (`queueStatus` of each: five reads a
+   * partition; 4 queues and 32 partitions of each at a time). A queue whose keys the server
+   * refuses to read (a key of another type, an ACL) is listed in `unavailable`, never hiding the
+   * others; a transport failure fails the whole list.
    */
-  partitionedQueues(): Promise<{ readonly partitionedQueues: readonly PartitionedQueueSummary[]; readonly discoveryTruncated: boolean }> {
+  partitionedQueues(): Promise<{
+    readonly partitionedQueues: readonly PartitionedQueueSummary[];
+    readonly discoveryTruncated: boolean;
+    readonly unavailable: readonly UnavailablePartitionedQueue[];
+  }> {
     return this.#partitioned.list();
   }
 

@@ -18,7 +18,13 @@
  *   recognised by `isUnknownResource`.
  */
 import type { GroupDetail, GroupedQueueStatus, GroupedQueueSummary, GroupedStatusOptions, InFlightHead, ReadyGroup } from './grouped.js';
-import type { PartitionedDeadLetter, PartitionedDeadLetterOptions, PartitionedQueueStatus, PartitionedQueueSummary } from './partitioned.js';
+import type {
+  PartitionedDeadLetter,
+  PartitionedDeadLetterOptions,
+  PartitionedQueueStatus,
+  PartitionedQueueSummary,
+  UnavailablePartitionedQueue,
+} from './partitioned.js';
 import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
@@ -561,7 +567,11 @@ export interface AdminApi {
   messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail>;
 
   /** Partitioned queues (configured, then discovered) with their partition counts and totals. */
-  partitionedQueues(): Promise<{ readonly partitionedQueues: readonly PartitionedQueueSummary[]; readonly discoveryTruncated: boolean }>;
+  partitionedQueues(): Promise<{
+    readonly partitionedQueues: readonly PartitionedQueueSummary[];
+    readonly discoveryTruncated: boolean;
+    readonly unavailable: readonly UnavailablePartitionedQueue[];
+  }>;
   /** A partitioned queue: each partition's counts, slot and master, and the totals per master. */
   partitionedQueue(id: ResourceId): Promise<PartitionedQueueStatus>;
   /** The dead letters of every partition as one list, newest first, each naming its partition. */

@@ -31,6 +31,7 @@ export type {
   PartitionedQueueResource,
   PartitionedQueueStatus,
   PartitionedQueueSummary,
+  UnavailablePartitionedQueue,
 } from './partitioned.js';
 export { MAX_PARTITIONS } from './partition-layout.js';
 export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';

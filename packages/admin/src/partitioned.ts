@@ -5,7 +5,7 @@ import { retry } from './dead-letter-actions.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
 import { MAX_PARTITIONS, METADATA_MATCH, metadataKey, parseMetadataKey, partitionNames, recordedCount } from './partition-layout.js';
 import { queueRecord } from './records.js';
-import { RespireValidationError, keySlot, parseEntries, text, toIntegerInRange } from './redis.js';
+import { RespireValidationError, isRespireError, keySlot, parseEntries, text, toIntegerInRange } from './redis.js';
 import { queueResource, type DiscoveryOptions, type QueueConfig } from './resources.js';
 import { mapLimited, queueStatus } from './status.js';
 import { compareEntryIds, toCount, toEntryId, toOptions, toResourceId } from './validate.js';
@@ -39,6 +39,14 @@ export interface PartitionedQueueSummary extends PartitionedQueueResource {
   /** The metadata key's value as read, when it is not a partition count this admin can read; else null. */
   readonly unreadable: string | null;
   readonly totals: PartitionTotals;
+}
+
+/** A partitioned queue the list could not read (the server refused: a key of another type, an ACL), and why. */
+export interface UnavailablePartitionedQueue {
+  readonly resource: PartitionedQueueResource;
+  /** The Respire error code, e.g. `WRONG_TYPE`, `PERMISSION_DENIED`. */
+  readonly code: string;
+  readonly message: string;
 }
 
 /** One partition: an ordinary queue, where its slot lives, and its counts. */
@@ -88,8 +96,10 @@ export interface PartitionedDeadLetterOptions {
   readonly cursor?: string;
 }
 
-/** Partitioned queues whose counts are read at a time; also partitions read at a time. */
+/** Partitions of one queue read at a time. */
 const CONCURRENCY = 32;
+/** Partitioned queues read at a time by the list (each reading up to {@link CONCURRENCY} partitions at a time). */
+const QUEUE_CONCURRENCY = 4;
 const CURSOR = /^p(0|[1-9]\d{0,2})~(\d+-\d+)$/;
 const NO_TOTALS: PartitionTotals = { length: 0, ready: 0, inFlight: 0, due: 0, deadLetters: 0 };
 
@@ -121,7 +131,11 @@ export class PartitionedQueues {
   }
 
   /** Configured partitioned queues, then those the bounded SCAN finds, each with its partition count and totals. */
-  async list(): Promise<{ readonly partitionedQueues: readonly PartitionedQueueSummary[]; readonly discoveryTruncated: boolean }> {
+  async list(): Promise<{
+    readonly partitionedQueues: readonly PartitionedQueueSummary[];
+    readonly discoveryTruncated: boolean;
+    readonly unavailable: readonly UnavailablePartitionedQueue[];
+  }> {
     const resources = [...this.#configured.values()];
     let truncated = false;
     if (this.#discovery) {
@@ -132,12 +146,22 @@ export class PartitionedQueues {
         if (r && !this.#configured.has(r.id)) resources.push(r);
       }
     }
-    const summaries = await mapLimited(resources, CONCURRENCY, async (r) => {
-      const { partitions, unreadable } = await this.#recorded(r, 'RespireAdmin partitionedQueues');
-      const statuses = partitions === null ? [] : await this.#statuses(r, partitions);
-      return { ...r, partitions, unreadable, totals: sum(statuses) };
+    const read = await mapLimited(resources, QUEUE_CONCURRENCY, async (r): Promise<PartitionedQueueSummary | UnavailablePartitionedQueue> => {
+      try {
+        const { partitions, unreadable } = await this.#recorded(r, 'RespireAdmin partitionedQueues');
+        const statuses = partitions === null ? [] : await this.#statuses(r, partitions);
+        return { ...r, partitions, unreadable, totals: sum(statuses) };
+      } catch (error) {
+        // A refusal by the server (a key of another type, an ACL) concerns this queue; a transport failure concerns them all.
+        if (!isRespireError(error) || error.code === 'TRANSPORT_FAILED') throw error;
+        return { resource: r, code: error.code, message: error.message };
+      }
     });
-    return { partitionedQueues: summaries, discoveryTruncated: truncated };
+    return {
+      partitionedQueues: read.filter((x): x is PartitionedQueueSummary => 'totals' in x),
+      discoveryTruncated: truncated,
+      unavailable: read.filter((x): x is UnavailablePartitionedQueue => 'code' in x),
+    };
   }
 
   /**

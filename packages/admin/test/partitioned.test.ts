@@ -171,4 +171,15 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     expect(await admin.partitionedQueue(key)).toMatchObject({ partitions: null, unreadable: 'generation:2', partitionList: [] });
     expect(await admin.partitionedDeadLetters(key)).toEqual({ items: [], next: undefined });
   });
+
+  it('lists a partitioned queue the server refuses to read as unavailable, without hiding the others', async () => {
+    const w = await world();
+    const broken = uniqueQueue('pq');
+    const key = `{respire-partitioned:${broken}}:partitions`;
+    await conn.raw(key, ['HSET', key, 'partitions', '3']);
+    const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name: broken }, { name: w.name }] });
+    const list = await admin.partitionedQueues();
+    expect(list.partitionedQueues.map((q) => [q.name, q.partitions])).toEqual([[w.name, 3]]);
+    expect(list.unavailable).toEqual([{ resource: expect.objectContaining({ id: key, name: broken }), code: 'WRONG_TYPE', message: expect.any(String) }]);
+  });
 });

@@ -1,5 +1,12 @@
 // Which partitioned queues a principal sees, and the one a request names: unknown and hidden ones answer 404 alike.
-import { isNotFound, nearest, type PartitionedQueueResource, type PartitionedQueueStatus, type PartitionedQueueSummary } from '@respire/admin';
+import {
+  isNotFound,
+  nearest,
+  type PartitionedQueueResource,
+  type PartitionedQueueStatus,
+  type PartitionedQueueSummary,
+  type UnavailablePartitionedQueue,
+} from '@respire/admin';
 import type { Principal } from './auth.js';
 import { HttpError, type HintLink } from './http.js';
 import type { Settings } from './options.js';
@@ -14,10 +21,17 @@ export function partitionedQueueVisible(s: Settings, _principal: Principal, _que
 }
 
 /** The partitioned queues this principal sees, and whether discovery stopped at its page limit. */
-export async function visiblePartitionedQueues(s: Settings, principal: Principal): Promise<{ queues: PartitionedQueueSummary[]; discoveryTruncated: boolean }> {
-  if (s.guard !== undefined) return { queues: [], discoveryTruncated: false };
-  const { partitionedQueues, discoveryTruncated } = await s.admin.partitionedQueues();
-  return { queues: partitionedQueues.filter((q) => partitionedQueueVisible(s, principal, q)), discoveryTruncated };
+export async function visiblePartitionedQueues(
+  s: Settings,
+  principal: Principal,
+): Promise<{ queues: PartitionedQueueSummary[]; discoveryTruncated: boolean; unavailable: UnavailablePartitionedQueue[] }> {
+  if (s.guard !== undefined) return { queues: [], discoveryTruncated: false, unavailable: [] };
+  const { partitionedQueues, discoveryTruncated, unavailable } = await s.admin.partitionedQueues();
+  return {
+    queues: partitionedQueues.filter((q) => partitionedQueueVisible(s, principal, q)),
+    discoveryTruncated,
+    unavailable: unavailable.filter((u) => partitionedQueueVisible(s, principal, u.resource)),
+  };
 }
 
 /** The partitioned queue the `id` query names (its metadata key), when this principal sees it. @throws {@link HttpError} 404 (with the nearest visible) or 400. */

@@ -124,6 +124,37 @@ describe('partitioned queue pages when Redis cannot answer', () => {
   });
 });
 
+describe('a partitioned queue the server refuses to read', () => {
+  it('is named on the list with its error code, and the others are still listed', async () => {
+    const resource = (name: string) => ({
+      kind: 'partitioned-queue',
+      id: `{respire-partitioned:${name}}:partitions`,
+      name,
+      keyPrefix: '',
+      metadataKey: '',
+      discovered: true,
+    });
+    const served = await serveDashboard({
+      admin: stubAdmin({
+        partitionedQueues: () => ({
+          partitionedQueues: [{ ...resource('fine'), partitions: 2, unreadable: null, totals: { length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 } }],
+          discoveryTruncated: false,
+          unavailable: [{ resource: resource('broken'), code: 'WRONG_TYPE', message: 'a key of another type' }],
+        }),
+      }),
+    });
+    try {
+      const page = await fetch(`${served.url}/partitioned-queues`, { headers: bearer(TOKENS.viewer) });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toMatch(/Could not read partitioned queue [\s\S]*?broken[\s\S]*?\(WRONG_TYPE\): a key of another type/);
+      expect(html).toContain('>fine</a>');
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('partitioned queues with a guard', () => {
   let world: World;
   beforeAll(async () => void (world = await startWorld({ label: 'pqguard', admin: { discoverPartitionedQueues: true }, dashboard: { guard: () => true } })));

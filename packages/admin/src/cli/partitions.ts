@@ -76,10 +76,12 @@ export function partitionCommands(program: Command, cli: Cli): void {
               list.partitionedQueues.map((q) => [safe(q.name), safe(q.keyPrefix), q.partitions === null ? '?' : String(q.partitions), ...counts(q.totals)]),
             ),
             list.discoveryTruncated ? 'discovery stopped at its page limit: some partitioned queues may be missing' : '',
+            ...list.unavailable.map((u) => `could not read partitioned queue ${safe(u.resource.name)} (${u.code}): ${safe(u.message)}`),
           ]
             .filter(Boolean)
             .join('\n'),
         );
+        if (list.unavailable.length > 0) cli.fail();
         return;
       }
       if (/[{}]/.test(name) || name.trim() === '') throw new UsageError(`a partitioned queue name must be nonblank without '{' or '}', got '${safe(name)}'`);

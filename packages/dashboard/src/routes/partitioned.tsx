@@ -14,8 +14,8 @@ const DEAD_LETTER_CURSOR = /^p\d{1,3}~\d{1,20}-\d{1,20}$/;
 
 export function partitionedRoutes(routes: Hono<Env>, s: Settings): void {
   routes.get('/partitioned-queues', async (c) => {
-    const { queues, discoveryTruncated } = await visiblePartitionedQueues(s, c.get('principal'));
-    return c.html(<PartitionedQueuesPage ctx={ctxOf(s, c)} queues={queues} discoveryTruncated={discoveryTruncated} />);
+    const { queues, discoveryTruncated, unavailable } = await visiblePartitionedQueues(s, c.get('principal'));
+    return c.html(<PartitionedQueuesPage ctx={ctxOf(s, c)} queues={queues} discoveryTruncated={discoveryTruncated} unavailable={unavailable} />);
   });
 
   routes.get('/partitioned-queue', async (c) => {

@@ -1,5 +1,5 @@
 // Partitioned queues: the list, and one queue as one queue: its partitions, its masters, and the dead letters of all partitions.
-import type { PartitionedDeadLetter, PartitionedQueueStatus, PartitionedQueueSummary, PartitionTotals } from '@respire/admin';
+import type { PartitionedDeadLetter, PartitionedQueueStatus, PartitionedQueueSummary, PartitionTotals, UnavailablePartitionedQueue } from '@respire/admin';
 import { count, entryTime, serverTime } from '../format.js';
 import { ActionForm, Count, isOperator, num, Pager, Table, type Paging } from './components.js';
 import { ConfirmPage } from './confirm.js';
@@ -27,15 +27,22 @@ export function PartitionedQueuesPage({
   ctx,
   queues,
   discoveryTruncated,
+  unavailable = [],
 }: {
   ctx: PageContext;
   queues: readonly PartitionedQueueSummary[];
   discoveryTruncated: boolean;
+  unavailable?: readonly UnavailablePartitionedQueue[];
 }) {
   return (
     <Layout ctx={ctx} title="Partitioned queues" crumbs={[{ label: 'Partitioned queues' }]}>
       <p class="muted">Queues spread over several ordinary queues (partitions), each in its own hash tag, so over the masters of a Cluster.</p>
       {discoveryTruncated ? <p class="notice warn">Discovery stopped at its page limit: some partitioned queues may be missing.</p> : null}
+      {unavailable.map((u) => (
+        <p class="notice warn">
+          Could not read partitioned queue <Name value={`${u.resource.keyPrefix}${u.resource.name}`} /> ({u.code}): {u.message}
+        </p>
+      ))}
       {queues.length === 0 ? (
         <p class="empty">No partitioned queues.</p>
       ) : (
