@@ -1,6 +1,7 @@
 // A partitioned queue's pages: its partitions and masters, its dead letters as one list with retry and delete, authorization, and one look in Chromium.
 import { PartitionedQueue, utf8Codec } from '@respire/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startStandaloneDashboard } from '../src/index.js';
 import { axeViolations, browserPages, shot } from './browser-page.js';
 import { bearer, csrfOf, get, post, q, serveDashboard, sleep, startWorld, stubAdmin, TOKENS, uniqueTag, type World } from './support.js';
 
@@ -164,6 +165,45 @@ describe('partitioned queues with a guard', () => {
     const { name, id } = await partitionedOf(world);
     expect((await get(world, '/partitioned-queues')).body).not.toContain(name);
     expect((await get(world, `/partitioned-queue${q({ id })}`)).status).toBe(404);
+  });
+});
+
+describe('respire-dashboard (standalone) partitioned queues', () => {
+  let world: World;
+  beforeAll(async () => void (world = await startWorld({ label: 'pqsolo' })));
+  afterAll(() => world?.close());
+
+  it('shows configured partitioned queues, and discovered ones with discoverPartitionedQueues', async () => {
+    const { name } = await partitionedOf(world);
+    const token = 'operator-token-0123456789abcdef';
+    for (const [options, shown] of [
+      [{ partitionedQueues: [{ name }] }, true],
+      [{ discoverPartitionedQueues: true }, true],
+      [{}, false],
+    ] as const) {
+      const server = await startStandaloneDashboard({
+        url: inject('redisUrl'),
+        port: 0,
+        users: [{ name: 'op', role: 'operator', token }],
+        audit: () => {},
+        ...options,
+      });
+      try {
+        const origin = new URL(server.url).origin;
+        const signedIn = await fetch(`${server.url}login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
+          body: new URLSearchParams({ name: 'op', token, next: '/' }),
+        });
+        const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+        const page = await fetch(`${server.url}partitioned-queues`, { headers: { cookie } });
+        expect(page.status).toBe(200);
+        expect((await page.text()).includes(name), JSON.stringify(options)).toBe(shown);
+      } finally {
+        await server.close();
+      }
+    }
   });
 });
 
