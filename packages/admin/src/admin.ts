@@ -65,6 +65,14 @@ import {
   type InFlightHead,
   type ReadyGroup,
 } from './grouped.js';
+import {
+  PartitionedQueues,
+  type PartitionedDeadLetter,
+  type PartitionedDeadLetterOptions,
+  type PartitionedQueueStatus,
+  type PartitionedQueueSummary,
+  type UnavailablePartitionedQueue,
+} from './partitioned.js';
 import { TOPIC_KEY, Topics, type SeekResult, type SeekTarget, type TopicConfig, type TopicStatus, type TopicSummary } from './topics.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
 
@@ -99,6 +107,14 @@ export interface RespireAdminOptions {
    * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverGroupedQueues?: boolean | DiscoveryOptions;
+  /** Partitioned queues to show (`new PartitionedQueue(client, name, { partitions })`, queue README "Scaling past one master"). @defaultValue `[]` */
+  readonly partitionedQueues?: readonly QueueConfig[];
+  /**
+   * Also find partitioned queues with a bounded SCAN (MATCH `*{respire-partitioned:*}:partitions`,
+   * TYPE string: their metadata keys; COUNT, a page limit; every master of a Cluster; never KEYS),
+   * as `discoverQueues`. `true` uses the default bounds. @defaultValue false
+   */
+  readonly discoverPartitionedQueues?: boolean | DiscoveryOptions;
   /**
    * Called with one {@link AuditRecord} per action (also for a viewer refused before any I/O,
    * then with the host clock). A logger that throws is ignored: it never breaks the action.
@@ -155,6 +171,8 @@ const KNOWN_OPTIONS = [
   'discoverTopics',
   'groupedQueues',
   'discoverGroupedQueues',
+  'partitionedQueues',
+  'discoverPartitionedQueues',
   'audit',
   'auditStream',
   'auditStreamMaxLength',
@@ -188,6 +206,7 @@ export class RespireAdmin implements AdminApi {
   readonly #jobs: Jobs;
   readonly #topics: Topics;
   readonly #grouped: GroupedQueues;
+  readonly #partitioned: PartitionedQueues;
 
   /**
    * @throws {@link RespireValidationError} for a client that is not node-redis, an unknown option, a bad
@@ -212,6 +231,7 @@ export class RespireAdmin implements AdminApi {
     this.#jobs = new Jobs(this.#ctx, jobSettings(o.jobs));
     this.#topics = new Topics(this.#ctx, toList('topics', o.topics), o.discoverTopics);
     this.#grouped = new GroupedQueues(this.#ctx, toList('groupedQueues', o.groupedQueues), o.discoverGroupedQueues);
+    this.#partitioned = new PartitionedQueues(this.#ctx, toList('partitionedQueues', o.partitionedQueues), o.discoverPartitionedQueues);
   }
 
   // ---- resources and status --------------------------------------------------------------
@@ -650,5 +670,60 @@ export class RespireAdmin implements AdminApi {
    */
   messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail> {
     return this.#grouped.group(id, groupId);
+  }
+
+  // ---- partitioned queues ----------------------------------------------------------------
+
+  /**
+   * Configured partitioned queues, then those the bounded discovery SCAN finds
+   * (`discoverPartitionedQueues`), each with the partition count its metadata key records (null
+   * when none is) and the counts of all its partitions added (`queueStatus` of each: five reads a
+   * partition; 4 queues and 32 partitions of each at a time). A queue whose keys the server
+   * refuses to read (a key of another type, an ACL) is listed in `unavailable`, never hiding the
+   * others; a transport failure fails the whole list.
+   */
+  partitionedQueues(): Promise<{
+    readonly partitionedQueues: readonly PartitionedQueueSummary[];
+    readonly discoveryTruncated: boolean;
+    readonly unavailable: readonly UnavailablePartitionedQueue[];
+  }> {
+    return this.#partitioned.list();
+  }
+
+  /**
+   * A partitioned queue (id: its metadata key, `<keyPrefix>{respire-partitioned:<name>}:partitions`)
+   * as one queue: per partition its queue name, slot, master and {@link queueStatus} counts; the
+   * totals; and, on a Cluster client, the totals per master (from the client's slot map, as of its
+   * last refresh). Partitions are read 32 at a time; not one snapshot.
+   * @throws {@link RespireNotFoundError} (`resource`) for a partitioned queue neither configured nor discoverable.
+   */
+  partitionedQueue(id: ResourceId): Promise<PartitionedQueueStatus> {
+    return this.#partitioned.status(id);
+  }
+
+  /**
+   * One page of the dead letters of all partitions as one list, newest first by record ID (ties:
+   * lower partition first), each row naming its partition; follow `next`. Reads at most `count`
+   * (1..1000, default 50) records of each partition per page.
+   * @throws {@link RespireValidationError} for a bad count or cursor, before any I/O.
+   */
+  partitionedDeadLetters(id: ResourceId, options?: PartitionedDeadLetterOptions): Promise<Page<PartitionedDeadLetter>> {
+    return this.#partitioned.deadLetters(id, options);
+  }
+
+  /**
+   * Retries one dead letter of partition `partition` onto that partition, as {@link retryDeadLetter}
+   * on a queue; audited as `retry` on the partitioned queue with the partition in its target.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   * @throws {@link RespireValidationError} for a partition outside 0..255 or a bad record ID (before any
+   *   I/O), or a partition the recorded count does not have.
+   */
+  retryPartitionedDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<RetryResult> {
+    return this.#partitioned.retryDeadLetter(actor, id, partition, recordId);
+  }
+
+  /** Deletes one dead letter of partition `partition` (XDEL); audited and refused as {@link retryPartitionedDeadLetter}. */
+  deletePartitionedDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<DeleteResult> {
+    return this.#partitioned.deleteDeadLetter(actor, id, partition, recordId);
   }
 }

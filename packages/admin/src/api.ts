@@ -18,6 +18,13 @@
  *   recognised by `isUnknownResource`.
  */
 import type { GroupDetail, GroupedQueueStatus, GroupedQueueSummary, GroupedStatusOptions, InFlightHead, ReadyGroup } from './grouped.js';
+import type {
+  PartitionedDeadLetter,
+  PartitionedDeadLetterOptions,
+  PartitionedQueueStatus,
+  PartitionedQueueSummary,
+  UnavailablePartitionedQueue,
+} from './partitioned.js';
 import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
@@ -558,6 +565,19 @@ export interface AdminApi {
   ): Promise<Page<InFlightHead> & { readonly serverTimeMs: number }>;
   /** One group: backlog, head, state, messages in flight. */
   messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail>;
+
+  /** Partitioned queues (configured, then discovered) with their partition counts and totals. */
+  partitionedQueues(): Promise<{
+    readonly partitionedQueues: readonly PartitionedQueueSummary[];
+    readonly discoveryTruncated: boolean;
+    readonly unavailable: readonly UnavailablePartitionedQueue[];
+  }>;
+  /** A partitioned queue: each partition's counts, slot and master, and the totals per master. */
+  partitionedQueue(id: ResourceId): Promise<PartitionedQueueStatus>;
+  /** The dead letters of every partition as one list, newest first, each naming its partition. */
+  partitionedDeadLetters(id: ResourceId, options?: PartitionedDeadLetterOptions): Promise<Page<PartitionedDeadLetter>>;
+  retryPartitionedDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<RetryResult>;
+  deletePartitionedDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<DeleteResult>;
 }
 
 /**

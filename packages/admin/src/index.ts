@@ -22,6 +22,18 @@ export type {
   ReadyGroup,
 } from './grouped.js';
 export { MAX_GROUPS_WALKED } from './grouped.js';
+export type {
+  MasterTotals,
+  PartitionStatus,
+  PartitionTotals,
+  PartitionedDeadLetter,
+  PartitionedDeadLetterOptions,
+  PartitionedQueueResource,
+  PartitionedQueueStatus,
+  PartitionedQueueSummary,
+  UnavailablePartitionedQueue,
+} from './partitioned.js';
+export { MAX_PARTITIONS } from './partition-layout.js';
 export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';

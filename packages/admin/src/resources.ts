@@ -113,12 +113,15 @@ export class Resources {
     return { keys: keys.filter((k) => !QUEUE_KEY.test(k) && !k.endsWith(':respire-history')).sort(), truncated };
   }
 
-  /** Stream keys matching `match`: the bounded SCAN of discovery (TYPE stream, COUNT, a page limit per master of a Cluster; never KEYS). */
-  scanStreams(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
-    return this.#scan(match, bounds);
+  /**
+   * Keys of `type` (default stream) matching `match`: the bounded SCAN of discovery (TYPE, COUNT, a
+   * page limit per master of a Cluster; never KEYS).
+   */
+  scanStreams(match: string, bounds: Required<DiscoveryOptions>, type: 'stream' | 'string' = 'stream'): Promise<{ keys: string[]; truncated: boolean }> {
+    return this.#scan(match, bounds, type);
   }
 
-  async #scan(match: string, bounds: Required<DiscoveryOptions>): Promise<{ keys: string[]; truncated: boolean }> {
+  async #scan(match: string, bounds: Required<DiscoveryOptions>, type: 'stream' | 'string' = 'stream'): Promise<{ keys: string[]; truncated: boolean }> {
     const found = new Set<string>();
     let truncated = false;
     for (const node of await this.#redis.masters()) {
@@ -131,7 +134,7 @@ export class Resources {
         }
         let reply: unknown[];
         try {
-          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', String(bounds.scanCount), 'TYPE', 'stream'], BINARY)) as unknown[];
+          reply = (await node.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', String(bounds.scanCount), 'TYPE', type], BINARY)) as unknown[];
         } catch (error) {
           throw toRespireError(error, 'RespireAdmin queue discovery (SCAN)');
         }
@@ -241,7 +244,8 @@ export function mainStream(r: Resource): string {
   return r.kind === 'queue' ? r.keys.stream : r.stream;
 }
 
-function queueResource(config: QueueConfig, argument: string, discovered: boolean): QueueResource {
+/** A queue's resource from its name and key prefix. @throws {@link RespireValidationError} for a bad name or prefix. */
+export function queueResource(config: QueueConfig, argument: string, discovered: boolean): QueueResource {
   const c = toOptions(argument, config, ['name', 'keyPrefix']);
   const keyPrefix = toKeyPrefix(c.keyPrefix);
   const keys = queueKeys(c.name, keyPrefix);

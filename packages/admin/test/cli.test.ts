@@ -10,6 +10,7 @@ import type { RedisClientLike } from '@respire/core-scripts';
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { groupedCommandTests } from './cli-grouped.js';
+import { partitionCommandTests } from './cli-partitions.js';
 import { topicCommandTests } from './cli-topics.js';
 import { addWorkerRecord, pendingRows, range, sleep, uniqueKeys, uniqueQueue, type Connection } from './support.js';
 
@@ -54,6 +55,7 @@ describe('respire CLI', { timeout: 60_000 }, () => {
 
   describe('topics', () => topicCommandTests(respire, () => conn));
   describe('grouped queues', () => groupedCommandTests(respire, () => conn));
+  describe('partitioned queues', () => partitionCommandTests(respire, () => conn));
 
   it('status --json: one JSON document with the queue and stream counts', async () => {
     const name = uniqueQueue('cli');

@@ -29,6 +29,8 @@ interface ConfigFile {
   discoverTopics?: boolean;
   groupedQueues?: QueueConfig[];
   discoverGroupedQueues?: boolean;
+  partitionedQueues?: QueueConfig[];
+  discoverPartitionedQueues?: boolean;
   auditStream?: string;
 }
 
@@ -106,9 +108,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     .option('--discover-queues', 'also find reliable queues with a bounded SCAN of the key space')
     .option('--discover-topics', 'also find reliable topics with a bounded SCAN of the key space')
     .option('--discover-grouped-queues', 'also find grouped queues (queues with message groups) with a bounded SCAN of the key space')
+    .option('--discover-partitioned-queues', 'also find partitioned queues (by their metadata keys) with a bounded SCAN of the key space')
     .option(
       '--config <file>',
-      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, topics: [{ name, keyPrefix }], discoverTopics, groupedQueues: [{ name, keyPrefix }], discoverGroupedQueues, auditStream }',
+      'JSON file: { url, cluster, queues: [{ name, keyPrefix }], streams: [{ stream, deadLetterStream, keyPrefix, label }], discoverQueues, topics: [{ name, keyPrefix }], discoverTopics, groupedQueues: [{ name, keyPrefix }], discoverGroupedQueues, partitionedQueues: [{ name, keyPrefix }], discoverPartitionedQueues, auditStream }',
     )
     .option('--users <file>', 'JSON file of users: { "users": [{ "name", "role": "viewer" | "operator", "tokenSha256" }] }')
     .option('--token-env <name>', 'environment variable holding the operator token (user "operator")', 'RESPIRE_DASHBOARD_TOKEN')
@@ -155,6 +158,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
     discoverQueues?: boolean;
     discoverTopics?: boolean;
     discoverGroupedQueues?: boolean;
+    discoverPartitionedQueues?: boolean;
     config?: string;
     users?: string;
     tokenEnv: string;
@@ -215,6 +219,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.en
       discoverTopics: o.discoverTopics ?? config.discoverTopics ?? false,
       groupedQueues: config.groupedQueues ?? [],
       discoverGroupedQueues: o.discoverGroupedQueues ?? config.discoverGroupedQueues ?? false,
+      partitionedQueues: config.partitionedQueues ?? [],
+      discoverPartitionedQueues: o.discoverPartitionedQueues ?? config.discoverPartitionedQueues ?? false,
       ...(auditStream ? { auditStream } : {}),
       pollIntervalMs,
       secureCookies: o.secureCookies ?? false,

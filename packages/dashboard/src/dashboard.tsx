@@ -20,6 +20,7 @@ import { overviewRoutes } from './routes/overview.js';
 import { resourceRoutes } from './routes/resources.js';
 import { topicActionRoutes } from './routes/topic-actions.js';
 import { groupedRoutes } from './routes/grouped.js';
+import { partitionedRoutes } from './routes/partitioned.js';
 import { topicRoutes } from './routes/topics.js';
 
 export { MIN_POLL_INTERVAL_MS } from './options.js';
@@ -61,6 +62,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   jobRoutes(routes, s);
   topicRoutes(routes, s);
   groupedRoutes(routes, s);
+  partitionedRoutes(routes, s);
   topicActionRoutes(routes, s);
   apiRoutes(routes);
   actionRoutes(routes, s);

@@ -46,6 +46,10 @@ export interface StandaloneOptions {
   readonly groupedQueues?: readonly QueueConfig[];
   /** Also find grouped queues with a bounded SCAN (the admin's `discoverGroupedQueues`). @defaultValue false */
   readonly discoverGroupedQueues?: boolean;
+  /** Partitioned queues to show (the admin's `partitionedQueues`). @defaultValue `[]` */
+  readonly partitionedQueues?: readonly QueueConfig[];
+  /** Also find partitioned queues with a bounded SCAN of their metadata keys (the admin's `discoverPartitionedQueues`). @defaultValue false */
+  readonly discoverPartitionedQueues?: boolean;
   readonly auditStream?: string;
   readonly pollIntervalMs?: number;
   /** Mark the session cookie `Secure` (serve over HTTPS, e.g. behind a TLS proxy). @defaultValue false */
@@ -106,6 +110,8 @@ export async function startStandaloneDashboard(options: StandaloneOptions): Prom
     discoverTopics: options.discoverTopics ?? false,
     groupedQueues: options.groupedQueues ?? [],
     discoverGroupedQueues: options.discoverGroupedQueues ?? false,
+    partitionedQueues: options.partitionedQueues ?? [],
+    discoverPartitionedQueues: options.discoverPartitionedQueues ?? false,
     audit,
     ...(options.auditStream ? { auditStream: options.auditStream } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

@@ -17,6 +17,7 @@ import { groupedCommands } from './grouped.js';
 import { historyCommands } from './history.js';
 import { jobCommands } from './jobs.js';
 import { messageCommands } from './messages.js';
+import { partitionCommands } from './partitions.js';
 import { topicCommands } from './topics.js';
 
 interface ResourceOptions {
@@ -206,6 +207,7 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
   jobCommands(program, cli);
   topicCommands(program, cli);
   groupedCommands(program, cli);
+  partitionCommands(program, cli);
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });

@@ -126,6 +126,7 @@ export function Layout({ ctx, title, heading, crumbs = [], serverTimeMs, notice,
           <div class="who">
             <a href={`${ctx.base}/topics`}>Topics</a>
             <a href={`${ctx.base}/grouped-queues`}>Grouped queues</a>
+            <a href={`${ctx.base}/partitioned-queues`}>Partitioned queues</a>
             <a href={`${ctx.base}/jobs`}>Jobs</a>
             <span class="principal">{shown(ctx.principal.name)}</span>
             <span class={`role role-${ctx.principal.role}`}>{ctx.principal.role}</span>
