@@ -83,7 +83,7 @@ export type SeekResult =
 const TOPIC_MATCH = '*{respire-topic:*}:stream';
 const TOPIC_STREAM_KEY = /^(.*)\{respire-topic:([^{}]+)\}:stream$/s;
 /** Any key of a topic: refused as an audit stream. */
-export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|wake:.*|dedup:.*)$/s;
+export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|wake:.*|retried:.*|dedup:.*)$/s;
 /** Topics whose counts are read at a time, so a large discovery never floods the server with one burst. */
 const CONCURRENCY = 32;
 
@@ -221,7 +221,7 @@ export class Topics {
       try {
         const reply = await this.#ctx.redis.script(
           'topicSeek',
-          { stream: r.stream, deadlines: keys.deadlines, group: name, start: start.id, startTimeMs: start.timeMs },
+          { stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, group: name, start: start.id, startTimeMs: start.timeMs },
           'RespireAdmin seek',
         );
         return {

@@ -454,14 +454,21 @@ export class TopicSubscription<T> {
   }
 
   /**
-   * Removes the subscription: its consumer group, deadlines index, wake stream and trimmed counter
-   * (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
+   * Removes the subscription: its consumer group, deadlines index, retried dead letters, wake stream
+   * and trimmed counter (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
    * @returns true when it existed.
    */
   remove(): Promise<boolean> {
     return scriptCalls.topicUnsubscribe(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, wake: this.#keys.wake, group: this.#keys.group },
+      {
+        stream: this.#topicKeys.stream,
+        deadlines: this.#keys.deadlines,
+        trimmed: this.#topicKeys.trimmed,
+        wake: this.#keys.wake,
+        retried: this.#keys.retried,
+        group: this.#keys.group,
+      },
       { operation: 'TopicSubscription.remove' },
     );
   }
@@ -471,7 +478,8 @@ export class TopicSubscription<T> {
    * within what is retained: publications already trimmed cannot come back. Its leases are
    * discarded: every receipt it issued is stale from now on (ack and nack return false), its
    * pending entries list is emptied, and the retained publications after the new position are
-   * delivered again with the delivery count starting at 1. Its dead letters and trimmed count stay.
+   * delivered again with the delivery count starting at 1; retried dead letters not yet completed are
+   * discarded with the leases. Its dead letters and trimmed count stay.
    * Moving forward releases what it skipped to retention.
    * @returns the subscription's new last-delivered entry ID (`'0'` for earliest) and the number of
    *   leases discarded.
@@ -483,7 +491,14 @@ export class TopicSubscription<T> {
     const position = toStart(start);
     return scriptCalls.topicSeek(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, group: this.#keys.group, start: position.id, startTimeMs: position.timeMs },
+      {
+        stream: this.#topicKeys.stream,
+        deadlines: this.#keys.deadlines,
+        retried: this.#keys.retried,
+        group: this.#keys.group,
+        start: position.id,
+        startTimeMs: position.timeMs,
+      },
       { operation: 'TopicSubscription.seek' },
     );
   }

@@ -356,6 +356,38 @@ function adminRetryQueueDeadLettersReply4(value: unknown, operation: string): { 
   return { status: "foreign", reason: d.string(t[1], operation) };
 }
 
+/** The reply of `admin-retry-subscription-dead-letters`: `[{ 1 retried, sourceId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
+export type AdminRetrySubscriptionDeadLettersReply = ({ readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[];
+
+/**
+ * Decodes a reply of `admin-retry-subscription-dead-letters`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeAdminRetrySubscriptionDeadLettersReply(value: unknown, operation = "admin-retry-subscription-dead-letters"): AdminRetrySubscriptionDeadLettersReply {
+  const list = d.array(value, operation);
+  const out: ({ readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[] = [];
+  for (const element of list) out.push(adminRetrySubscriptionDeadLettersReply1(element, operation));
+  return out;
+}
+
+function adminRetrySubscriptionDeadLettersReply1(value: unknown, operation: string): { readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string } {
+  switch (d.int(d.array(value, operation)[0], operation)) {
+    case 1:
+      return adminRetrySubscriptionDeadLettersReply2(value, operation);
+    case 0:
+      return adminRetryQueueDeadLettersReply3(value, operation);
+    case -1:
+      return adminRetryQueueDeadLettersReply4(value, operation);
+    default:
+      return d.unexpected(operation, 'a table opening with one of the codes 1, 0, -1', value);
+  }
+}
+
+function adminRetrySubscriptionDeadLettersReply2(value: unknown, operation: string): { readonly status: "retried"; readonly sourceId: string } {
+  const t = d.table(value, 2, operation);
+  return { status: "retried", sourceId: d.string(t[1], operation) };
+}
+
 /** The reply of `admin-retry-worker-dead-letters`: the same as `admin-retry-queue-dead-letters`'s. */
 export type AdminRetryWorkerDeadLettersReply = AdminRetryQueueDeadLettersReply;
 
