@@ -22,7 +22,7 @@ export type {
   ReadyGroup,
 } from './grouped.js';
 export { MAX_GROUPS_WALKED } from './grouped.js';
-export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
+export type { SeekResult, SeekTarget, SubscriptionRetryResult, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';
 // The errors the admin API throws, for faces that validate their own options the same way.

@@ -79,6 +79,18 @@ export type SeekResult =
   /** The subscription does not exist; nothing changed. */
   | { readonly status: 'missing' };
 
+/** What a retry of a subscription's dead letter did. */
+export type SubscriptionRetryResult =
+  /**
+   * The record was deleted and its publication (`publicationId`, the record's `source_id`) is due
+   * again for this subscription only, with delivery count 1; no other subscription sees it again.
+   */
+  | { readonly status: 'retried'; readonly publicationId: string }
+  /** The record is gone (already retried or deleted). */
+  | { readonly status: 'missing' }
+  /** A foreign record, or no such subscription: nothing changed. */
+  | { readonly status: 'refused'; readonly reason: string };
+
 /** The SCAN pattern of every topic's stream of publications. */
 const TOPIC_MATCH = '*{respire-topic:*}:stream';
 const TOPIC_STREAM_KEY = /^(.*)\{respire-topic:([^{}]+)\}:stream$/s;
@@ -203,6 +215,50 @@ export class Topics {
       const n = Number(await this.#ctx.redis.send(dead, ['XDEL', dead, rid], 'RespireAdmin deleteDeadLetter'));
       return n === 1 ? { value: { status: 'deleted' } as const, result: 'ok' as const } : { value: { status: 'missing' } as const, result: 'missing' as const };
     });
+  }
+
+  /**
+   * Retries one record of a subscription's dead letters for that subscription only (script
+   * `admin-retry-subscription-dead-letters`, queue README "Reliable topic"): atomically, the record
+   * is deleted and its publication made due again in the subscription's deadlines index, its body
+   * kept in the subscription's retried hash until completed, so retention never drops it. A
+   * publication the subscription gets anyway (pending, already retried, not yet delivered) is
+   * not scheduled twice. Audited as `retry` with the subscription in its target.
+   */
+  async retryDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<SubscriptionRetryResult> {
+    const who = this.#ctx.auditor.operator(actor, 'retry', id, { subscription: String(subscription), recordId: String(recordId) });
+    const name = toSubscription(subscription);
+    const rid = toEntryId('recordId', recordId);
+    return this.#ctx.auditor.run<SubscriptionRetryResult>(who, 'retry', id, { subscription: name, recordId: rid }, async () => {
+      const [outcome] = await this.#retry(id, name, [rid]);
+      const value = outcome!;
+      return {
+        value,
+        result: value.status === 'retried' ? ('ok' as const) : value.status,
+        target: value.status === 'retried' ? { subscription: name, recordId: rid, publicationId: value.publicationId } : undefined,
+      };
+    });
+  }
+
+  /** Retries up to 1,000 records of a subscription's dead letters in one script call, in order. */
+  async #retry(id: ResourceId, subscription: string, recordIds: readonly string[]): Promise<SubscriptionRetryResult[]> {
+    const r = await this.get(id);
+    const keys = subscriptionKeys(topicKeys(r.name, r.keyPrefix), subscription);
+    try {
+      const reply = await this.#ctx.redis.script(
+        'retrySubscription',
+        { deadLetterStream: keys.deadLetter, stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, wake: keys.wake, group: subscription, recordIds },
+        'RespireAdmin retry',
+      );
+      return reply.map((o): SubscriptionRetryResult =>
+        o.status === 'retried' ? { status: 'retried', publicationId: o.sourceId } : o.status === 'missing' ? { status: 'missing' } : { status: 'refused', reason: o.reason },
+      );
+    } catch (error) {
+      if (isRespireError(error, 'INVALID_STATE')) {
+        return recordIds.map(() => ({ status: 'refused', reason: `the subscription '${subscription}' of '${r.name}' does not exist` }) as const);
+      }
+      throw error;
+    }
   }
 
   /**

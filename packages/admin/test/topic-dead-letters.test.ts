@@ -1,0 +1,144 @@
+// A topic subscription's dead letters retried for that subscription only: atomic, audited, and never lost to retention, on every target.
+import { subscriptionKeys, topicKeys } from '@respire/core-scripts/internal';
+import { ReliableTopic, utf8Codec, type TopicSubscription } from '@respire/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RespireAdmin, isRespireError } from '../src/index.js';
+import { addQueueRecord, operator, recordingAudit, sleep, targets, uniqueQueue, viewer, type Connection } from './support.js';
+
+describe.each(targets)('RespireAdmin retries a subscription dead letter on $name', (target) => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await target.connect()));
+  afterAll(async () => conn.close());
+
+  /** Receives until `sub` dead-letters its next due delivery (delivery limit 1: a lapsed lease, then a receive). */
+  async function deadLetterOne(sub: TopicSubscription<string>): Promise<void> {
+    expect(await sub.receive(1, { max: 1 })).toHaveLength(1);
+    await sleep(20);
+    expect(await sub.receive(30_000, { max: 1 })).toEqual([]);
+  }
+
+  /** A topic with subscriptions `dl` (delivery limit 1) and `other`, one publication 'a' with a header, dead-lettered by `dl`. */
+  async function world() {
+    const name = uniqueQueue('t');
+    const topic = new ReliableTopic(conn.client, name, { codec: utf8Codec });
+    const dl = topic.subscription('dl', { start: 'earliest', deliveryLimit: 1 });
+    const other = topic.subscription('other', { start: 'earliest' });
+    await Promise.all([dl.create(), other.create()]);
+    const id = await topic.publish('a', { headers: { trace: 't-1' } });
+    await deadLetterOne(dl);
+    const keys = subscriptionKeys(topicKeys(name, ''), 'dl');
+    const admin = (audit?: (r: never) => void) => new RespireAdmin(conn.client, { topics: [{ name }], ...(audit ? { audit } : {}) });
+    const [record] = (await admin().subscriptionDeadLetters(topic.streamKey, 'dl')).items;
+    expect(record).toMatchObject({ kind: 'queue', sourceId: id, deliveryCount: 1 });
+    return { name, topic, dl, other, id, keys, admin, recordId: record!.id, stream: topic.streamKey };
+  }
+
+  const exists = (key: string) => conn.raw(key, ['EXISTS', key]).then(Number);
+
+  it('redelivers a trimmed publication to that subscription only, from its kept body, with its headers; a repeat is missing; audited', async () => {
+    const { topic, dl, other, id, keys, admin, recordId, stream } = await world();
+    const { records, audit } = recordingAudit();
+    // `other` completes 'a'; nothing needs it any more, so retention trims it.
+    await other.ackMany(await other.receive(30_000, { max: 10 }));
+    expect(await topic.trim()).toBe(1);
+    expect(Number(await conn.raw(stream, ['XLEN', stream]))).toBe(0);
+
+    await expect(admin(audit).retrySubscriptionDeadLetter(viewer, stream, 'dl', recordId)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await admin(audit).retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'retried', publicationId: id });
+    expect(await admin(audit).retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'missing' });
+    expect((await admin().subscriptionDeadLetters(stream, 'dl')).items).toEqual([]);
+
+    const [again, ...rest] = await dl.receive(30_000, { max: 10 });
+    expect(rest).toEqual([]);
+    expect(again).toMatchObject({ id, payload: 'a', deliveryCount: 1 });
+    expect(String(again!.headers.trace)).toBe('t-1');
+    expect(await other.receive(30_000, { max: 10 })).toEqual([]);
+    expect(await dl.trimmedCount()).toBe(0);
+    expect(await exists(keys.retried)).toBe(1);
+    expect(await dl.ack(again!)).toBe(true);
+    expect(await exists(keys.retried)).toBe(0);
+    expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
+
+    expect(records.map((r) => [r.action, r.result, r.role, r.target.subscription, r.target.recordId])).toEqual([
+      ['retry', 'refused', 'viewer', 'dl', recordId],
+      ['retry', 'ok', 'operator', 'dl', recordId],
+      ['retry', 'missing', 'operator', 'dl', recordId],
+    ]);
+    expect(records[1]!.target).toMatchObject({ publicationId: id });
+  });
+
+  it('holds a retried message through retention while it is leased and released, and dead-letters it again at its limit', async () => {
+    const { topic, dl, other, id, keys, admin, recordId, stream } = await world();
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toMatchObject({ status: 'retried' });
+    // Retained still (`other` has not completed it): `dl` gets it again, `other` once.
+    const [leased] = await dl.receive(30_000, { max: 1 });
+    expect(leased).toMatchObject({ id, payload: 'a', deliveryCount: 1 });
+    const otherGot = await other.receive(30_000, { max: 10 });
+    expect(otherGot.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 1]]);
+    expect(await other.ackMany(otherGot)).toEqual([true]);
+    // No group needs 'a' now: retention trims it while `dl` holds its retried lease.
+    expect(await topic.trim()).toBe(1);
+    expect(Number(await conn.raw(stream, ['XLEN', stream]))).toBe(0);
+    expect(await dl.nack(leased!)).toBe(true);
+    // Redelivered from the kept copy (not counted as trimmed) ...
+    const roomier = topic.subscription('dl', { deliveryLimit: 3 });
+    const [second] = await roomier.receive(30_000, { max: 1 });
+    expect(second).toMatchObject({ id, payload: 'a', deliveryCount: 2 });
+    expect(String(second!.headers.trace)).toBe('t-1');
+    expect(await roomier.nack(second!)).toBe(true);
+    // ... and at the delivery limit dead-lettered again, with its headers; the copy is gone.
+    expect(await dl.receive(30_000, { max: 1 })).toEqual([]);
+    expect(await dl.trimmedCount()).toBe(0);
+    const dead = (await admin().subscriptionDeadLetters(stream, 'dl')).items;
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ sourceId: id, deliveryCount: 2 });
+    expect(String((dead[0] as { payload: Buffer }).payload)).toBe('a');
+    expect(await exists(keys.retried)).toBe(0);
+    expect(Number(await conn.raw(keys.deadlines, ['ZCARD', keys.deadlines]))).toBe(0);
+  });
+
+  it('does not schedule a publication the subscription gets anyway; refuses foreign records, missing subscriptions and bad arguments', async () => {
+    const { dl, id, keys, admin, recordId, stream } = await world();
+    // After a seek to earliest, 'a' is delivered to `dl` again as new: the retry only deletes the record.
+    await admin().seekSubscription(operator, stream, 'dl', 'earliest');
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'retried', publicationId: id });
+    expect(Number(await conn.raw(keys.deadlines, ['ZCARD', keys.deadlines]))).toBe(0);
+    expect(await exists(keys.retried)).toBe(0);
+    expect((await dl.receive(30_000, { max: 10 })).map((m) => m.id)).toEqual([id]);
+
+    const foreign = String(await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', 'x', 'y']));
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', foreign)).toMatchObject({ status: 'refused' });
+    const badSource = await addQueueRecord(conn, keys.deadLetter, 'p', 'not-an-id');
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', badSource)).toEqual({ status: 'refused', reason: 'source_id is not an entry ID' });
+    expect(Number(await conn.raw(keys.deadLetter, ['XLEN', keys.deadLetter]))).toBe(2);
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'nobody', foreign)).toMatchObject({
+      status: 'refused',
+      reason: expect.stringContaining('does not exist'),
+    });
+    for (const [subscription, record] of [['', '1-1'], ['a{b}', '1-1'], ['dl', 'x']] as const) {
+      const error = await admin().retrySubscriptionDeadLetter(operator, stream, subscription, record).catch((e: unknown) => e);
+      expect(isRespireError(error, 'INVALID_ARGUMENT')).toBe(true);
+    }
+  });
+
+  it("wakes the subscription's waiting receive", async () => {
+    const { dl, id, admin, recordId, stream } = await world();
+    const started = Date.now();
+    const waiting = dl.receive(30_000, { max: 1, waitMs: 10_000 });
+    await sleep(200);
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'retried', publicationId: id });
+    expect((await waiting).map((m) => m.id)).toEqual([id]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('removing or seeking the subscription discards its retried copies', async () => {
+    const { dl, keys, admin, recordId, stream, other } = await world();
+    await other.ackMany(await other.receive(30_000, { max: 10 }));
+    await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', recordId);
+    expect(await exists(keys.retried)).toBe(1);
+    expect(await admin().seekSubscription(operator, stream, 'dl', 'latest')).toMatchObject({ status: 'moved', discarded: 1 });
+    expect(await exists(keys.retried)).toBe(0);
+    expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
+    expect(await dl.remove()).toBe(true);
+  });
+});
