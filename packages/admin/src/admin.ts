@@ -612,6 +612,29 @@ export class RespireAdmin implements AdminApi {
   }
 
   /**
+   * Retries every record of a subscription's dead letters present when it starts, oldest first, as
+   * {@link retrySubscriptionDeadLetter}: one atomic script call per page of `pageSize`, at most
+   * `limit` records, stopped between pages by `signal` (the options of {@link retryAllDeadLetters}).
+   * Foreign records are left in place and counted `failed`. Audited as `retry-all` with the subscription.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   * @throws {@link RespireValidationError} for a bad subscription name or option, before any I/O.
+   * @throws {@link RespireStateError} when the subscription does not exist; nothing changed.
+   */
+  retryAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    return this.#topics.retryAllDeadLetters(actor, id, subscription, options);
+  }
+
+  /**
+   * Deletes every record of a subscription's dead letters present when it starts, oldest first, one
+   * XDEL per page, with the options of {@link deleteAllDeadLetters}. Audited as `delete-all` with the subscription.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   * @throws {@link RespireValidationError} for a bad subscription name or option, before any I/O.
+   */
+  deleteAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    return this.#topics.deleteAllDeadLetters(actor, id, subscription, options);
+  }
+
+  /**
    * Moves a subscription to `to` (`'earliest'`, `'latest'`, an entry ID or `{ timeMs }`), within
    * what is retained, as `TopicSubscription.seek` does (queue README "Reliable topic"): its leases
    * are discarded and every receipt it issued is stale, its pending entries list emptied, and the

@@ -1,6 +1,7 @@
 // Reliable topics for operators: discovery, subscriptions with their backlogs, dead letters, and the audited seek.
-import type { Actor, DeadLetterOptions, DeadLetterPage, DeleteResult, ResourceId } from './api.js';
+import type { Actor, BulkOptions, BulkResult, DeadLetterOptions, DeadLetterPage, DeleteResult, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
+import { bulk, deleting } from './dead-letter-actions.js';
 import { deadLetterPage } from './dead-letter-pages.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
 import { queueRecord } from './records.js';
@@ -230,8 +231,13 @@ export class Topics {
     const name = toSubscription(subscription);
     const rid = toEntryId('recordId', recordId);
     return this.#ctx.auditor.run<SubscriptionRetryResult>(who, 'retry', id, { subscription: name, recordId: rid }, async () => {
-      const [outcome] = await this.#retry(id, name, [rid]);
-      const value = outcome!;
+      let value: SubscriptionRetryResult;
+      try {
+        value = (await this.#retry(id, name, [rid]))[0]!;
+      } catch (error) {
+        if (!isRespireError(error, 'INVALID_STATE')) throw error;
+        value = { status: 'refused', reason: `the subscription '${name}' does not exist` };
+      }
       return {
         value,
         result: value.status === 'retried' ? ('ok' as const) : value.status,
@@ -240,25 +246,44 @@ export class Topics {
     });
   }
 
-  /** Retries up to 1,000 records of a subscription's dead letters in one script call, in order. */
+  /**
+   * Retries every record of a subscription's dead letters present when it starts, oldest first, as
+   * {@link retryDeadLetter}: one script call per page, bounded and abortable as the queue's
+   * `retryAllDeadLetters`. Records of another format are left and counted `failed`. Audited as `retry-all`.
+   * @throws {@link RespireStateError} when the subscription does not exist (it stops at the first page).
+   */
+  retryAllDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    const name = toSubscription(subscription);
+    return bulk(this.#ctx, actor, id, 'retry-all', options, { subscription: name }, async () => ({
+      dead: await this.#deadLetterKey(id, name),
+      run: async (ids) => {
+        const outcomes = await this.#retry(id, name, ids);
+        return { done: outcomes.filter((o) => o.status === 'retried').length, failed: outcomes.filter((o) => o.status === 'refused').length };
+      },
+    }));
+  }
+
+  /** Deletes every record of a subscription's dead letters present when it starts, oldest first, one XDEL per page; audited as `delete-all`. */
+  deleteAllDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    const name = toSubscription(subscription);
+    return bulk(this.#ctx, actor, id, 'delete-all', options, { subscription: name }, async () => deleting(this.#ctx, await this.#deadLetterKey(id, name)));
+  }
+
+  /**
+   * Retries up to 1,000 records of a subscription's dead letters in one script call, in order.
+   * @throws {@link RespireStateError} when the subscription does not exist; nothing changed.
+   */
   async #retry(id: ResourceId, subscription: string, recordIds: readonly string[]): Promise<SubscriptionRetryResult[]> {
     const r = await this.get(id);
     const keys = subscriptionKeys(topicKeys(r.name, r.keyPrefix), subscription);
-    try {
-      const reply = await this.#ctx.redis.script(
-        'retrySubscription',
-        { deadLetterStream: keys.deadLetter, stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, wake: keys.wake, group: subscription, recordIds },
-        'RespireAdmin retry',
-      );
-      return reply.map((o): SubscriptionRetryResult =>
-        o.status === 'retried' ? { status: 'retried', publicationId: o.sourceId } : o.status === 'missing' ? { status: 'missing' } : { status: 'refused', reason: o.reason },
-      );
-    } catch (error) {
-      if (isRespireError(error, 'INVALID_STATE')) {
-        return recordIds.map(() => ({ status: 'refused', reason: `the subscription '${subscription}' of '${r.name}' does not exist` }) as const);
-      }
-      throw error;
-    }
+    const reply = await this.#ctx.redis.script(
+      'retrySubscription',
+      { deadLetterStream: keys.deadLetter, stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, wake: keys.wake, group: subscription, recordIds },
+      'RespireAdmin retry',
+    );
+    return reply.map((o): SubscriptionRetryResult =>
+      o.status === 'retried' ? { status: 'retried', publicationId: o.sourceId } : o.status === 'missing' ? { status: 'missing' } : { status: 'refused', reason: o.reason },
+    );
   }
 
   /**

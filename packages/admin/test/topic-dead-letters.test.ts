@@ -131,6 +131,36 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('retries and deletes all of a subscription\'s dead letters in pages, foreign records counted failed; audited with the subscription', async () => {
+    const { topic, dl, other, id, keys, admin, stream } = await world();
+    const later = await topic.publishMany(['b', 'c']);
+    expect(await dl.receive(1, { max: 10 })).toHaveLength(2);
+    await sleep(20);
+    expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
+    await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', 'x', 'y']);
+    const { records, audit } = recordingAudit();
+    const progress: number[] = [];
+    expect(
+      await admin(audit).retryAllSubscriptionDeadLetters(operator, stream, 'dl', { pageSize: 2, onProgress: (p) => progress.push(p.done) }),
+    ).toEqual({ done: 3, failed: 1, aborted: false });
+    expect(progress).toEqual([2, 3]);
+    const again = await dl.receive(30_000, { max: 10 });
+    expect(again.map((m) => [m.id, m.deliveryCount]).sort()).toEqual([id, ...later].map((x) => [x, 1]).sort());
+    expect((await other.receive(30_000, { max: 10 })).map((m) => m.id)).toEqual([id, ...later]);
+    expect(await admin(audit).deleteAllSubscriptionDeadLetters(operator, stream, 'dl')).toEqual({ done: 1, failed: 0, aborted: false });
+    expect(Number(await conn.raw(keys.deadLetter, ['XLEN', keys.deadLetter]))).toBe(0);
+    await expect(admin(audit).retryAllSubscriptionDeadLetters(viewer, stream, 'dl')).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(records.map((r) => [r.action, r.result, r.target.subscription])).toEqual([
+      ['retry-all', 'ok', 'dl'],
+      ['delete-all', 'ok', 'dl'],
+      ['retry-all', 'refused', 'dl'],
+    ]);
+    expect(records[0]!.target).toMatchObject({ done: 3, failed: 1 });
+    await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '1']);
+    const missing = await admin().retryAllSubscriptionDeadLetters(operator, stream, 'nobody').catch((e: unknown) => e);
+    expect(missing).toEqual({ done: 0, failed: 0, aborted: false });
+  });
+
   it('removing or seeking the subscription discards its retried copies', async () => {
     const { dl, keys, admin, recordId, stream, other } = await world();
     await other.ackMany(await other.receive(30_000, { max: 10 }));
