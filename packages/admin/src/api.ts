@@ -18,7 +18,7 @@
  *   recognised by `isUnknownResource`.
  */
 import type { GroupDetail, GroupedQueueStatus, GroupedQueueSummary, GroupedStatusOptions, InFlightHead, ReadyGroup } from './grouped.js';
-import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
+import type { SeekResult, SeekTarget, SubscriptionRetryResult, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
 export type ResourceId = string;
@@ -542,6 +542,10 @@ export interface AdminApi {
   topic(id: ResourceId): Promise<TopicStatus>;
   subscriptionDeadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult>;
+  /** A subscription's dead letter delivered again to that subscription only (atomic; a repeat is `missing`). */
+  retrySubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<SubscriptionRetryResult>;
+  retryAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult>;
+  deleteAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult>;
   /** Moves a subscription (audited `seek`): its leases are discarded and the retained publications after `to` delivered again. */
   seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult>;
 
