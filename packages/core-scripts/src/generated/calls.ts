@@ -618,19 +618,21 @@ export interface TopicPublishManyArgs {
   readonly stream: string;
   /** KEYS[2] publications trimmed before completion, per subscription (hash: subscription -> count) */
   readonly trimmed: string;
+  /** KEYS[3..] deduplication keys of the batch (string: an entry ID, with PX expiry; each once) */
+  readonly deduplicationKeys: readonly string[];
   /** ARGV[1] retention bound by age, 0 for none (ms, 0..2^31-1) */
   readonly maxAgeMs: ScriptArg;
   /** ARGV[2] retention bound by length, 0 for none (publications, 0..2^31-1) */
   readonly maxLength: ScriptArg;
   /** ARGV[3] most publications trimmed by this call (publications, 1..1000) */
   readonly trimLimit: ScriptArg;
-  /** ARGV[4..] the publications' payloads, in order (bytes; 1..1000) */
-  readonly payloads: readonly ScriptArg[];
+  /** ARGV[4..] per item payload, key index (0: none; else its index in KEYS), window (ms), headers (bytes, '' for none) */
+  readonly items: readonly ScriptArg[];
 }
 
-/** Runs `topic-publish-many` (append publications in one atomic step, then apply retention) through {@link runScript} and decodes its reply. */
+/** Runs `topic-publish-many` (append publications in one atomic step, each once per deduplication ID, then apply retention) through {@link runScript} and decodes its reply. */
 export async function topicPublishMany(target: CommandTarget, args: TopicPublishManyArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishManyReply> {
-  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.payloads], options);
+  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed, ...args.deduplicationKeys], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.items], options);
   return replies.decodeTopicPublishManyReply(reply, options?.operation);
 }
 

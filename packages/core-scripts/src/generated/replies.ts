@@ -539,8 +539,8 @@ export function decodeTopicAckReply(value: unknown, operation = "topic-ack"): To
   return decodeGroupedAckReply(value, operation);
 }
 
-/** The reply of `topic-publish-many`: `{ trimmed: int, ...entries: { id: string } }`, as its header's `Reply` line declares it. */
-export type TopicPublishManyReply = { readonly trimmed: number; readonly entries: { readonly id: string }[] };
+/** The reply of `topic-publish-many`: `{ trimmed: int, ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
+export type TopicPublishManyReply = { readonly trimmed: number; readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
 
 /**
  * Decodes a reply of `topic-publish-many`; `operation` names the call in errors.
@@ -548,10 +548,10 @@ export type TopicPublishManyReply = { readonly trimmed: number; readonly entries
  */
 export function decodeTopicPublishManyReply(value: unknown, operation = "topic-publish-many"): TopicPublishManyReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 1 !== 0) return d.unexpected(operation, 'groups of 1 after element 1', value);
-  const entries: { readonly id: string }[] = [];
-  for (let i = 1; i < t.length; i += 1) entries.push({ id: d.string(t[i], operation) });
-  return { trimmed: d.int(t[0], operation), entries };
+  if ((t.length - 1) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 1', value);
+  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
+  for (let i = 1; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
+  return { trimmed: d.int(t[0], operation), results };
 }
 
 /** The reply of `topic-publish`: `{ entryId: string, duplicate: flag, trimmed: int }`, as its header's `Reply` line declares it. */
