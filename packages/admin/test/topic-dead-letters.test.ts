@@ -2,7 +2,7 @@
 import { subscriptionKeys, topicKeys } from '@respire/core-scripts/internal';
 import { ReliableTopic, utf8Codec, type TopicSubscription } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireAdmin, isRespireError } from '../src/index.js';
+import { RespireAdmin, isRespireError, type AuditRecord } from '../src/index.js';
 import { addQueueRecord, operator, recordingAudit, sleep, targets, uniqueQueue, viewer, type Connection } from './support.js';
 
 describe.each(targets)('RespireAdmin retries a subscription dead letter on $name', (target) => {
@@ -27,7 +27,7 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     const id = await topic.publish('a', { headers: { trace: 't-1' } });
     await deadLetterOne(dl);
     const keys = subscriptionKeys(topicKeys(name, ''), 'dl');
-    const admin = (audit?: (r: never) => void) => new RespireAdmin(conn.client, { topics: [{ name }], ...(audit ? { audit } : {}) });
+    const admin = (audit?: (r: AuditRecord) => void) => new RespireAdmin(conn.client, { topics: [{ name }], ...(audit ? { audit } : {}) });
     const [record] = (await admin().subscriptionDeadLetters(topic.streamKey, 'dl')).items;
     expect(record).toMatchObject({ kind: 'queue', sourceId: id, deliveryCount: 1 });
     return { name, topic, dl, other, id, keys, admin, recordId: record!.id, stream: topic.streamKey };
