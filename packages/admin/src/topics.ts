@@ -278,11 +278,23 @@ export class Topics {
     const keys = subscriptionKeys(topicKeys(r.name, r.keyPrefix), subscription);
     const reply = await this.#ctx.redis.script(
       'retrySubscription',
-      { deadLetterStream: keys.deadLetter, stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, wake: keys.wake, group: subscription, recordIds },
+      {
+        deadLetterStream: keys.deadLetter,
+        stream: r.stream,
+        deadlines: keys.deadlines,
+        retried: keys.retried,
+        wake: keys.wake,
+        group: subscription,
+        recordIds,
+      },
       'RespireAdmin retry',
     );
     return reply.map((o): SubscriptionRetryResult =>
-      o.status === 'retried' ? { status: 'retried', publicationId: o.sourceId } : o.status === 'missing' ? { status: 'missing' } : { status: 'refused', reason: o.reason },
+      o.status === 'retried'
+        ? { status: 'retried', publicationId: o.sourceId }
+        : o.status === 'missing'
+          ? { status: 'missing' }
+          : { status: 'refused', reason: o.reason },
     );
   }
 

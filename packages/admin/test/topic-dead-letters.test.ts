@@ -115,8 +115,14 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
       status: 'refused',
       reason: expect.stringContaining('does not exist'),
     });
-    for (const [subscription, record] of [['', '1-1'], ['a{b}', '1-1'], ['dl', 'x']] as const) {
-      const error = await admin().retrySubscriptionDeadLetter(operator, stream, subscription, record).catch((e: unknown) => e);
+    for (const [subscription, record] of [
+      ['', '1-1'],
+      ['a{b}', '1-1'],
+      ['dl', 'x'],
+    ] as const) {
+      const error = await admin()
+        .retrySubscriptionDeadLetter(operator, stream, subscription, record)
+        .catch((e: unknown) => e);
       expect(isRespireError(error, 'INVALID_ARGUMENT')).toBe(true);
     }
   });
@@ -131,7 +137,7 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('retries and deletes all of a subscription\'s dead letters in pages, foreign records counted failed; audited with the subscription', async () => {
+  it("retries and deletes all of a subscription's dead letters in pages, foreign records counted failed; audited with the subscription", async () => {
     const { topic, dl, other, id, keys, admin, stream } = await world();
     const later = await topic.publishMany(['b', 'c']);
     expect(await dl.receive(1, { max: 10 })).toHaveLength(2);
@@ -140,9 +146,11 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', 'x', 'y']);
     const { records, audit } = recordingAudit();
     const progress: number[] = [];
-    expect(
-      await admin(audit).retryAllSubscriptionDeadLetters(operator, stream, 'dl', { pageSize: 2, onProgress: (p) => progress.push(p.done) }),
-    ).toEqual({ done: 3, failed: 1, aborted: false });
+    expect(await admin(audit).retryAllSubscriptionDeadLetters(operator, stream, 'dl', { pageSize: 2, onProgress: (p) => progress.push(p.done) })).toEqual({
+      done: 3,
+      failed: 1,
+      aborted: false,
+    });
     expect(progress).toEqual([2, 3]);
     const again = await dl.receive(30_000, { max: 10 });
     expect(again.map((m) => [m.id, m.deliveryCount]).sort()).toEqual([id, ...later].map((x) => [x, 1]).sort());
@@ -157,7 +165,9 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     ]);
     expect(records[0]!.target).toMatchObject({ done: 3, failed: 1 });
     await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '1']);
-    const missing = await admin().retryAllSubscriptionDeadLetters(operator, stream, 'nobody').catch((e: unknown) => e);
+    const missing = await admin()
+      .retryAllSubscriptionDeadLetters(operator, stream, 'nobody')
+      .catch((e: unknown) => e);
     expect(missing).toEqual({ done: 0, failed: 0, aborted: false });
   });
 

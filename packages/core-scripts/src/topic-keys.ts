@@ -97,5 +97,11 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
  */
 export function subscriptionKeys(topic: TopicKeys, name: unknown): SubscriptionKeys {
   const group = checkName('subscription', 'subscription', name);
-  return { group, deadlines: topic.deadlinesPrefix + group, deadLetter: topic.deadLetterPrefix + group, wake: topic.wakePrefix + group, retried: topic.retriedPrefix + group };
+  return {
+    group,
+    deadlines: topic.deadlinesPrefix + group,
+    deadLetter: topic.deadLetterPrefix + group,
+    wake: topic.wakePrefix + group,
+    retried: topic.retriedPrefix + group,
+  };
 }

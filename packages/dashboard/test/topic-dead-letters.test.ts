@@ -55,9 +55,7 @@ describe("a subscription's dead letters from the dashboard", () => {
     expect((await world.admin.subscriptionDeadLetters(id, 'audit')).items).toEqual([]);
     expect((await post(world, '/actions/subscription-delete', { _csrf: csrfOf(confirm.body), ...at, record: records[1]! })).status).toBe(409);
 
-    expect(
-      world.audits.filter((r) => r.resource === id).map((r) => [r.action, r.actor, r.result, r.target.subscription, r.target.recordId]),
-    ).toEqual([
+    expect(world.audits.filter((r) => r.resource === id).map((r) => [r.action, r.actor, r.result, r.target.subscription, r.target.recordId])).toEqual([
       ['retry', 'alice', 'ok', 'audit', records[0]],
       ['retry', 'alice', 'missing', 'audit', records[0]],
       ['delete', 'alice', 'ok', 'audit', records[1]],

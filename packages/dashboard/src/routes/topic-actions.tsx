@@ -87,7 +87,8 @@ export function topicActionRoutes(routes: Hono<Env>, s: Settings): void {
     const { topic, subscription } = await subscriptionOf(s, c, f);
     const record = need(f, 'record', ENTRY_ID);
     const result = await s.admin.deleteSubscriptionDeadLetter(c.get('principal'), topic.id, subscription.name, record);
-    if (result.status === 'deleted') return done(s, c, result, '/subscription-dead-letters', { ...backTo(topic, subscription), ...noticeParams('deleted', { record }) });
+    if (result.status === 'deleted')
+      return done(s, c, result, '/subscription-dead-letters', { ...backTo(topic, subscription), ...noticeParams('deleted', { record }) });
     return refused(s, c, result, 'Already gone', alreadyGone(record));
   });
 }

@@ -231,8 +231,8 @@ export function SubscriptionDeadLettersPage({
     >
       <p class="muted">
         Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Retry delivers a publication
-        again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it.
-        Many records at once: <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters</code>.
+        again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it. Many
+        records at once: <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters</code>.
       </p>
       {records.length === 0 ? (
         <p class="empty">No dead letters.</p>

@@ -20,7 +20,11 @@ export function subscriptionSource(topic: TopicKeys, subscription: SubscriptionK
   const { group, deadlines, deadLetter, wake, retried } = subscription;
   return {
     lease: (target, { visibilityTimeoutMs, max, deliveryLimit, token }, operation) =>
-      scriptCalls.topicReceive(target, { stream, deadlines, deadLetter, trimmed, retried, visibilityTimeoutMs, max, deliveryLimit, token, group }, { operation }),
+      scriptCalls.topicReceive(
+        target,
+        { stream, deadlines, deadLetter, trimmed, retried, visibilityTimeoutMs, max, deliveryLimit, token, group },
+        { operation },
+      ),
     complete: (target, receipts, operation) => scriptCalls.topicAck(target, { stream, deadlines, retried, group, receipts }, { operation }),
     // A NACK that releases a lease also wakes the subscription's waiting receives (its wake stream).
     release: (target, receipts, delayMs, operation) => scriptCalls.queueNack(target, { deadlines, wake, delayMs, receipts }, { operation }),
