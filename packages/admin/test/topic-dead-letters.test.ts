@@ -1,9 +1,11 @@
 // A topic subscription's dead letters retried for that subscription only: atomic, audited, and never lost to retention, on every target.
+import type { RedisClientLike } from '@respire/core-scripts';
 import { subscriptionKeys, topicKeys } from '@respire/core-scripts/internal';
+import { createAclUser, standalone } from '@respire/harness';
 import { ReliableTopic, utf8Codec, type TopicSubscription } from '@respire/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RespireAdmin, isRespireError, type AuditRecord } from '../src/index.js';
-import { addQueueRecord, operator, recordingAudit, sleep, targets, uniqueQueue, viewer, type Connection } from './support.js';
+import { addQueueRecord, onFakeServer, operator, recordingAudit, sleep, targets, uniqueQueue, viewer, type Connection } from './support.js';
 
 describe.each(targets)('RespireAdmin retries a subscription dead letter on $name', (target) => {
   let conn: Connection;
@@ -181,4 +183,84 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
     expect(await dl.remove()).toBe(true);
   });
+});
+
+/** Faults between the admin and the server, injected by the fake server (which runs the same Lua). */
+describe("a subscription's dead-letter retry under faults (fake server)", () => {
+  const fake = onFakeServer('7.0');
+
+  async function oneDeadLetter() {
+    const name = uniqueQueue('tf');
+    const topic = new ReliableTopic(fake.conn.client, name, { codec: utf8Codec });
+    const dl = topic.subscription('dl', { start: 'earliest', deliveryLimit: 1 });
+    await dl.create();
+    const id = await topic.publish('a');
+    expect(await dl.receive(1, { max: 1 })).toHaveLength(1);
+    await sleep(20);
+    expect(await dl.receive(30_000, { max: 1 })).toEqual([]);
+    const admin = new RespireAdmin(fake.conn.client, { topics: [{ name }] });
+    const [record] = (await admin.subscriptionDeadLetters(topic.streamKey, 'dl')).items;
+    return { dl, id, admin, stream: topic.streamKey, recordId: record!.id };
+  }
+
+  it('a lost reply: the outcome is unknown; repeating the retry reports missing and the message is delivered once', async () => {
+    const { dl, id, admin, stream, recordId } = await oneDeadLetter();
+    fake.server.faults.inject({ script: 'admin-retry-subscription-dead-letters', action: { type: 'lost-reply' } });
+    await expect(admin.retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).rejects.toMatchObject({ code: 'TRANSPORT_FAILED' });
+    await sleep(50); // the client reconnects
+    expect(await admin.retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'missing' });
+    const again = await dl.receive(30_000, { max: 10 });
+    expect(again.map((m) => [m.id, m.deliveryCount])).toEqual([[id, 1]]);
+    expect(await dl.ack(again[0]!)).toBe(true);
+    expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
+  });
+
+  it('BUSY, then NOSCRIPT after SCRIPT FLUSH: a typed error with nothing changed, then the retry works', async () => {
+    const { dl, id, admin, stream, recordId } = await oneDeadLetter();
+    fake.server.faults.inject({
+      script: 'admin-retry-subscription-dead-letters',
+      action: { type: 'error', message: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.' },
+    });
+    await expect(admin.retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).rejects.toMatchObject({ code: 'SERVER_ERROR' });
+    expect((await admin.subscriptionDeadLetters(stream, 'dl')).items.map((r) => r.id)).toEqual([recordId]);
+    expect(await dl.receive(30_000, { max: 10 })).toEqual([]);
+    await fake.conn.raw(stream, ['SCRIPT', 'FLUSH']);
+    expect(await admin.retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toEqual({ status: 'retried', publicationId: id });
+    expect((await dl.receive(30_000, { max: 10 })).map((m) => m.id)).toEqual([id]);
+  });
+});
+
+/** ACL refusals on the run's private Redis: the retry checks every write before the first, so a refusal changes nothing. */
+describe("a subscription's dead-letter retry refused by an ACL", () => {
+  let conn: Connection;
+  beforeAll(async () => void (conn = await standalone<RedisClientLike>(inject('redisUrl'))));
+  afterAll(async () => conn.close());
+
+  for (const command of ['hset', 'zadd', 'xdel'] as const) {
+    it(`a user without ${command.toUpperCase()} gets a typed refusal; the record stays and nothing is scheduled`, async () => {
+      const name = uniqueQueue('tacl');
+      const topic = new ReliableTopic(conn.client, name, { codec: utf8Codec });
+      const dl = topic.subscription('dl', { start: 'earliest', deliveryLimit: 1 });
+      await dl.create();
+      await topic.publish('a');
+      expect(await dl.receive(1, { max: 1 })).toHaveLength(1);
+      await sleep(20);
+      expect(await dl.receive(30_000, { max: 1 })).toEqual([]);
+      const [record] = (await new RespireAdmin(conn.client, { topics: [{ name }] }).subscriptionDeadLetters(topic.streamKey, 'dl')).items;
+      const user = await createAclUser([inject('redisUrl')], `u-${uniqueQueue('acl')}`, ['~*', '+@all', `-${command}`]);
+      const restricted = await standalone<RedisClientLike>(user.urlFor(inject('redisUrl')));
+      try {
+        const admin = new RespireAdmin(restricted.client, { topics: [{ name }] });
+        const error = await admin.retrySubscriptionDeadLetter(operator, topic.streamKey, 'dl', record!.id).catch((e: unknown) => e);
+        expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+        expect((error as Error).message).toContain(command.toUpperCase());
+      } finally {
+        await restricted.close();
+      }
+      const keys = subscriptionKeys(topicKeys(name, ''), 'dl');
+      expect(Number(await conn.raw(keys.deadLetter, ['XLEN', keys.deadLetter]))).toBe(1);
+      expect(Number(await conn.raw(keys.deadlines, ['ZCARD', keys.deadlines]))).toBe(0);
+      expect(Number(await conn.raw(keys.retried, ['EXISTS', keys.retried]))).toBe(0);
+    });
+  }
 });
