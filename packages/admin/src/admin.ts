@@ -73,7 +73,16 @@ import {
   type PartitionedQueueSummary,
   type UnavailablePartitionedQueue,
 } from './partitioned.js';
-import { TOPIC_KEY, Topics, type SeekResult, type SeekTarget, type TopicConfig, type TopicStatus, type TopicSummary } from './topics.js';
+import {
+  TOPIC_KEY,
+  Topics,
+  type SeekResult,
+  type SeekTarget,
+  type SubscriptionRetryResult,
+  type TopicConfig,
+  type TopicStatus,
+  type TopicSummary,
+} from './topics.js';
 import { toCount, toList, toName, toOptions } from './validate.js';
 
 export type { DiscoveryOptions, QueueConfig, StreamConfig };
@@ -604,6 +613,45 @@ export class RespireAdmin implements AdminApi {
    */
   deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult> {
     return this.#topics.deleteDeadLetter(actor, id, subscription, recordId);
+  }
+
+  /**
+   * Retries one record of a subscription's dead letters for that subscription only (queue README
+   * "Reliable topic", "Dead letters of a subscription"): one atomic script reads the record, makes
+   * its publication due again for this subscription (delivery count from 1; no other subscription
+   * sees it again), keeps its body until the subscription completes it (retention never drops it)
+   * and deletes the record. A repeat finds the record gone: `missing`, nothing changed. Audited as
+   * `retry` with the subscription in its target; waits for `durability` like the other repairs.
+   * @returns `retried` with the publication's entry ID; `missing`; `refused` for a record not in
+   *   the queue's format or a subscription that does not exist (nothing changed).
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   * @throws {@link RespireValidationError} for a bad subscription name or record ID, before any I/O.
+   */
+  retrySubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<SubscriptionRetryResult> {
+    return this.#topics.retryDeadLetter(actor, id, subscription, recordId);
+  }
+
+  /**
+   * Retries every record of a subscription's dead letters present when it starts, oldest first, as
+   * {@link retrySubscriptionDeadLetter}: one atomic script call per page of `pageSize`, at most
+   * `limit` records, stopped between pages by `signal` (the options of {@link retryAllDeadLetters}).
+   * Foreign records are left in place and counted `failed`. Audited as `retry-all` with the subscription.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   * @throws {@link RespireValidationError} for a bad subscription name or option, before any I/O.
+   * @throws {@link RespireStateError} when the subscription does not exist; nothing changed.
+   */
+  retryAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    return this.#topics.retryAllDeadLetters(actor, id, subscription, options);
+  }
+
+  /**
+   * Deletes every record of a subscription's dead letters present when it starts, oldest first, one
+   * XDEL per page, with the options of {@link deleteAllDeadLetters}. Audited as `delete-all` with the subscription.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal.
+   * @throws {@link RespireValidationError} for a bad subscription name or option, before any I/O.
+   */
+  deleteAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    return this.#topics.deleteAllDeadLetters(actor, id, subscription, options);
   }
 
   /**

@@ -25,7 +25,7 @@ import type {
   PartitionedQueueSummary,
   UnavailablePartitionedQueue,
 } from './partitioned.js';
-import type { SeekResult, SeekTarget, TopicStatus, TopicSummary } from './topics.js';
+import type { SeekResult, SeekTarget, SubscriptionRetryResult, TopicStatus, TopicSummary } from './topics.js';
 
 /** The resolved key of a resource's main stream; stable and unique across queues and streams. */
 export type ResourceId = string;
@@ -549,6 +549,10 @@ export interface AdminApi {
   topic(id: ResourceId): Promise<TopicStatus>;
   subscriptionDeadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult>;
+  /** A subscription's dead letter delivered again to that subscription only (atomic; a repeat is `missing`). */
+  retrySubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<SubscriptionRetryResult>;
+  retryAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult>;
+  deleteAllSubscriptionDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult>;
   /** Moves a subscription (audited `seek`): its leases are discarded and the retained publications after `to` delivered again. */
   seekSubscription(actor: Actor, id: ResourceId, subscription: string, to: SeekTarget): Promise<SeekResult>;
 

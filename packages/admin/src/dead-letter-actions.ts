@@ -80,47 +80,65 @@ export async function deleteDeadLetter(ctx: AdminContext, actor: Actor, id: Reso
 
 /** Retries every dead letter present when it starts, oldest first, one script call per page. */
 export function retryAllDeadLetters(ctx: AdminContext, actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult> {
-  return bulk(ctx, actor, id, 'retry-all', options, async (r, ids) => {
-    const statuses = await retry(ctx, r, ids);
-    return { done: statuses.filter((s) => s.status === 1).length, failed: statuses.filter((s) => s.status === -1).length };
+  return bulk(ctx, actor, id, 'retry-all', options, {}, async () => {
+    const r = await ctx.resources.get(id);
+    if (r.kind === 'stream' && r.deadLetterStream === undefined) {
+      throw new RespireValidationError('resource', `'${r.id}' has no dead-letter stream configured`);
+    }
+    return {
+      dead: deadLetterKey(r),
+      run: async (ids) => {
+        const statuses = await retry(ctx, r, ids);
+        return { done: statuses.filter((s) => s.status === 1).length, failed: statuses.filter((s) => s.status === -1).length };
+      },
+    };
   });
 }
 
 /** Deletes every dead letter present when it starts, oldest first, one XDEL per page. */
 export function deleteAllDeadLetters(ctx: AdminContext, actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult> {
-  return bulk(ctx, actor, id, 'delete-all', options, async (r, ids) => {
-    const dead = deadLetterKey(r);
-    return { done: Number(await ctx.redis.send(dead, ['XDEL', dead, ...ids], 'RespireAdmin deleteAllDeadLetters')), failed: 0 };
-  });
+  return bulk(ctx, actor, id, 'delete-all', options, {}, async () => deleting(ctx, deadLetterKey(await ctx.resources.get(id))));
+}
+
+/** A bulk action's pages deleted from the dead-letter stream `dead`, one XDEL per page. */
+export function deleting(ctx: AdminContext, dead: string): BulkSource {
+  return {
+    dead,
+    run: async (ids) => ({ done: Number(await ctx.redis.send(dead, ['XDEL', dead, ...ids], 'RespireAdmin deleteAllDeadLetters')), failed: 0 }),
+  };
+}
+
+/** What a bulk action runs over: a dead-letter stream, and what it does with each page of record IDs. */
+export interface BulkSource {
+  readonly dead: string;
+  readonly run: (ids: string[]) => Promise<BulkProgress>;
 }
 
 /**
  * Pages oldest first with an exclusive cursor that stops at the last record ID present at the
  * start, at most `limit` records; `signal` stops between pages, `onProgress` reports after each.
+ * `open` resolves the dead-letter stream and the page action once authorized (it may throw a
+ * refusal); `target` starts the audit record's target (a topic's subscription).
  */
-async function bulk(
+export async function bulk(
   ctx: AdminContext,
   actor: Actor,
   id: ResourceId,
   action: 'retry-all' | 'delete-all',
   options: BulkOptions | undefined,
-  run: (r: Resource, ids: string[]) => Promise<BulkProgress>,
+  target: Record<string, string | number>,
+  open: () => Promise<BulkSource>,
 ): Promise<BulkResult> {
-  const who = ctx.auditor.operator(actor, action, id, {});
+  const who = ctx.auditor.operator(actor, action, id, { ...target });
   const o = toOptions('options', options, ['pageSize', 'limit', 'signal', 'onProgress']);
   const pageSize = toCount('pageSize', o.pageSize, 100);
   const limitOption = o.limit === undefined ? undefined : toCount('limit', o.limit, 0, 1, Number.MAX_SAFE_INTEGER);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new RespireValidationError('signal', 'must be an AbortSignal');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new RespireValidationError('onProgress', 'must be a function');
   const progress = { done: 0, failed: 0, aborted: false };
-  const target: Record<string, string | number> = {};
   return ctx.auditor.run(who, action, id, target, async () => {
     const op = `RespireAdmin ${action}`;
-    const r = await ctx.resources.get(id);
-    if (r.kind === 'stream' && action === 'retry-all' && r.deadLetterStream === undefined) {
-      throw new RespireValidationError('resource', `'${r.id}' has no dead-letter stream configured`);
-    }
-    const dead = deadLetterKey(r);
+    const { dead, run } = await open();
     const [length, last] = await Promise.all([ctx.redis.send(dead, ['XLEN', dead], op), ctx.redis.send(dead, ['XREVRANGE', dead, '+', '-', 'COUNT', '1'], op)]);
     const lastId = parseEntries(last)[0]?.id;
     const limit = limitOption ?? Number(length);
@@ -140,7 +158,7 @@ async function bulk(
         if (ids.length === 0) break;
         cursor = ids[ids.length - 1];
         seen += ids.length;
-        const step = await run(r, ids);
+        const step = await run(ids);
         progress.done += step.done;
         progress.failed += step.failed;
         try {

@@ -34,7 +34,7 @@ export type {
   UnavailablePartitionedQueue,
 } from './partitioned.js';
 export { MAX_PARTITIONS } from './partition-layout.js';
-export type { SeekResult, SeekTarget, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
+export type { SeekResult, SeekTarget, SubscriptionRetryResult, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';
 // The errors the admin API throws, for faces that validate their own options the same way.

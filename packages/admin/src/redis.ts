@@ -73,6 +73,7 @@ export {
 const adminScripts = {
   retryWorker: scriptCalls.adminRetryWorkerDeadLetters,
   retryQueue: scriptCalls.adminRetryQueueDeadLetters,
+  retrySubscription: scriptCalls.adminRetrySubscriptionDeadLetters,
   append: scriptCalls.adminAppendRetried,
   releasePending: scriptCalls.adminReleasePending,
   ackPending: scriptCalls.adminAckPending,
@@ -95,6 +96,7 @@ const adminScripts = {
 const REPAIRS: ReadonlySet<string> = new Set([
   'retryWorker',
   'retryQueue',
+  'retrySubscription',
   'append',
   'releasePending',
   'ackPending',

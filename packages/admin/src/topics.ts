@@ -1,6 +1,7 @@
 // Reliable topics for operators: discovery, subscriptions with their backlogs, dead letters, and the audited seek.
-import type { Actor, DeadLetterOptions, DeadLetterPage, DeleteResult, ResourceId } from './api.js';
+import type { Actor, BulkOptions, BulkResult, DeadLetterOptions, DeadLetterPage, DeleteResult, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
+import { bulk, deleting } from './dead-letter-actions.js';
 import { deadLetterPage } from './dead-letter-pages.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
 import { queueRecord } from './records.js';
@@ -79,11 +80,23 @@ export type SeekResult =
   /** The subscription does not exist; nothing changed. */
   | { readonly status: 'missing' };
 
+/** What a retry of a subscription's dead letter did. */
+export type SubscriptionRetryResult =
+  /**
+   * The record was deleted and its publication (`publicationId`, the record's `source_id`) is due
+   * again for this subscription only, with delivery count 1; no other subscription sees it again.
+   */
+  | { readonly status: 'retried'; readonly publicationId: string }
+  /** The record is gone (already retried or deleted). */
+  | { readonly status: 'missing' }
+  /** A foreign record, or no such subscription: nothing changed. */
+  | { readonly status: 'refused'; readonly reason: string };
+
 /** The SCAN pattern of every topic's stream of publications. */
 const TOPIC_MATCH = '*{respire-topic:*}:stream';
 const TOPIC_STREAM_KEY = /^(.*)\{respire-topic:([^{}]+)\}:stream$/s;
 /** Any key of a topic: refused as an audit stream. */
-export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|wake:.*|dedup:.*)$/s;
+export const TOPIC_KEY = /\{respire-topic:[^{}]+\}:(?:stream|trimmed|deadlines:.*|dead-letter:.*|wake:.*|retried:.*|dedup:.*)$/s;
 /** Topics whose counts are read at a time, so a large discovery never floods the server with one burst. */
 const CONCURRENCY = 32;
 
@@ -206,6 +219,86 @@ export class Topics {
   }
 
   /**
+   * Retries one record of a subscription's dead letters for that subscription only (script
+   * `admin-retry-subscription-dead-letters`, queue README "Reliable topic"): atomically, the record
+   * is deleted and its publication made due again in the subscription's deadlines index, its body
+   * kept in the subscription's retried hash until completed, so retention never drops it. A
+   * publication the subscription gets anyway (pending, already retried, not yet delivered) is
+   * not scheduled twice. Audited as `retry` with the subscription in its target.
+   */
+  async retryDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<SubscriptionRetryResult> {
+    const who = this.#ctx.auditor.operator(actor, 'retry', id, { subscription: String(subscription), recordId: String(recordId) });
+    const name = toSubscription(subscription);
+    const rid = toEntryId('recordId', recordId);
+    return this.#ctx.auditor.run<SubscriptionRetryResult>(who, 'retry', id, { subscription: name, recordId: rid }, async () => {
+      let value: SubscriptionRetryResult;
+      try {
+        value = (await this.#retry(id, name, [rid]))[0]!;
+      } catch (error) {
+        if (!isRespireError(error, 'INVALID_STATE')) throw error;
+        value = { status: 'refused', reason: `the subscription '${name}' does not exist` };
+      }
+      return {
+        value,
+        result: value.status === 'retried' ? ('ok' as const) : value.status,
+        target: value.status === 'retried' ? { subscription: name, recordId: rid, publicationId: value.publicationId } : undefined,
+      };
+    });
+  }
+
+  /**
+   * Retries every record of a subscription's dead letters present when it starts, oldest first, as
+   * {@link retryDeadLetter}: one script call per page, bounded and abortable as the queue's
+   * `retryAllDeadLetters`. Records of another format are left and counted `failed`. Audited as `retry-all`.
+   * @throws {@link RespireStateError} when the subscription does not exist (it stops at the first page).
+   */
+  retryAllDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    const name = toSubscription(subscription);
+    return bulk(this.#ctx, actor, id, 'retry-all', options, { subscription: name }, async () => ({
+      dead: await this.#deadLetterKey(id, name),
+      run: async (ids) => {
+        const outcomes = await this.#retry(id, name, ids);
+        return { done: outcomes.filter((o) => o.status === 'retried').length, failed: outcomes.filter((o) => o.status === 'refused').length };
+      },
+    }));
+  }
+
+  /** Deletes every record of a subscription's dead letters present when it starts, oldest first, one XDEL per page; audited as `delete-all`. */
+  deleteAllDeadLetters(actor: Actor, id: ResourceId, subscription: string, options?: BulkOptions): Promise<BulkResult> {
+    const name = toSubscription(subscription);
+    return bulk(this.#ctx, actor, id, 'delete-all', options, { subscription: name }, async () => deleting(this.#ctx, await this.#deadLetterKey(id, name)));
+  }
+
+  /**
+   * Retries up to 1,000 records of a subscription's dead letters in one script call, in order.
+   * @throws {@link RespireStateError} when the subscription does not exist; nothing changed.
+   */
+  async #retry(id: ResourceId, subscription: string, recordIds: readonly string[]): Promise<SubscriptionRetryResult[]> {
+    const r = await this.get(id);
+    const keys = subscriptionKeys(topicKeys(r.name, r.keyPrefix), subscription);
+    const reply = await this.#ctx.redis.script(
+      'retrySubscription',
+      {
+        deadLetterStream: keys.deadLetter,
+        stream: r.stream,
+        deadlines: keys.deadlines,
+        retried: keys.retried,
+        wake: keys.wake,
+        group: subscription,
+        recordIds,
+      },
+      'RespireAdmin retry',
+    );
+    return reply.map((o): SubscriptionRetryResult =>
+      o.status === 'retried'
+        ? { status: 'retried', publicationId: o.sourceId }
+        : o.status === 'missing'
+          ? { status: 'missing' }
+          : { status: 'refused', reason: o.reason },
+    );
+  }
+
+  /**
    * Moves a subscription to `to` (the queue package's `TopicSubscription.seek`, script
    * `topic-seek`): its leases are discarded (their receipts stale), its pending entries list
    * emptied, and the retained publications after the new position delivered again, counting from
@@ -221,7 +314,7 @@ export class Topics {
       try {
         const reply = await this.#ctx.redis.script(
           'topicSeek',
-          { stream: r.stream, deadlines: keys.deadlines, group: name, start: start.id, startTimeMs: start.timeMs },
+          { stream: r.stream, deadlines: keys.deadlines, retried: keys.retried, group: name, start: start.id, startTimeMs: start.timeMs },
           'RespireAdmin seek',
         );
         return {

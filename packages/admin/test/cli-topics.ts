@@ -85,6 +85,28 @@ export function topicCommandTests(respire: Run, connection: () => HarnessConnect
     expect(dead.code).toBe(0);
     const items = JSON.parse(dead.stdout).items as { id: string; sourceId: string }[];
     expect(items.map((r) => r.sourceId)).toEqual([ids[0]]);
+    // Retry: confirmed, for this subscription only; a repeat finds the record gone.
+    const retryRefused = await respire(['topics', 'retry-dead-letters', ...address, items[0]!.id]);
+    expect(retryRefused.code).toBe(2);
+    const retried = await respire(['topics', 'retry-dead-letters', ...address, items[0]!.id, '--yes']);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain(`${items[0]!.id}: retried (publication ${ids[0]})`);
+    const retriedAgain = await respire(['topics', 'retry-dead-letters', ...address, items[0]!.id, '--yes', '--json']);
+    expect(retriedAgain.code).toBe(1);
+    expect(JSON.parse(retriedAgain.stdout)).toEqual({ results: [{ id: items[0]!.id, status: 'missing' }] });
+    expect(await respire(['topics', 'retry-dead-letters', ...address, '--yes'])).toMatchObject({ code: 2 });
+    // Delivered again (count 1), then dead-lettered again at the limit (1) for the delete below.
+    const [redelivered] = await sub.receive(1, { max: 1 });
+    expect([redelivered!.id, redelivered!.payload, redelivered!.deliveryCount]).toEqual([ids[0], 'a', 1]);
+    await sleep(20);
+    await sub.receive(60_000, { max: 1 });
+    const all = await respire(['topics', 'retry-dead-letters', ...address, '--all', '--yes', '--json']);
+    expect(JSON.parse(all.stdout)).toEqual({ done: 1, failed: 0, aborted: false });
+    await sub.receive(1, { max: 1 });
+    await sleep(20);
+    await sub.receive(60_000, { max: 1 });
+    items.splice(0, 1, ...(JSON.parse((await respire(['topics', 'dead-letters', ...address, '--json'])).stdout).items as { id: string; sourceId: string }[]));
+    expect(items.map((r) => r.sourceId)).toEqual([ids[0]]);
     const notConfirmed = await respire(['topics', 'delete-dead-letters', ...address, items[0]!.id]);
     expect(notConfirmed.code).toBe(2);
     const deleted = await respire(['topics', 'delete-dead-letters', ...address, items[0]!.id, '--yes']);

@@ -1,12 +1,14 @@
 --[[ topic-seek: move a subscription to another position, discarding its leases.
 A reliable topic's subscription seek (queue README "Reliable topic": seek): the subscription's
 consumer group is made again at `start` (or after the last entry before `startTimeMs`), which
-empties its pending entries list, and its deadlines index is deleted: every receipt it issued is
+empties its pending entries list, and its deadlines index is deleted with its retried dead letters'
+copies (a retried dead letter not yet completed is discarded as a lease is): every receipt it issued is
 stale from now on, and the publications after the new position that are still retained are
 delivered again, counting from 1. Its dead-letter stream and trimmed counter are kept.
 
 KEYS[1]  stream: the topic's publications      (stream)
 KEYS[2]  deadlines: the subscription's delivery deadlines   (sorted set)
+KEYS[3]  retried: the subscription's retried dead letters    (hash)
 ARGV[1]  group: the subscription's consumer group
 ARGV[2]  start: the last entry ID the subscription does not get: '0' (earliest), '$' (latest) or an entry ID
 ARGV[3]  startTimeMs: '' or a time (ms since the epoch): start after the last entry before it, instead of `start`
@@ -19,9 +21,10 @@ Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XGROUP DESTROY, XGROUP CREATE, DEL),
 --@include types
 
 respire_require_acl()
-local stream, deadlines, group = KEYS[1], KEYS[2], ARGV[1]
+local stream, deadlines, retried, group = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 respire_expect_type(stream, 'stream')
 respire_expect_type(deadlines, 'zset')
+respire_expect_type(retried, 'hash')
 local exists = false
 if redis.call('EXISTS', stream) == 1 then
   for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
@@ -36,6 +39,7 @@ end
 respire_allow(stream, 'XGROUP', 'DESTROY', stream, group)
 respire_allow(stream, 'XGROUP', 'CREATE', stream, group, '0')
 respire_allow(deadlines, 'DEL', deadlines)
+respire_allow(retried, 'DEL', retried)
 local start = ARGV[2]
 if ARGV[3] ~= '' then
   local before = redis.call('XREVRANGE', stream, '(' .. ARGV[3] .. '-0', '-', 'COUNT', 1)[1]
@@ -48,5 +52,5 @@ end
 local discarded = redis.call('ZCARD', deadlines)
 redis.call('XGROUP', 'DESTROY', stream, group)
 redis.call('XGROUP', 'CREATE', stream, group, start)
-redis.call('DEL', deadlines)
+redis.call('DEL', deadlines, retried)
 return { start, discarded }

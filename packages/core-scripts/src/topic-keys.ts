@@ -18,6 +18,8 @@ export interface TopicKeys {
   readonly deadLetterPrefix: string;
   /** The prefix of every subscription's wake stream; the subscription name follows. */
   readonly wakePrefix: string;
+  /** The prefix of every subscription's retried-messages hash; the subscription name follows. */
+  readonly retriedPrefix: string;
 }
 
 /** The resolved keys of one subscription of a topic. */
@@ -36,6 +38,13 @@ export interface SubscriptionKeys {
    * released a lease, so its waiting receives wake (as a queue's).
    */
   readonly wake: string;
+  /**
+   * Hash of the subscription's retried dead letters not yet completed (the admin's retry, script
+   * admin-retry-subscription-dead-letters): field `<entry ID>` the payload, `<entry ID>:headers` the
+   * encoded headers when it had any. Receive reads a message's body from here when retention has
+   * trimmed its publication; completing the message deletes its fields.
+   */
+  readonly retried: string;
 }
 
 /** A topic's or subscription's name: nonblank, no braces, well-formed Unicode. */
@@ -50,7 +59,7 @@ function checkName(argument: string, what: string, name: unknown): string {
  * Resolves and checks the keys of the topic `name` under `keyPrefix`: every key under the hash tag
  * `{respire-topic:<name>}`, distinct and in one Cluster slot. Each kind of key has its own prefix
  * (`:stream`, `:trimmed`, `:dedup:<ID>`, `:deadlines:<subscription>`, `:dead-letter:<subscription>`,
- * `:wake:<subscription>`),
+ * `:wake:<subscription>`, `:retried:<subscription>`),
  * so no name can make two keys meet.
  * @throws {@link RespireValidationError} for a blank name or one with `{` or `}`.
  * @throws {@link RespireCrossSlotError} when the prefix splits the keys across slots.
@@ -68,6 +77,7 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
     deadlinesPrefix: `${base}:deadlines:`,
     deadLetterPrefix: `${base}:dead-letter:`,
     wakePrefix: `${base}:wake:`,
+    retriedPrefix: `${base}:retried:`,
   };
   assertSameSlot({
     stream: keys.stream,
@@ -76,6 +86,7 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
     deadlines: `${keys.deadlinesPrefix}x`,
     deadLetter: `${keys.deadLetterPrefix}x`,
     wake: `${keys.wakePrefix}x`,
+    retried: `${keys.retriedPrefix}x`,
   });
   return keys;
 }
@@ -86,5 +97,11 @@ export function topicKeys(name: unknown, keyPrefix: unknown): TopicKeys {
  */
 export function subscriptionKeys(topic: TopicKeys, name: unknown): SubscriptionKeys {
   const group = checkName('subscription', 'subscription', name);
-  return { group, deadlines: topic.deadlinesPrefix + group, deadLetter: topic.deadLetterPrefix + group, wake: topic.wakePrefix + group };
+  return {
+    group,
+    deadlines: topic.deadlinesPrefix + group,
+    deadLetter: topic.deadLetterPrefix + group,
+    wake: topic.wakePrefix + group,
+    retried: topic.retriedPrefix + group,
+  };
 }

@@ -25,6 +25,12 @@ export function noticeOf(q: Record<string, string>): Notice {
       const [record, newId] = [id('record'), id('newId')];
       return record && newId ? { kind: 'ok', text: `Retried dead letter ${record}: appended again as entry ${newId}.` } : undefined;
     }
+    case 'subscription-retried': {
+      const [record, publication] = [id('record'), id('publication')];
+      return record && publication
+        ? { kind: 'ok', text: `Retried dead letter ${record}: publication ${publication} is due again for this subscription only.` }
+        : undefined;
+    }
     case 'deleted': {
       const record = id('record');
       return record ? { kind: 'ok', text: `Deleted dead letter ${record}.` } : undefined;

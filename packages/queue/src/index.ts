@@ -49,7 +49,17 @@ export {
 } from '@respire/core-scripts';
 export type { RespireErrorCode, RedisClientLike } from '@respire/core-scripts';
 export { ReliableTopic, TopicSubscription, TOPIC_TRIM_PER_PUBLISH } from './topic.js';
-export type { ReliableTopicOptions, PublishOptions, PublishResult, SubscriptionStart, SubscriptionOptions, SubscriptionInfo, TrimOptions } from './topic.js';
+export type {
+  ReliableTopicOptions,
+  PublishOptions,
+  PublishResult,
+  PublishManyItem,
+  PublishManyResult,
+  SubscriptionStart,
+  SubscriptionOptions,
+  SubscriptionInfo,
+  TrimOptions,
+} from './topic.js';
 export { PartitionedQueue, RespirePartitionCountError } from './partitions/partitioned-queue.js';
 export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult } from './partitions/partitioned-queue.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';

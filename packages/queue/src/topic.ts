@@ -1,5 +1,5 @@
 // ReliableTopic: publish once, and subscriptions that each receive every retained publication on the lease engine (./leases).
-import { MAX_BULK_BYTES, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { MAX_BULK_BYTES, RespireServerError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import {
   MAX_INT32,
   commandTarget,
@@ -93,6 +93,34 @@ export interface PublishOptions {
    */
   headers?: MessageHeaders;
 }
+
+/** One publication of a {@link ReliableTopic.publishManyWithResults}: its payload and the options of {@link ReliableTopic.publish}. */
+export interface PublishManyItem<T> extends PublishOptions {
+  /** The publication's payload, encoded by the topic's codec. */
+  payload: T;
+}
+
+/** What happened to one item of a {@link ReliableTopic.publishManyWithResults}. */
+export interface PublishManyResult {
+  /** The publication's entry ID; for a duplicate, the original's. */
+  readonly id: string;
+  /** True when the deduplication ID was seen within its window (or earlier in the batch) and nothing was appended for this item. */
+  readonly duplicate: boolean;
+}
+
+/** A publication checked and encoded, before any I/O. */
+interface PreparedPublication {
+  readonly bytes: Buffer;
+  readonly deduplicationId: string | undefined;
+  readonly windowMs: number;
+  /** Encoded headers; undefined for none. */
+  readonly headers: Buffer | undefined;
+  /** The checked headers, in order, to add the instrumentation's to; undefined for none. */
+  readonly headerEntries: readonly (readonly [string, string | Uint8Array])[] | undefined;
+}
+
+const PUBLISH_OPTIONS = ['deduplicationId', 'deduplicationWindowMs', 'headers'] as const satisfies readonly (keyof PublishOptions)[];
+const PUBLISH_MANY_ITEM = ['payload', ...PUBLISH_OPTIONS] as const satisfies readonly (keyof PublishManyItem<unknown>)[];
 
 /** What happened to a publish. */
 export interface PublishResult {
@@ -226,16 +254,17 @@ export class ReliableTopic<T> {
 
   /** As {@link publish}, but also tells whether it was a duplicate and how much retention trimmed. */
   async publishWithResult(payload: T, options: PublishOptions = {}): Promise<PublishResult> {
-    const { deduplicationId, deduplicationWindowMs, headers } = toOptions('options', options, ['deduplicationId', 'deduplicationWindowMs', 'headers']);
-    const windowMs = toDurationMs('deduplicationWindowMs', deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
-    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId);
-    const checked = headers === undefined ? undefined : checkHeaders(headers, 'headers');
-    const bytes = encodePayload(this.#codec, payload, 'ReliableTopic.publish');
+    const { bytes, deduplicationId, windowMs, headers, headerEntries } = this.#prepare(
+      payload,
+      toOptions('options', options, PUBLISH_OPTIONS),
+      '',
+      'ReliableTopic.publish',
+    );
     return instrumented(
       this.#instrumentation,
       { operation: 'send', queue: this.name, messageCount: 1 },
       async (injected) => {
-        const withContext = withInjected({ headers: checked?.encoded, headerEntries: checked?.entries }, injected);
+        const withContext = withInjected({ headers, headerEntries }, injected);
         const reply = await scriptCalls.topicPublish(
           this.#target,
           {
@@ -261,8 +290,8 @@ export class ReliableTopic<T> {
   /**
    * Publishes up to {@link MAX_BATCH} payloads in one round trip and one atomic script: one entry
    * each, in order, all or none; then retention as {@link publish} (the new entries are never
-   * trimmed by it, even past `maxLength`: the next publish or trim does). No deduplication: use
-   * {@link publish} for a deduplicated publication. An empty array sends nothing.
+   * trimmed by it, even past `maxLength`: the next publish or trim does). Without headers or
+   * deduplication: {@link publishManyWithResults} takes them per item. An empty array sends nothing.
    * @returns the new entry IDs, in order.
    * @throws {@link RespireValidationError} for a non-array, more than 1,000 payloads, or encoded
    *   payloads over 512 MiB in total, before any I/O.
@@ -273,35 +302,121 @@ export class ReliableTopic<T> {
     if (!Array.isArray(payloads)) throw new RespireValidationError('payloads', 'must be an array');
     if (payloads.length > MAX_BATCH) throw new RespireValidationError('payloads', `at most ${MAX_BATCH} per call, got ${payloads.length}`);
     if (payloads.length === 0) return [];
-    const encoded: Buffer[] = [];
+    const prepared: PreparedPublication[] = [];
     let total = 0;
     for (const payload of payloads as readonly T[]) {
       const bytes = encodePayload(this.#codec, payload, 'ReliableTopic.publishMany');
       total += bytes.length;
-      encoded.push(bytes);
+      prepared.push({ bytes, deduplicationId: undefined, windowMs: 0, headers: undefined, headerEntries: undefined });
     }
     if (total > MAX_BULK_BYTES) {
       throw new RespireValidationError('payloads', `encoded to ${total} bytes in all, more than the ${MAX_BULK_BYTES} bytes (512 MiB) one call may carry`);
     }
+    return (await this.#publishBatch(prepared, 'ReliableTopic.publishMany')).map((result) => result.id);
+  }
+
+  /**
+   * Publishes up to {@link MAX_BATCH} items in one round trip and one atomic script, each with the
+   * options of {@link publish} (headers, deduplication ID and window): the queue's `sendMany` rules
+   * (queue README "Batch send"). Every item is checked and encoded before any I/O: one bad item
+   * publishes nothing. An item whose deduplication ID was seen within its window appends nothing
+   * and answers the original's entry ID; items sharing an ID within the batch: the first is
+   * appended, the later ones are its duplicates. Then retention as {@link publishMany}, when
+   * anything was appended. An empty array publishes nothing.
+   *
+   * A lost reply (`RespireTransportError` with `outcomeUnknown: true`) leaves every item's outcome
+   * unknown (the script ran entirely or not at all): repeating the batch is safe for items with
+   * deduplication IDs; items without one may be published twice.
+   * @returns one {@link PublishManyResult} per item, in order.
+   * @throws {@link RespireValidationError} before any I/O for a non-array, more than 1,000 items, an
+   *   item that is not an object with a payload, a bad option (argument `items[i].<option>`: as
+   *   {@link publish}'s), or payloads and headers over 512 MiB in total.
+   * @throws {@link RespireCodecError} when the codec's encode throws for an item; nothing is sent.
+   * @throws {@link RespireKeyTypeError}, {@link RespirePermissionError}, {@link RespireTransportError},
+   *   {@link RespireServerError} as {@link publish}.
+   */
+  async publishManyWithResults(items: readonly PublishManyItem<T>[]): Promise<PublishManyResult[]> {
+    let list: readonly unknown[];
+    try {
+      // A copy read once: a Proxy or an array-like with throwing getters fails here, as bad input.
+      if (!Array.isArray(items)) throw new TypeError('not an array');
+      list = Array.from(items);
+    } catch {
+      throw new RespireValidationError('items', 'must be an array of { payload, ...publish options }');
+    }
+    if (list.length > MAX_BATCH) throw new RespireValidationError('items', `at most ${MAX_BATCH} per call, got ${list.length}`);
+    const prepared: PreparedPublication[] = [];
+    let total = 0;
+    for (const [index, item] of list.entries()) {
+      const name = `items[${index}]`;
+      if (typeof item !== 'object' || item === null || !('payload' in item)) throw new RespireValidationError(name, 'must be an object with a payload');
+      const options = toOptions(name, item, PUBLISH_MANY_ITEM) as PublishManyItem<T>;
+      const one = this.#prepare(options.payload, options, `${name}.`, 'ReliableTopic.publishManyWithResults');
+      total += one.bytes.length + (one.headers?.length ?? 0);
+      if (total > MAX_BULK_BYTES) {
+        throw new RespireValidationError('items', `more than ${MAX_BULK_BYTES} bytes (512 MiB) in one call; nothing was sent: split the batch`);
+      }
+      prepared.push(one);
+    }
+    if (prepared.length === 0) return [];
+    return this.#publishBatch(prepared, 'ReliableTopic.publishManyWithResults');
+  }
+
+  /** Checks and encodes one publication (no I/O); `prefix` names its item in errors. */
+  #prepare(payload: T, options: PublishOptions, prefix: string, operation: string): PreparedPublication {
+    const { deduplicationId, deduplicationWindowMs, headers } = options;
+    const windowMs = toDurationMs(`${prefix}deduplicationWindowMs`, deduplicationWindowMs ?? DEFAULT_DEDUPLICATION_WINDOW_MS);
+    if (deduplicationId !== undefined) checkDeduplicationId(deduplicationId, `${prefix}deduplicationId`);
+    const checked = headers === undefined ? undefined : checkHeaders(headers, `${prefix}headers`);
+    return { bytes: encodePayload(this.#codec, payload, operation), deduplicationId, windowMs, headers: checked?.encoded, headerEntries: checked?.entries };
+  }
+
+  /** One topic-publish-many call for a nonempty checked batch, inside the hooks (which may add trace-context headers to every item). */
+  async #publishBatch(prepared: readonly PreparedPublication[], operation: string): Promise<PublishManyResult[]> {
+    let appended = 0;
     return instrumented(
       this.#instrumentation,
-      { operation: 'send', queue: this.name, messageCount: encoded.length },
-      async () => {
+      { operation: 'send', queue: this.name, messageCount: prepared.length },
+      async (injected) => {
+        const keyIndex = new Map<string, number>();
+        const deduplicationKeys: string[] = [];
+        const args: (string | Buffer)[] = [];
+        for (const item of prepared) {
+          const { bytes, deduplicationId, windowMs } = item;
+          const headers = withInjected({ headers: item.headers, headerEntries: item.headerEntries }, injected).headers;
+          let index = 0;
+          if (deduplicationId !== undefined) {
+            const key = this.#keys.deduplicationPrefix + deduplicationId;
+            index = keyIndex.get(key) ?? 0;
+            if (index === 0) {
+              deduplicationKeys.push(key);
+              index = deduplicationKeys.length + 2; // KEYS[1] and KEYS[2] are the stream and the trimmed hash
+              keyIndex.set(key, index);
+            }
+          }
+          args.push(bytes, String(index), String(windowMs), headers ?? '');
+        }
         const reply = await scriptCalls.topicPublishMany(
           this.#target,
           {
             stream: this.#keys.stream,
             trimmed: this.#keys.trimmed,
+            deduplicationKeys,
             maxAgeMs: this.maxAgeMs ?? 0,
             maxLength: this.maxLength ?? 0,
             trimLimit: TOPIC_TRIM_PER_PUBLISH,
-            payloads: encoded,
+            items: args,
           },
-          { operation: 'ReliableTopic.publishMany' },
+          { operation },
         );
-        return reply.entries.map((entry) => entry.id);
+        if (reply.results.length !== prepared.length) {
+          throw new RespireServerError(`${operation}: the script answered ${reply.results.length} results for ${prepared.length} items`);
+        }
+        const results = reply.results.map((r) => ({ id: r.entryId, duplicate: r.duplicate }));
+        appended = results.filter((r) => !r.duplicate).length;
+        return results;
       },
-      (ids) => ({ completed: ids.length }),
+      (results) => ({ completed: appended, duplicate: results.length > 0 && appended === 0 }),
     );
   }
 
@@ -454,14 +569,21 @@ export class TopicSubscription<T> {
   }
 
   /**
-   * Removes the subscription: its consumer group, deadlines index, wake stream and trimmed counter
-   * (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
+   * Removes the subscription: its consumer group, deadlines index, retried dead letters, wake stream
+   * and trimmed counter (its dead-letter stream is kept). Its publications are released to retention; its receipts are stale.
    * @returns true when it existed.
    */
   remove(): Promise<boolean> {
     return scriptCalls.topicUnsubscribe(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, trimmed: this.#topicKeys.trimmed, wake: this.#keys.wake, group: this.#keys.group },
+      {
+        stream: this.#topicKeys.stream,
+        deadlines: this.#keys.deadlines,
+        trimmed: this.#topicKeys.trimmed,
+        wake: this.#keys.wake,
+        retried: this.#keys.retried,
+        group: this.#keys.group,
+      },
       { operation: 'TopicSubscription.remove' },
     );
   }
@@ -471,7 +593,8 @@ export class TopicSubscription<T> {
    * within what is retained: publications already trimmed cannot come back. Its leases are
    * discarded: every receipt it issued is stale from now on (ack and nack return false), its
    * pending entries list is emptied, and the retained publications after the new position are
-   * delivered again with the delivery count starting at 1. Its dead letters and trimmed count stay.
+   * delivered again with the delivery count starting at 1; retried dead letters not yet completed are
+   * discarded with the leases. Its dead letters and trimmed count stay.
    * Moving forward releases what it skipped to retention.
    * @returns the subscription's new last-delivered entry ID (`'0'` for earliest) and the number of
    *   leases discarded.
@@ -483,7 +606,14 @@ export class TopicSubscription<T> {
     const position = toStart(start);
     return scriptCalls.topicSeek(
       this.#target,
-      { stream: this.#topicKeys.stream, deadlines: this.#keys.deadlines, group: this.#keys.group, start: position.id, startTimeMs: position.timeMs },
+      {
+        stream: this.#topicKeys.stream,
+        deadlines: this.#keys.deadlines,
+        retried: this.#keys.retried,
+        group: this.#keys.group,
+        start: position.id,
+        startTimeMs: position.timeMs,
+      },
       { operation: 'TopicSubscription.seek' },
     );
   }

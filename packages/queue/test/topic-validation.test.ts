@@ -110,6 +110,15 @@ describe('ReliableTopic: bad input fails before any I/O', () => {
     await rejected(() => topic.trim({ max: 1001 }), 'max');
     await rejected(() => topic.publishMany('x' as never), 'payloads');
     await rejected(() => topic.publishMany(Array.from({ length: 1001 }, () => 'x')), 'payloads');
+    await rejected(() => topic.publishManyWithResults('x' as never), 'items');
+    await rejected(() => topic.publishManyWithResults(Array.from({ length: 1001 }, () => ({ payload: 'x' }))), 'items');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x' }, 'y' as never]), 'items[1]');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x' }, {} as never]), 'items[1]');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x', delayMs: 5 } as never]), 'items[0]');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x' }, { payload: 'y', deduplicationId: '' }]), 'items[1].deduplicationId');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x', deduplicationId: 'a', deduplicationWindowMs: 0 }]), 'items[0].deduplicationWindowMs');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x', headers: { '': 'v' } }]), 'items[0].headers');
+    await rejected(() => topic.publishManyWithResults([{ payload: 'x', headers: { k: 7 as never } }]), 'items[0].headers.k');
     await rejected(() => subscription.receive(0), 'visibilityTimeoutMs');
     await rejected(() => subscription.receive(1000, { max: 0 }), 'max');
     await rejected(() => subscription.receive(1000, { waitMs: 20_001 }), 'waitMs');
@@ -133,6 +142,7 @@ describe('ReliableTopic keys', () => {
       deadlines: 'app:{respire-topic:orders}:deadlines:billing',
       deadLetter: 'app:{respire-topic:orders}:dead-letter:billing',
       wake: 'app:{respire-topic:orders}:wake:billing',
+      retried: 'app:{respire-topic:orders}:retried:billing',
     });
     const odd = subscriptionKeys(topic, 'x:dead-letter:billing');
     const keys = [
@@ -142,9 +152,11 @@ describe('ReliableTopic keys', () => {
       billing.deadlines,
       billing.deadLetter,
       billing.wake,
+      billing.retried,
       odd.deadlines,
       odd.deadLetter,
       odd.wake,
+      odd.retried,
     ];
     expect(new Set(keys).size).toBe(keys.length);
     for (const key of keys) expect(keySlot(key)).toBe(keySlot(topic.stream));

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { DeleteResult } from '../api.js';
 import type { RespireAdmin } from '../admin.js';
 import { RespireNotFoundError, nearest } from '../not-found.js';
-import type { SeekTarget, TopicStatus } from '../topics.js';
+import type { SeekTarget, SubscriptionRetryResult, TopicStatus } from '../topics.js';
 import { UsageError, pageOptions, parseTime, type Cli, type GlobalOptions } from './context.js';
 import { duration, pageText, recordJson, recordRow, table } from './format.js';
 
@@ -44,7 +44,7 @@ function subscriptionRows(status: TopicStatus): string[][] {
   ]);
 }
 
-/** `respire topics list | show | seek | dead-letters | delete-dead-letters`. */
+/** `respire topics list | show | seek | dead-letters | retry-dead-letters | delete-dead-letters`. */
 export function topicCommands(program: Command, cli: Cli): void {
   const topics = program.command('topics').description('reliable topics: list them, show their subscriptions, seek, dead letters');
   topics
@@ -146,6 +146,40 @@ export function topicCommands(program: Command, cli: Cli): void {
       cli.print(g, { items: page.items.map((r) => recordJson(r, false)), next: page.next ?? null, previous: page.previous ?? null }, () =>
         pageText(table(['ID', 'KIND', 'SOURCE ID', 'ATTEMPTS', 'REASON', 'CONTENT'], page.items.map(recordRow)), page.next, page.previous),
       );
+    });
+  topics
+    .command('retry-dead-letters')
+    .description(
+      "deliver records of a subscription's dead letters to that subscription again (only it: the topic's other subscriptions do not see them again) and remove them",
+    )
+    .requiredOption('--topic <name>', 'the topic (its name)')
+    .requiredOption('--subscription <name>', 'the subscription')
+    .argument('[ids...]', 'record IDs')
+    .option('--all', 'every record present when it starts, oldest first, in pages of 100')
+    .action(async (ids: string[], o: { subscription: string; all?: boolean }, cmd: Command) => {
+      if ((ids.length === 0) === !o.all) throw new UsageError('give record IDs or --all');
+      const a = addressed(cmd);
+      const { admin, g, actor } = await cli.connect(cmd, a.options);
+      await existing(admin, a.id, a.name, g);
+      if (o.all) {
+        await cli.confirm(g, `retry every dead letter of subscription '${o.subscription}' of topic '${a.name}'?`);
+        const result = await admin.retryAllSubscriptionDeadLetters(actor, a.id, o.subscription);
+        cli.print(g, result, () => `${result.done} retried, ${result.failed} left in place (not in the queue's record format)`);
+        if (result.failed > 0) cli.fail();
+        return;
+      }
+      await cli.confirm(g, `retry ${ids.length} dead letter(s) of subscription '${o.subscription}' of topic '${a.name}'?`);
+      const results: ({ id: string } & SubscriptionRetryResult)[] = [];
+      for (const rid of ids) results.push({ id: rid, ...(await admin.retrySubscriptionDeadLetter(actor, a.id, o.subscription, rid)) });
+      cli.print(g, { results }, () =>
+        results
+          .map(
+            (r) =>
+              `${r.id}: ${r.status === 'retried' ? `retried (publication ${r.publicationId})` : r.status === 'missing' ? 'missing (retried or deleted already, or never there)' : `refused: ${r.reason}`}`,
+          )
+          .join('\n'),
+      );
+      if (results.some((r) => r.status !== 'retried')) cli.fail();
     });
   topics
     .command('delete-dead-letters')

@@ -282,6 +282,30 @@ export async function adminRetryQueueDeadLetters(target: CommandTarget, args: Ad
   return replies.decodeAdminRetryQueueDeadLettersReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `admin-retry-subscription-dead-letters`, named as in its header. */
+export interface AdminRetrySubscriptionDeadLettersArgs {
+  /** KEYS[1] the subscription's dead-letter stream (stream) */
+  readonly deadLetterStream: string;
+  /** KEYS[2] the topic's publications (stream; same hash tag {respire-topic:<name>}) */
+  readonly stream: string;
+  /** KEYS[3] the subscription's delivery deadlines (sorted set) */
+  readonly deadlines: string;
+  /** KEYS[4] the subscription's retried dead letters (hash) */
+  readonly retried: string;
+  /** KEYS[5] the subscription's wake stream (stream of at most one entry) */
+  readonly wake: string;
+  /** ARGV[1] the subscription's consumer group */
+  readonly group: ScriptArg;
+  /** ARGV[2..] record IDs (1..1000 stream IDs) */
+  readonly recordIds: readonly ScriptArg[];
+}
+
+/** Runs `admin-retry-subscription-dead-letters` (deliver a topic subscription's dead letters to that subscription again) through {@link runScript} and decodes its reply. */
+export async function adminRetrySubscriptionDeadLetters(target: CommandTarget, args: AdminRetrySubscriptionDeadLettersArgs, options?: ScriptCallOptions): Promise<replies.AdminRetrySubscriptionDeadLettersReply> {
+  const reply = await runScript(target, scripts.adminRetrySubscriptionDeadLetters, [args.deadLetterStream, args.stream, args.deadlines, args.retried, args.wake], [args.group, ...args.recordIds], options);
+  return replies.decodeAdminRetrySubscriptionDeadLettersReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `admin-retry-worker-dead-letters`, named as in its header. */
 export interface AdminRetryWorkerDeadLettersArgs {
   /** KEYS[1] dead-letter stream (stream) */
@@ -574,6 +598,8 @@ export interface TopicAckArgs {
   readonly stream: string;
   /** KEYS[2] the subscription's delivery deadlines (sorted set: "<entry ID>:<receipt or count>" -> deadline, ms) */
   readonly deadlines: string;
+  /** KEYS[3] the subscription's retried dead letters (hash: "<entry ID>" -> payload, "<entry ID>:headers" -> headers) */
+  readonly retried: string;
   /** ARGV[1] the subscription's consumer group */
   readonly group: ScriptArg;
   /** ARGV[2..] entry ID, receipt, entry ID, receipt, ... (1..1000 pairs) */
@@ -582,7 +608,7 @@ export interface TopicAckArgs {
 
 /** Runs `topic-ack` (complete a subscription's deliveries whose receipts still hold their leases) through {@link runScript} and decodes its reply. */
 export async function topicAck(target: CommandTarget, args: TopicAckArgs, options?: ScriptCallOptions): Promise<replies.TopicAckReply> {
-  const reply = await runScript(target, scripts.topicAck, [args.stream, args.deadlines], [args.group, ...args.receipts], options);
+  const reply = await runScript(target, scripts.topicAck, [args.stream, args.deadlines, args.retried], [args.group, ...args.receipts], options);
   return replies.decodeTopicAckReply(reply, options?.operation);
 }
 
@@ -592,19 +618,21 @@ export interface TopicPublishManyArgs {
   readonly stream: string;
   /** KEYS[2] publications trimmed before completion, per subscription (hash: subscription -> count) */
   readonly trimmed: string;
+  /** KEYS[3..] deduplication keys of the batch (string: an entry ID, with PX expiry; each once) */
+  readonly deduplicationKeys: readonly string[];
   /** ARGV[1] retention bound by age, 0 for none (ms, 0..2^31-1) */
   readonly maxAgeMs: ScriptArg;
   /** ARGV[2] retention bound by length, 0 for none (publications, 0..2^31-1) */
   readonly maxLength: ScriptArg;
   /** ARGV[3] most publications trimmed by this call (publications, 1..1000) */
   readonly trimLimit: ScriptArg;
-  /** ARGV[4..] the publications' payloads, in order (bytes; 1..1000) */
-  readonly payloads: readonly ScriptArg[];
+  /** ARGV[4..] per item payload, key index (0: none; else its index in KEYS), window (ms), headers (bytes, '' for none) */
+  readonly items: readonly ScriptArg[];
 }
 
-/** Runs `topic-publish-many` (append publications in one atomic step, then apply retention) through {@link runScript} and decodes its reply. */
+/** Runs `topic-publish-many` (append publications in one atomic step, each once per deduplication ID, then apply retention) through {@link runScript} and decodes its reply. */
 export async function topicPublishMany(target: CommandTarget, args: TopicPublishManyArgs, options?: ScriptCallOptions): Promise<replies.TopicPublishManyReply> {
-  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.payloads], options);
+  const reply = await runScript(target, scripts.topicPublishMany, [args.stream, args.trimmed, ...args.deduplicationKeys], [args.maxAgeMs, args.maxLength, args.trimLimit, ...args.items], options);
   return replies.decodeTopicPublishManyReply(reply, options?.operation);
 }
 
@@ -646,6 +674,8 @@ export interface TopicReceiveArgs {
   readonly deadLetter: string;
   /** KEYS[4] publications trimmed before completion, per subscription (hash: subscription -> count) */
   readonly trimmed: string;
+  /** KEYS[5] the subscription's retried dead letters (hash: "<entry ID>" -> payload, "<entry ID>:headers" -> headers) */
+  readonly retried: string;
   /** ARGV[1] visibility timeout (ms, 1..2^31-1) */
   readonly visibilityTimeoutMs: ScriptArg;
   /** ARGV[2] most messages (messages, 1..1000) */
@@ -660,7 +690,7 @@ export interface TopicReceiveArgs {
 
 /** Runs `topic-receive` (recover a subscription's due publications, dead-letter exhausted ones, then lease new ones) through {@link runScript} and decodes its reply. */
 export async function topicReceive(target: CommandTarget, args: TopicReceiveArgs, options?: ScriptCallOptions): Promise<replies.TopicReceiveReply> {
-  const reply = await runScript(target, scripts.topicReceive, [args.stream, args.deadlines, args.deadLetter, args.trimmed], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.group], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
+  const reply = await runScript(target, scripts.topicReceive, [args.stream, args.deadlines, args.deadLetter, args.trimmed, args.retried], [args.visibilityTimeoutMs, args.max, args.deliveryLimit, args.token, args.group], { operation: options?.operation, noScriptTarget: options?.noScriptTarget, binary: true });
   return replies.decodeTopicReceiveReply(reply, options?.operation);
 }
 
@@ -670,6 +700,8 @@ export interface TopicSeekArgs {
   readonly stream: string;
   /** KEYS[2] the subscription's delivery deadlines (sorted set) */
   readonly deadlines: string;
+  /** KEYS[3] the subscription's retried dead letters (hash) */
+  readonly retried: string;
   /** ARGV[1] the subscription's consumer group */
   readonly group: ScriptArg;
   /** ARGV[2] the last entry ID the subscription does not get: '0' (earliest), '$' (latest) or an entry ID */
@@ -680,7 +712,7 @@ export interface TopicSeekArgs {
 
 /** Runs `topic-seek` (move a subscription to another position, discarding its leases) through {@link runScript} and decodes its reply. */
 export async function topicSeek(target: CommandTarget, args: TopicSeekArgs, options?: ScriptCallOptions): Promise<replies.TopicSeekReply> {
-  const reply = await runScript(target, scripts.topicSeek, [args.stream, args.deadlines], [args.group, args.start, args.startTimeMs], options);
+  const reply = await runScript(target, scripts.topicSeek, [args.stream, args.deadlines, args.retried], [args.group, args.start, args.startTimeMs], options);
   return replies.decodeTopicSeekReply(reply, options?.operation);
 }
 
@@ -732,13 +764,15 @@ export interface TopicUnsubscribeArgs {
   readonly trimmed: string;
   /** KEYS[4] the subscription's wake stream (stream of at most one entry) */
   readonly wake: string;
+  /** KEYS[5] the subscription's retried dead letters (hash) */
+  readonly retried: string;
   /** ARGV[1] the subscription's consumer group */
   readonly group: ScriptArg;
 }
 
 /** Runs `topic-unsubscribe` (remove a subscription: its consumer group, deadlines index, wake stream and counter) through {@link runScript} and decodes its reply. */
 export async function topicUnsubscribe(target: CommandTarget, args: TopicUnsubscribeArgs, options?: ScriptCallOptions): Promise<replies.TopicUnsubscribeReply> {
-  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed, args.wake], [args.group], options);
+  const reply = await runScript(target, scripts.topicUnsubscribe, [args.stream, args.deadlines, args.trimmed, args.wake, args.retried], [args.group], options);
   return replies.decodeTopicUnsubscribeReply(reply, options?.operation);
 }
 

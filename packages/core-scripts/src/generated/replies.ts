@@ -356,6 +356,38 @@ function adminRetryQueueDeadLettersReply4(value: unknown, operation: string): { 
   return { status: "foreign", reason: d.string(t[1], operation) };
 }
 
+/** The reply of `admin-retry-subscription-dead-letters`: `[{ 1 retried, sourceId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
+export type AdminRetrySubscriptionDeadLettersReply = ({ readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[];
+
+/**
+ * Decodes a reply of `admin-retry-subscription-dead-letters`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodeAdminRetrySubscriptionDeadLettersReply(value: unknown, operation = "admin-retry-subscription-dead-letters"): AdminRetrySubscriptionDeadLettersReply {
+  const list = d.array(value, operation);
+  const out: ({ readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[] = [];
+  for (const element of list) out.push(adminRetrySubscriptionDeadLettersReply1(element, operation));
+  return out;
+}
+
+function adminRetrySubscriptionDeadLettersReply1(value: unknown, operation: string): { readonly status: "retried"; readonly sourceId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string } {
+  switch (d.int(d.array(value, operation)[0], operation)) {
+    case 1:
+      return adminRetrySubscriptionDeadLettersReply2(value, operation);
+    case 0:
+      return adminRetryQueueDeadLettersReply3(value, operation);
+    case -1:
+      return adminRetryQueueDeadLettersReply4(value, operation);
+    default:
+      return d.unexpected(operation, 'a table opening with one of the codes 1, 0, -1', value);
+  }
+}
+
+function adminRetrySubscriptionDeadLettersReply2(value: unknown, operation: string): { readonly status: "retried"; readonly sourceId: string } {
+  const t = d.table(value, 2, operation);
+  return { status: "retried", sourceId: d.string(t[1], operation) };
+}
+
 /** The reply of `admin-retry-worker-dead-letters`: the same as `admin-retry-queue-dead-letters`'s. */
 export type AdminRetryWorkerDeadLettersReply = AdminRetryQueueDeadLettersReply;
 
@@ -507,8 +539,8 @@ export function decodeTopicAckReply(value: unknown, operation = "topic-ack"): To
   return decodeGroupedAckReply(value, operation);
 }
 
-/** The reply of `topic-publish-many`: `{ trimmed: int, ...entries: { id: string } }`, as its header's `Reply` line declares it. */
-export type TopicPublishManyReply = { readonly trimmed: number; readonly entries: { readonly id: string }[] };
+/** The reply of `topic-publish-many`: `{ trimmed: int, ...results: { entryId: string, duplicate: flag } }`, as its header's `Reply` line declares it. */
+export type TopicPublishManyReply = { readonly trimmed: number; readonly results: { readonly entryId: string; readonly duplicate: boolean }[] };
 
 /**
  * Decodes a reply of `topic-publish-many`; `operation` names the call in errors.
@@ -516,10 +548,10 @@ export type TopicPublishManyReply = { readonly trimmed: number; readonly entries
  */
 export function decodeTopicPublishManyReply(value: unknown, operation = "topic-publish-many"): TopicPublishManyReply {
   const t = d.table(value, 1, operation);
-  if ((t.length - 1) % 1 !== 0) return d.unexpected(operation, 'groups of 1 after element 1', value);
-  const entries: { readonly id: string }[] = [];
-  for (let i = 1; i < t.length; i += 1) entries.push({ id: d.string(t[i], operation) });
-  return { trimmed: d.int(t[0], operation), entries };
+  if ((t.length - 1) % 2 !== 0) return d.unexpected(operation, 'groups of 2 after element 1', value);
+  const results: { readonly entryId: string; readonly duplicate: boolean }[] = [];
+  for (let i = 1; i < t.length; i += 2) results.push({ entryId: d.string(t[i], operation), duplicate: d.flag(t[i + 1], operation) });
+  return { trimmed: d.int(t[0], operation), results };
 }
 
 /** The reply of `topic-publish`: `{ entryId: string, duplicate: flag, trimmed: int }`, as its header's `Reply` line declares it. */

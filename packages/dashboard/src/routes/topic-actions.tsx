@@ -1,11 +1,12 @@
-// A topic subscription's seek: its confirmation page and the action (the gate in middleware/state-changes checks role, origin and token first).
+// A topic subscription's seek, and the retry and delete of its dead letters: confirmation pages and actions (the gate in middleware/state-changes checks role, origin and token first).
 import type { Hono } from 'hono';
 import { ENTRY_ID, form, HttpError, need, query, type Ctx, type Env } from '../http.js';
 import { noticeParams } from '../notices.js';
 import type { Settings } from '../options.js';
 import { ctxOf, done, refused } from '../respond.js';
 import { resolveTopic } from '../topics.js';
-import { ConfirmSeekPage } from '../views/topics.js';
+import { Name } from '../views/name.js';
+import { ConfirmSeekPage, ConfirmSubscriptionDeletePage } from '../views/topics.js';
 
 /** Where a seek may go: 'earliest', 'latest' or an entry ID (a time is the CLI's and the API's). */
 function seekTarget(source: Record<string, unknown>): string {
@@ -41,5 +42,53 @@ export function topicActionRoutes(routes: Hono<Env>, s: Settings): void {
       return done(s, c, result, '/topic', { id: topic.id, ...noticeParams('seeked', { position: result.position, discarded: result.discarded }) });
     }
     return refused(s, c, result, 'Already gone', <p>The subscription was removed meanwhile. Nothing was done.</p>);
+  });
+
+  const alreadyGone = (record: string) => (
+    <p>
+      Dead letter <code>{record}</code> is no longer there: it was retried or deleted already. Nothing was done.
+    </p>
+  );
+  const backTo = (topic: { id: string }, subscription: { name: string }) => ({ id: topic.id, subscription: subscription.name });
+
+  // Retry: the subscription only gets the publication again (admin retrySubscriptionDeadLetter), so no confirmation, as the queue's Retry.
+  routes.post('/actions/subscription-retry', async (c) => {
+    const f = await form(c);
+    const { topic, subscription } = await subscriptionOf(s, c, f);
+    const record = need(f, 'record', ENTRY_ID);
+    const result = await s.admin.retrySubscriptionDeadLetter(c.get('principal'), topic.id, subscription.name, record);
+    if (result.status === 'retried') {
+      return done(s, c, result, '/subscription-dead-letters', {
+        ...backTo(topic, subscription),
+        ...noticeParams('subscription-retried', { record, publication: result.publicationId }),
+      });
+    }
+    if (result.status === 'missing') return refused(s, c, result, 'Already gone', alreadyGone(record));
+    return refused(
+      s,
+      c,
+      result,
+      'Retry refused',
+      <p>
+        Dead letter <code>{record}</code> was not retried: <Name value={result.reason} />
+      </p>,
+    );
+  });
+
+  routes.get('/confirm/subscription-delete', async (c) => {
+    const q = query(c);
+    const { topic, subscription } = await subscriptionOf(s, c, q);
+    const record = need(q, 'record', ENTRY_ID);
+    return c.html(<ConfirmSubscriptionDeletePage ctx={ctxOf(s, c)} topic={topic} subscription={subscription} record={record} />);
+  });
+
+  routes.post('/actions/subscription-delete', async (c) => {
+    const f = await form(c);
+    const { topic, subscription } = await subscriptionOf(s, c, f);
+    const record = need(f, 'record', ENTRY_ID);
+    const result = await s.admin.deleteSubscriptionDeadLetter(c.get('principal'), topic.id, subscription.name, record);
+    if (result.status === 'deleted')
+      return done(s, c, result, '/subscription-dead-letters', { ...backTo(topic, subscription), ...noticeParams('deleted', { record }) });
+    return refused(s, c, result, 'Already gone', alreadyGone(record));
   });
 }

@@ -1,7 +1,7 @@
 // Reliable topics: the list of topics, and one topic's subscriptions with their backlogs.
 import type { DeadLetterRecord, SubscriptionStatus, TopicStatus, TopicSummary } from '@respire/admin';
 import { count, duration, entryTime, preview, serverTime, shownText } from '../format.js';
-import { Count, isOperator, num, Pager, Table, type Paging } from './components.js';
+import { ActionForm, Count, isOperator, num, Pager, Table, type Paging } from './components.js';
 import { ConfirmPage } from './confirm.js';
 import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Name } from './name.js';
@@ -156,21 +156,62 @@ export function ConfirmSeekPage({ ctx, topic, subscription, to }: { ctx: PageCon
   );
 }
 
-/** One page of a subscription's dead letters (the queue's record format), newest first; read-only. */
+/** The confirmation of deleting one of a subscription's dead letters. */
+export function ConfirmSubscriptionDeletePage({
+  ctx,
+  topic,
+  subscription,
+  record,
+}: {
+  ctx: PageContext;
+  topic: TopicStatus;
+  subscription: SubscriptionStatus;
+  record: string;
+}) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  const back = href(ctx, '/subscription-dead-letters', { id: topic.id, subscription: subscription.name });
+  return (
+    <ConfirmPage
+      ctx={ctx}
+      title="Delete this dead letter?"
+      crumbs={[
+        { label: 'Topics', href: href(ctx, '/topics') },
+        { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) },
+        { kind: 'Dead letters of', label: subscription.name, href: back },
+        { label: 'Delete' },
+      ]}
+      action="subscription-delete"
+      fields={{ id: topic.id, subscription: subscription.name, record }}
+      danger
+      submitLabel="Delete dead letter"
+      cancelHref={back}
+    >
+      <p>
+        Dead letter <code>{record}</code> of subscription <Name value={subscription.name} /> of topic <Name value={label} /> will be removed from its
+        dead-letter stream. Its payload is gone for good; the other subscriptions are not affected.
+      </p>
+    </ConfirmPage>
+  );
+}
+
+/** One page of a subscription's dead letters (the queue's record format), newest first, with Retry and Delete… for operators. */
 export function SubscriptionDeadLettersPage({
   ctx,
   topic,
   subscription,
   records,
   paging,
+  notice,
 }: {
   ctx: PageContext;
   topic: TopicStatus;
   subscription: string;
   records: readonly DeadLetterRecord[];
   paging: Paging;
+  notice?: Notice;
 }) {
   const label = `${topic.keyPrefix}${topic.name}`;
+  const operator = isOperator(ctx);
   return (
     <Layout
       ctx={ctx}
@@ -186,15 +227,21 @@ export function SubscriptionDeadLettersPage({
         { kind: 'Dead letters of', label: subscription },
       ]}
       serverTimeMs={topic.serverTimeMs}
+      notice={notice}
     >
       <p class="muted">
-        Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Delete records with{' '}
-        <code>respire topics delete-dead-letters</code>.
+        Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Retry delivers a publication
+        again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it. Many
+        records at once: <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters</code>.
       </p>
       {records.length === 0 ? (
         <p class="empty">No dead letters.</p>
       ) : (
-        <Table columns={['Record', 'Source publication', num('Deliveries'), 'Payload']} caption="Dead letters" class="subscription-dead-letters">
+        <Table
+          columns={['Record', 'Source publication', num('Deliveries'), 'Payload', ...(operator ? ['Actions'] : [])]}
+          caption="Dead letters"
+          class="subscription-dead-letters"
+        >
           <tbody>
             {records.map((r) => (
               <tr>
@@ -217,6 +264,24 @@ export function SubscriptionDeadLettersPage({
                     Not a record Respire wrote.
                   </td>
                 )}
+                {operator ? (
+                  <td class="actions">
+                    {r.kind === 'queue' ? (
+                      <ActionForm ctx={ctx} action="subscription-retry" fields={{ id: topic.id, subscription, record: r.id }}>
+                        <button type="submit" class="button primary small" aria-label={`Retry dead letter ${r.id}`}>
+                          Retry
+                        </button>
+                      </ActionForm>
+                    ) : null}{' '}
+                    <a
+                      class="button danger small"
+                      href={href(ctx, '/confirm/subscription-delete', { id: topic.id, subscription, record: r.id })}
+                      aria-label={`Delete dead letter ${r.id}`}
+                    >
+                      Delete…
+                    </a>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
