@@ -20,18 +20,19 @@ async function drain(queue: ReliableQueue<string>): Promise<Map<string, string[]
 describeOnTargets('ReliableQueue with groups: sends of one turn', targets, (_target, connection) => {
   const queueOf = queueFixture(connection);
 
-  it('gives each concurrent send its own entry ID, in issue order, and keeps each group in issue order', async () => {
+  it('gives each concurrent send its own entry ID, in issue order, and keeps each group in issue order (over several calls)', async () => {
     const queue = queueOf<string>({ groups: {} });
-    const sends = Array.from({ length: 60 }, (_, i) => queue.sendWithResult(`m${i}`, { groupId: `g${i % 4}` }));
+    // 260 sends: more than one call takes (100), so the calls' order counts too.
+    const sends = Array.from({ length: 260 }, (_, i) => queue.sendWithResult(`m${i}`, { groupId: `g${i % 4}` }));
     const results = await Promise.all(sends);
-    expect(new Set(results.map((r) => r.id)).size).toBe(60);
+    expect(new Set(results.map((r) => r.id)).size).toBe(260);
     expect(results.every((r) => !r.duplicate)).toBe(true);
     // Stream IDs grow in append order: the sends were appended in issue order.
     const ids = await connection().raw(groupedKeys(queue.name).stream, ['XRANGE', groupedKeys(queue.name).stream, '-', '+']);
     expect((ids as [string, unknown][]).map((entry) => String(entry[0]))).toEqual(results.map((r) => r.id));
     const byGroup = await drain(queue);
     for (let g = 0; g < 4; g++) {
-      expect(byGroup.get(`g${g}`)).toEqual(Array.from({ length: 15 }, (_, k) => `m${g + 4 * k}`));
+      expect(byGroup.get(`g${g}`)).toEqual(Array.from({ length: 65 }, (_, k) => `m${g + 4 * k}`));
     }
   });
 
@@ -89,7 +90,7 @@ describe('ReliableQueue with groups: sends of one turn on a private server', () 
     await server?.close();
   });
 
-  it('runs one script for the sends of one turn, and one per turn for sends one after another', async () => {
+  it('runs one script for the sends of one turn (up to 100), and one per turn for sends one after another', async () => {
     const queue = new ReliableQueue(client, 'coalesced', { codec: utf8Codec, groups: {} });
     await queue.send('warm', { groupId: 'w' }); // loads the script (a first EVALSHA may answer NOSCRIPT)
     const scripts = async () => (await commandCalls(client, 'evalsha')) + (await commandCalls(client, 'eval'));
@@ -99,5 +100,8 @@ describe('ReliableQueue with groups: sends of one turn on a private server', () 
     expect(await commandCalls(client, 'xadd')).toBe(101);
     for (let i = 0; i < 3; i++) await queue.send(`s${i}`, { groupId: 'g0' });
     expect((await scripts()) - before).toBe(4);
+    // 250 in one turn: calls of at most 100 (about half a millisecond of server time each).
+    await Promise.all(Array.from({ length: 250 }, (_, i) => queue.send(`n${i}`, { groupId: `g${i % 10}` })));
+    expect((await scripts()) - before).toBe(7);
   });
 });
