@@ -385,6 +385,14 @@ export class ReliableQueue<T> {
    * Without a deduplication ID every call appends (one XADD). With one, a repeat within the
    * window returns the original ID and appends nothing.
    *
+   * On a grouped queue (README "Message groups") the sends issued in one turn of the event loop
+   * go out together, up to 100 per script call (`grouped-send-many`), in issue order: each gets
+   * its own result, and a group keeps its send order, also with a `sendMany` issued after them. A
+   * failed call fails each of its sends with its error: a key of another type or a refused
+   * permission for any of them (a deduplication key, a backlog) fails them all and changes
+   * nothing; a lost reply leaves the outcome of each unknown (the call ran entirely or not at
+   * all). With the `durability` option, one script per send.
+   *
    * @throws {@link RespireValidationError} for a bad deduplication ID or window, or an encoded payload
    *   longer than {@link MAX_PAYLOAD_BYTES} (512 MiB), before any I/O: nothing is sent, and a retry
    *   cannot succeed.

@@ -32,12 +32,7 @@ export class SendCoalescer<I, R> {
    * @param maxBytes - most bytes per call; an item larger than this goes alone.
    * @param schedule - runs the flush later; tests pass their own to flush without a clock.
    */
-  constructor(
-    send: SendBatchCall<I, R>,
-    maxItems: number,
-    maxBytes: number,
-    schedule: (flush: () => void) => void = (flush) => process.nextTick(flush),
-  ) {
+  constructor(send: SendBatchCall<I, R>, maxItems: number, maxBytes: number, schedule: (flush: () => void) => void = (flush) => process.nextTick(flush)) {
     this.#send = send;
     this.#maxItems = maxItems;
     this.#maxBytes = maxBytes;

@@ -39,7 +39,14 @@ describeOnTargets('ReliableQueue with groups: sends of one turn', targets, (_tar
   it('keeps issue order across sends not yet sent and a sendMany issued after them', async () => {
     const queue = queueOf<string>({ groups: {} });
     const calls = [queue.send('a1', { groupId: 'a' }), queue.send('a2', { groupId: 'a' })];
-    calls.push(queue.sendMany([{ payload: 'a3', groupId: 'a' }, { payload: 'a4', groupId: 'a' }]).then((r) => r.map((x) => x.id).join()));
+    calls.push(
+      queue
+        .sendMany([
+          { payload: 'a3', groupId: 'a' },
+          { payload: 'a4', groupId: 'a' },
+        ])
+        .then((r) => r.map((x) => x.id).join()),
+    );
     calls.push(queue.send('a5', { groupId: 'a' }));
     await Promise.all(calls);
     expect((await drain(queue)).get('a')).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
