@@ -234,23 +234,32 @@ end
 
 local function respire_source_settle(source, ids)
   if source.concurrency > 1 then return respire_grouped_settle_fair(source, ids) end
-  -- Reads first: a key of another type fails here, before anything changed. A settled message is
-  -- its group's head (one in flight per group), so the backlog's first two tell whether more wait.
+  -- Reads first: a key of another type fails here, before anything changed. A backlog's size
+  -- (ZCARD, cheaper than reading its first two) and what the ZREM below removes tell whether more of
+  -- the group waits: a settled message is its group's head (one in flight per group).
   local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
-  local backlogs, join = {}, {}
+  local backlogs, left, order = {}, {}, {}
   for i, group in ipairs(groups) do
     if group then
       local backlog = source.prefix .. group
-      local first = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, 0, 1)
       backlogs[i] = backlog
-      -- The group moves on: to the back of the ring (in settling order) when more of it waits.
-      if #first > 1 or (first[1] ~= nil and first[1] ~= ids[i]) then join[#join + 1] = group end
+      if left[backlog] == nil then
+        left[backlog] = respire_typed_call(backlog, 'zset', 'ZCARD', backlog)
+        order[#order + 1] = { backlog, group }
+      end
     end
   end
-  local tail = #join > 0 and (respire_grouped_tail(source.ready) or 0) or 0
+  if #order > 0 then respire_expect_type(source.ready, 'zset') end
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
   redis.call('HDEL', source.leased, unpack(ids))
-  for i, backlog in pairs(backlogs) do redis.call('ZREM', backlog, ids[i]) end
-  respire_grouped_join(source, tail, join)
-  if #join > 0 then respire_grouped_wake(source) end
+  for i, backlog in pairs(backlogs) do left[backlog] = left[backlog] - redis.call('ZREM', backlog, ids[i]) end
+  -- A group moves on: to the back of the ring (in settling order) when more of it waits.
+  local join = {}
+  for _, pair in ipairs(order) do
+    if left[pair[1]] > 0 then join[#join + 1] = pair[2] end
+  end
+  if #join > 0 then
+    respire_grouped_join(source, respire_grouped_tail(source.ready) or 0, join)
+    respire_grouped_wake(source)
+  end
 end
