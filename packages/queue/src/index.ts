@@ -52,4 +52,5 @@ export { ReliableTopic, TopicSubscription, TOPIC_TRIM_PER_PUBLISH } from './topi
 export type { ReliableTopicOptions, PublishOptions, PublishResult, SubscriptionStart, SubscriptionOptions, SubscriptionInfo, TrimOptions } from './topic.js';
 export { PartitionedQueue, RespirePartitionCountError } from './partitions/partitioned-queue.js';
 export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult } from './partitions/partitioned-queue.js';
+export type { PartitionedConsumeHandler } from './partitions/partitioned-consume.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';
