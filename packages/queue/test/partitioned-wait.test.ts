@@ -61,7 +61,7 @@ describeOnTargets('PartitionedQueue waiting receive and consume()', targets, (ta
     }
   });
 
-  it("wakes at once when another client NACKs a message of any partition, well before its lease or waitMs would end", async () => {
+  it('wakes at once when another client NACKs a message of any partition, well before its lease or waitMs would end', async () => {
     const queue = queueOf(3);
     const other = await target.connect();
     try {
@@ -81,7 +81,7 @@ describeOnTargets('PartitionedQueue waiting receive and consume()', targets, (ta
     }
   });
 
-  it("an expiring lease on one partition bounds the block: the message comes back at its deadline", async () => {
+  it('an expiring lease on one partition bounds the block: the message comes back at its deadline', async () => {
     const queue = queueOf(3);
     const { id } = await queue.sendWithResult('slow', { deduplicationId: idFor(1, 3, 'slow') });
     const [first] = await queue.receive(500);

@@ -13,7 +13,13 @@ export type PartitionedConsumeHandler<T> = (message: PartitionedMessage<T>, cont
 /** What a partitioned consumer needs of its queue. */
 export interface PartitionedConsumedQueue<T> {
   readonly name: string;
-  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiters: PartitionWaiters, beforeWait: () => Promise<void>): Promise<PartitionedMessage<T>[]>;
+  receiveWaiting(
+    visibilityTimeoutMs: number,
+    max: number,
+    waitMs: number,
+    waiters: PartitionWaiters,
+    beforeWait: () => Promise<void>,
+  ): Promise<PartitionedMessage<T>[]>;
   newWaiters(): PartitionWaiters;
   ackMany(messages: readonly MessageReceipt[]): Promise<boolean[]>;
   nackMany(messages: readonly MessageReceipt[], delayMs: number): Promise<boolean[]>;

@@ -1,7 +1,17 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
 import { RespireStateError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, queueKeys, replyString, safeGet, toDurationMs, toOptions, isEntryId, type CommandTarget, type QueueKeys } from '@respire/core-scripts/internal';
+import {
+  commandTarget,
+  queueKeys,
+  replyString,
+  safeGet,
+  toDurationMs,
+  toOptions,
+  isEntryId,
+  type CommandTarget,
+  type QueueKeys,
+} from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
   ReliableQueue,
@@ -253,7 +263,13 @@ export class PartitionedQueue<T> {
   }
 
   /** The waiting receive (README "Scaling past one master"): nonblocking receives, and a block on every partition between them. */
-  #receiveWaiting(timeoutMs: number, max: number, waitMs: number, waiters: PartitionWaiters, beforeWait?: () => Promise<void>): Promise<PartitionedMessage<T>[]> {
+  #receiveWaiting(
+    timeoutMs: number,
+    max: number,
+    waitMs: number,
+    waiters: PartitionWaiters,
+    beforeWait?: () => Promise<void>,
+  ): Promise<PartitionedMessage<T>[]> {
     return receivePartitionedWaiting(
       { target: this.#target, keys: this.#waitKeys, receiveOnce: () => this.#receiveOnce(timeoutMs, max) },
       waitMs,
@@ -419,7 +435,10 @@ export class PartitionedQueue<T> {
  * NACKs (delay 0) what a failed receive had leased on other partitions, so the caller that will not
  * get it does not hold it until its visibility timeout; a failure here leaves it to the timeout.
  */
-async function releaseLeased(queue: { nackMany(messages: readonly MessageReceipt[], delayMs: number): Promise<boolean[]> }, batch: readonly MessageReceipt[]): Promise<void> {
+async function releaseLeased(
+  queue: { nackMany(messages: readonly MessageReceipt[], delayMs: number): Promise<boolean[]> },
+  batch: readonly MessageReceipt[],
+): Promise<void> {
   if (batch.length === 0) return;
   await queue.nackMany(batch, 0).catch(() => {});
 }
