@@ -3,7 +3,16 @@
 // message once, and at least once when its connections are killed; its blocking connections are counted.
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MAX_WAIT_MS, PartitionedQueue, isRespireError, nackAfter, utf8Codec, type PartitionedMessage, type QueueConsumer } from '@respire/queue';
+import {
+  MAX_WAIT_MS,
+  PartitionedQueue,
+  ReliableQueue,
+  isRespireError,
+  nackAfter,
+  utf8Codec,
+  type PartitionedMessage,
+  type QueueConsumer,
+} from '@respire/queue';
 import { queueKeys } from '@respire/core-scripts/internal';
 import type { RedisClientLike } from '@respire/core-scripts';
 import { partitionOfId } from '../src/partitions/layout.js';
@@ -128,6 +137,22 @@ describeOnTargets('PartitionedQueue waiting receive and consume()', targets, (ta
     }
     expect(seen.sort()).toEqual([...payloads].sort());
     expect(await lengths(connection(), queue)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('a receive failing on one partition releases what the others leased in that call: receivable again at once', async () => {
+    const queue = queueOf(3);
+    const { id } = await queue.sendWithResult('kept', { deduplicationId: idFor(0, 3, 'kept') });
+    // Partition 1's stream is a string: its receive fails with a key-type error before any write.
+    await connection().raw(queue.streamKeys[1]!, ['SET', queue.streamKeys[1]!, 'not a stream']);
+    for (const waitMs of [0, 1000]) {
+      const error = await queue.receive(60_000, { max: 3, waitMs }).catch((e: unknown) => e);
+      expect(isRespireError(error, 'WRONG_TYPE'), String(error)).toBe(true);
+    }
+    // Not held for the 60 s lease: partition 0's own queue leases it at once (two deliveries counted).
+    const partition0 = new ReliableQueue<string>(connection().client, queue.partitionNames[0]!, { codec: utf8Codec });
+    const [again] = await partition0.receive(30_000);
+    expect(again).toMatchObject({ id, payload: 'kept', deliveryCount: 3 });
+    await connection().raw(queue.streamKeys[1]!, ['DEL', queue.streamKeys[1]!]);
   });
 
   it("refuses the queue's bad waitMs before any I/O", async () => {
