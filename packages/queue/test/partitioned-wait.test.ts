@@ -314,6 +314,30 @@ describe.each([
     }
   });
 
+  it('a blocking connection killed mid-wait is replaced: a send to its partition still wakes the wait, and nothing is left open', async () => {
+    const clientName = `pr-${uniqueName()}`.replace(/[^A-Za-z0-9-]/g, '');
+    const named = await namedClient(clientName);
+    try {
+      const queue = new PartitionedQueue<string>(named.client, uniqueName(), { codec: utf8Codec, partitions: 3 });
+      const expected = cluster ? 3 : 1;
+      const blocked = async () => (await connectionsOf(clientName, queue.streamKeys)).filter((c) => c.cmd === 'xread');
+      const waiting = queue.receive(30_000, { waitMs: 10_000 });
+      await eventually(async () => (await blocked()).length === expected, 5000, 20);
+      for (const victim of await blocked()) await admin.raw(victim.key, ['CLIENT', 'KILL', 'ID', victim.id]);
+      // The wait blocks again on new connections, then a send to the last partition wakes it.
+      await eventually(async () => (await blocked()).length === expected, 5000, 20);
+      const sender = new PartitionedQueue<string>(admin.client, queue.name, { codec: utf8Codec, partitions: 3 });
+      const sentAt = performance.now();
+      const { id } = await sender.sendWithResult('after kill', { deduplicationId: idFor(2, 3, 'kill') });
+      const batch = await waiting;
+      expect(performance.now() - sentAt).toBeLessThan(2500);
+      expect(batch.map((m) => [m.id, m.partition])).toEqual([[id, 2]]);
+      await eventually(async () => (await blocked()).length === 0, 5000, 20);
+    } finally {
+      named.close();
+    }
+  });
+
   it('consume() handles every message at least once when all its connections are killed mid-run', async () => {
     const clientName = `pk-${uniqueName()}`.replace(/[^A-Za-z0-9-]/g, '');
     const named = await namedClient(clientName);

@@ -67,7 +67,8 @@ export class PartitionWaiters {
    * Waits until a block is answered with an entry (a send or a NACK on some partition after its
    * cursor in `points`), or `blockMs` passes, or {@link close}. A watch whose own block time ends
    * earlier (one left from an earlier, shorter wait) is sent again for what is left.
-   * @throws the first error a block meets (its connection is then closed; the next wait opens a new one).
+   * @throws the first error a block sent for this wait meets (its connection is then closed; the
+   *   next block opens a new one). A block left from an earlier wait that fails is sent again instead.
    */
   wait(points: readonly WaitPoint[], keys: readonly Pick<QueueKeys, 'stream'>[], blockMs: number, operation: string): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -113,8 +114,14 @@ export class PartitionWaiters {
       },
       (error: unknown) => {
         watch.inFlight = false;
+        const now = this.#current;
         // Between waits nobody hears it: its connection is closed and the next wait opens another.
-        this.#current?.finish(error);
+        if (now === undefined) return;
+        // A block of this wait ends it with its error (counted by the caller). One left from an
+        // earlier wait is watched again on a new connection: connections killed together (a
+        // network blip) count as one failure, not one per partition.
+        if (now === current) now.finish(error);
+        else if (!watch.waiter.closed) this.#start(watch, now);
       },
     );
   }
