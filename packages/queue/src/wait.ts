@@ -64,6 +64,14 @@ export class BlockingConnection {
    *   (then it is closed: open a new one).
    */
   async block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<boolean> {
+    return (await this.blockFor(stream, cursor, blockMs, operation, also)).length > 0;
+  }
+
+  /**
+   * As {@link block}, returning the streams that had a new entry (empty when none did): a
+   * partitioned queue's wait receives from those partitions first.
+   */
+  async blockFor(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<string[]> {
     if (this.#closed) throw new RespireTransportError(`${operation}: the blocking connection is closed`, { outcomeUnknown: false });
     const endsAt = performance.now() + blockMs;
     try {
@@ -71,7 +79,7 @@ export class BlockingConnection {
         this.#opened = this.#open(operation);
         this.#opened.catch(() => {}); // a connect given up below fails unheard; the next block meets its error
       }
-      if (!(await withinMs(this.#opened, blockMs))) return false;
+      if (!(await withinMs(this.#opened, blockMs))) return [];
       const remainingMs = Math.max(1, Math.ceil(endsAt - performance.now()));
       const more: readonly BlockAlso[] = also === undefined ? [] : isBlockAlsoList(also) ? also : [also];
       const streams = [stream, ...more.map((entry) => entry.stream), cursor, ...more.map((entry) => entry.cursor)];
@@ -80,7 +88,7 @@ export class BlockingConnection {
         timeoutMs: remainingMs + BLOCK_GRACE_MS,
         keyType: { key: stream, type: 'stream' },
       });
-      return reply !== null && reply !== undefined;
+      return replyStreams(reply);
     } catch (error) {
       // A connection that failed once (killed, reset, frozen, refused) is not used again.
       this.close();
@@ -126,6 +134,15 @@ export class BlockingConnection {
       // already closed
     }
   }
+}
+
+/** The stream names of an XREAD reply: RESP2 `[[name, entries], ...]`, RESP3 a map (a Map or an object); none for a timeout. */
+function replyStreams(reply: unknown): string[] {
+  if (reply === null || reply === undefined) return [];
+  if (Array.isArray(reply)) return reply.map((item: unknown) => String(Array.isArray(item) ? item[0] : item));
+  if (reply instanceof Map) return [...reply.keys()].map(String);
+  if (typeof reply === 'object') return Object.keys(reply);
+  return [];
 }
 
 /** Whether `promise` fulfils within `ms` (false when it has not yet); rejects when it rejects first. */
@@ -238,9 +255,14 @@ export class Waiter {
 
   /** As {@link BlockingConnection.block}, on the current connection or a new one; false at once after {@link close}. */
   block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<boolean> {
-    if (this.#closed) return Promise.resolve(false);
+    return this.blockFor(stream, cursor, blockMs, operation, also).then((streams) => streams.length > 0);
+  }
+
+  /** As {@link BlockingConnection.blockFor}, on the current connection or a new one; none at once after {@link close}. */
+  blockFor(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<string[]> {
+    if (this.#closed) return Promise.resolve([]);
     if (this.#connection === undefined || this.#connection.closed) this.#connection = new BlockingConnection(this.#source);
-    return this.#connection.block(stream, cursor, blockMs, operation, also);
+    return this.#connection.blockFor(stream, cursor, blockMs, operation, also);
   }
 
   /** Closes the connection (a block in progress rejects) and every later block returns false at once. */

@@ -3,6 +3,7 @@
 // message once, and at least once when its connections are killed; its blocking connections are counted.
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startRedisServer, type RedisServerHandle } from '@respire/harness';
 import {
   MAX_WAIT_MS,
   PartitionedQueue,
@@ -374,5 +375,53 @@ describe.each([
       await producer.ackMany(rest);
     }
     expect(await lengths(admin, producer)).toEqual([0, 0, 0]);
+  });
+});
+
+/** A private server: INFO commandstats shows only this block's commands. */
+describe.each([{ RESP: 2 as const }, { RESP: 3 as const }])('PartitionedQueue waiting receive cost on a private server, RESP$RESP', ({ RESP }) => {
+  let server: RedisServerHandle;
+  let admin: ReturnType<typeof createClient>;
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = createClient({ url: server.url });
+    client = createClient({ url: server.url, RESP });
+    for (const c of [admin, client]) {
+      c.on('error', () => {});
+      await c.connect();
+    }
+  });
+  afterAll(async () => {
+    admin?.destroy();
+    client?.destroy();
+    await server?.close();
+  });
+
+  const calls = async () =>
+    new Map([...String(await admin.sendCommand(['INFO', 'commandstats'])).matchAll(/cmdstat_(\S+?):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+
+  it('the receive after a wake asks the woken partition first: one round, whatever the partition count and max', async () => {
+    const partitions = 16;
+    const queue = new PartitionedQueue<string>(client as unknown as RedisClientLike, uniqueName(), { codec: utf8Codec, partitions });
+    // The scripts are loaded (a send with a deduplication ID's too) and every partition's group exists.
+    await queue.send('warm', { deduplicationId: 'warm' });
+    expect(await queue.ackMany(await queue.receive(1000, { max: partitions }))).toEqual([true]);
+    await queue.receive(1000, { waitMs: 300, max: partitions });
+    for (const partition of [5, 11, 0]) {
+      const before = await calls();
+      const waiting = queue.receive(30_000, { waitMs: 10_000, max: 1 });
+      await sleep(200);
+      const { id } = await queue.sendWithResult('x', { deduplicationId: idFor(partition, partitions, `c${partition}`) });
+      const batch = await waiting;
+      const after = await calls();
+      const sent = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
+      expect(batch.map((m) => [m.id, m.partition])).toEqual([[id, partition]]);
+      // The empty receive (2 partitions asked), one wait point per partition, one XREAD, and one
+      // receive that leases (1 partition asked); the send is one XADD or script.
+      expect(sent('evalsha') + sent('eval'), `partition ${partition}`).toBeLessThanOrEqual(2 + partitions + 1 + 1);
+      expect(sent('xread')).toBe(1);
+      expect(await queue.ack(batch[0]!)).toBe(true);
+    }
   });
 });

@@ -222,9 +222,9 @@ export class PartitionedQueue<T> {
    * one master"): nonblocking receives as above, and between them a block on every partition at
    * once, from each partition's cursor (one read-only wait-point script per partition, concurrent),
    * ended by a send or NACK on any partition, the earliest deadline of any partition, or the end of
-   * the wait. A send during the wait is leased by the next receive when `partitions` ≤ 2 × `max`,
-   * otherwise within ceil(partitions / `max`) receives (each round moves the cursor on); only the
-   * receives lease, so nothing is leased that the call does not return. Blocking connections, each a
+   * the wait. The receive after a wake asks the partitions the block named first, so a send during
+   * the wait is leased by that receive unless it fills `max` with others; only the receives lease,
+   * so nothing is leased that the call does not return. Blocking connections, each a
    * duplicate of the client, closed before the call returns on every path: one on a standalone
    * client (one XREAD names every partition's streams), `partitions` on a Cluster client (an XREAD
    * names keys of one slot only; each connects to its partition's master alone).
@@ -271,7 +271,7 @@ export class PartitionedQueue<T> {
     beforeWait?: () => Promise<void>,
   ): Promise<PartitionedMessage<T>[]> {
     return receivePartitionedWaiting(
-      { target: this.#target, keys: this.#waitKeys, receiveOnce: () => this.#receiveOnce(timeoutMs, max) },
+      { target: this.#target, keys: this.#waitKeys, receiveOnce: (woken) => this.#receiveOnce(timeoutMs, max, woken) },
       waitMs,
       waiters,
       'PartitionedQueue.receive (waiting)',
@@ -279,14 +279,18 @@ export class PartitionedQueue<T> {
     );
   }
 
-  /** The nonblocking receive described at {@link receive}. */
-  async #receiveOnce(timeoutMs: number, max: number): Promise<PartitionedMessage<T>[]> {
+  /**
+   * The nonblocking receive described at {@link receive}; `woken` (the partitions a waiting
+   * receive's block found new entries on) go before the cursor's order, which moves on as usual.
+   */
+  async #receiveOnce(timeoutMs: number, max: number, woken: readonly number[] = []): Promise<PartitionedMessage<T>[]> {
     await this.#checkPartitionCount();
     const count = this.partitions;
     const first = Math.min(count, max);
     const start = this.#receiveCursor;
     this.#receiveCursor = (start + first) % count;
-    const order = Array.from({ length: count }, (_, offset) => (start + offset) % count);
+    const rotation = Array.from({ length: count }, (_, offset) => (start + offset) % count);
+    const order = woken.length === 0 ? rotation : [...new Set([...woken, ...rotation])];
     const batch: PartitionedMessage<T>[] = [];
     const round1 = order.slice(0, first);
     const filled = await this.#receiveRound(round1, max, timeoutMs, batch);

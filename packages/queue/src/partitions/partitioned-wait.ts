@@ -17,7 +17,8 @@ interface Current {
   readonly keys: readonly Pick<QueueKeys, 'stream'>[];
   readonly endsAt: number;
   readonly operation: string;
-  finish(error?: unknown): void;
+  /** Ends the wait: with the partitions a block found new entries on, or with an error. */
+  finish(woken: readonly number[], error?: unknown): void;
 }
 
 /**
@@ -60,30 +61,31 @@ export class PartitionWaiters {
   close(): void {
     this.#closed = true;
     for (const watch of this.#watches) watch.waiter.close();
-    this.#current?.finish();
+    this.#current?.finish([]);
   }
 
   /**
    * Waits until a block is answered with an entry (a send or a NACK on some partition after its
    * cursor in `points`), or `blockMs` passes, or {@link close}. A watch whose own block time ends
    * earlier (one left from an earlier, shorter wait) is sent again for what is left.
+   * @returns the partitions whose streams the answering block named (none when the time ran out or on close).
    * @throws the first error a block sent for this wait meets (its connection is then closed; the
    *   next block opens a new one). A block left from an earlier wait that fails is sent again instead.
    */
-  wait(points: readonly WaitPoint[], keys: readonly Pick<QueueKeys, 'stream'>[], blockMs: number, operation: string): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => current.finish(), blockMs);
+  wait(points: readonly WaitPoint[], keys: readonly Pick<QueueKeys, 'stream'>[], blockMs: number, operation: string): Promise<readonly number[]> {
+    if (this.#closed) return Promise.resolve([]);
+    return new Promise<readonly number[]>((resolve, reject) => {
+      const timer = setTimeout(() => current.finish([]), blockMs);
       const current: Current = {
         points,
         keys,
         endsAt: performance.now() + blockMs,
         operation,
-        finish: (error?: unknown) => {
+        finish: (woken, error?: unknown) => {
           if (this.#current !== current) return;
           this.#current = undefined;
           clearTimeout(timer);
-          if (error === undefined) resolve();
+          if (error === undefined) resolve(woken);
           else reject(error);
         },
       };
@@ -96,19 +98,25 @@ export class PartitionWaiters {
     const blockMs = Math.ceil(current.endsAt - performance.now());
     if (blockMs < 1) return;
     const streams: BlockAlso[] = [];
+    const partitionOf = new Map<string, number>();
     for (const partition of watch.partitions) {
       const point = current.points[partition]!;
       streams.push({ stream: current.keys[partition]!.stream, cursor: point.cursor });
-      if (point.also !== undefined) streams.push(point.also);
+      partitionOf.set(current.keys[partition]!.stream, partition);
+      if (point.also !== undefined) {
+        streams.push(point.also);
+        partitionOf.set(point.also.stream, partition);
+      }
     }
     const [first, ...also] = streams as [BlockAlso, ...BlockAlso[]];
     watch.inFlight = true;
-    watch.waiter.block(first.stream, first.cursor, blockMs, current.operation, also).then(
-      (woken) => {
+    watch.waiter.blockFor(first.stream, first.cursor, blockMs, current.operation, also).then(
+      (named) => {
         watch.inFlight = false;
         const now = this.#current;
         if (now === undefined) return;
-        if (woken) now.finish();
+        const woken = [...new Set(named.map((stream) => partitionOf.get(stream)).filter((partition) => partition !== undefined))];
+        if (named.length > 0) now.finish(woken);
         // Its own block time ended before this wait's: watch again, from this wait's cursors.
         else if (!watch.waiter.closed) this.#start(watch, now);
       },
@@ -120,7 +128,7 @@ export class PartitionWaiters {
         // A block of this wait ends it with its error (counted by the caller). One left from an
         // earlier wait is watched again on a new connection: connections killed together (a
         // network blip) count as one failure, not one per partition.
-        if (now === current) now.finish(error);
+        if (now === current) now.finish([], error);
         else if (!watch.waiter.closed) this.#start(watch, now);
       },
     );
@@ -143,8 +151,8 @@ export interface PartitionedWaitingSource<M> {
   readonly target: CommandTarget;
   /** Each partition's keys, by partition. */
   readonly keys: readonly Pick<QueueKeys, 'stream' | 'deadlines' | 'wake'>[];
-  /** One nonblocking receive over the partitions. */
-  receiveOnce(): Promise<M[]>;
+  /** One nonblocking receive over the partitions; `first`: partitions a block found new entries on, asked before the others. */
+  receiveOnce(first: readonly number[]): Promise<M[]>;
 }
 
 /**
@@ -165,9 +173,11 @@ export async function receivePartitionedWaiting<M>(
 ): Promise<M[]> {
   const started = performance.now();
   let failures = 0;
+  let woken: readonly number[] = [];
   for (;;) {
     if (waiters.closed) return [];
-    const batch = await source.receiveOnce();
+    const batch = await source.receiveOnce(woken);
+    woken = [];
     if (batch.length > 0 || waiters.closed) return batch;
     const remaining = Math.ceil(waitMs - (performance.now() - started));
     if (remaining < 1) return batch;
@@ -180,7 +190,7 @@ export async function receivePartitionedWaiting<M>(
     for (const point of points) if (point.untilDueMs !== undefined) untilDueMs = Math.min(untilDueMs, point.untilDueMs);
     const blockMs = Math.max(1, Math.min(remaining, untilDueMs + 1));
     try {
-      await waiters.wait(points, source.keys, blockMs, operation);
+      woken = await waiters.wait(points, source.keys, blockMs, operation);
       failures = 0;
     } catch (error) {
       if (waiters.closed) return batch;
