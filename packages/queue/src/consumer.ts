@@ -136,12 +136,15 @@ export interface QueueConsumer {
   readonly running: boolean;
 }
 
-/** What a consumer needs of its queue. */
-export interface ConsumedQueue<M extends MessageReceipt & { readonly deliveryCount: number }> {
+/**
+ * What a consumer needs of its queue. `W` holds the consumer's blocking connections for its
+ * lifetime: a {@link Waiter}, or a partitioned queue's one per partition; `close()` ends a wait.
+ */
+export interface ConsumedQueue<M extends MessageReceipt & { readonly deliveryCount: number }, W extends { close(): void } = Waiter> {
   readonly name: string;
   /** The waiting receive; `beforeWait` runs before each wait point is read. */
-  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: Waiter, beforeWait: () => Promise<void>): Promise<M[]>;
-  newWaiter(): Waiter;
+  receiveWaiting(visibilityTimeoutMs: number, max: number, waitMs: number, waiter: W, beforeWait: () => Promise<void>): Promise<M[]>;
+  newWaiter(): W;
   ackMany(messages: readonly M[]): Promise<boolean[]>;
   nackMany(messages: readonly M[], delayMs: number): Promise<boolean[]>;
   extend(message: M, visibilityTimeoutMs: number): Promise<boolean>;
@@ -180,11 +183,11 @@ export function consumeSettings(handler: unknown, options: ConsumeOptions): Sett
 }
 
 /** The consumer behind {@link ReliableQueue.consume}. */
-export class Consumer<M extends MessageReceipt & { readonly deliveryCount: number }> implements QueueConsumer {
-  readonly #queue: ConsumedQueue<M>;
+export class Consumer<M extends MessageReceipt & { readonly deliveryCount: number }, W extends { close(): void } = Waiter> implements QueueConsumer {
+  readonly #queue: ConsumedQueue<M, W>;
   readonly #handler: (message: M, context: ConsumeContext) => unknown;
   readonly #settings: Settings;
-  readonly #waiter: Waiter;
+  readonly #waiter: W;
   readonly #runs = new Set<Run>();
   readonly #stopController = new AbortController();
   readonly #settler: SettleBatcher<M>;
@@ -192,7 +195,7 @@ export class Consumer<M extends MessageReceipt & { readonly deliveryCount: numbe
   #loop: Promise<void>;
   #stopping: Promise<void> | undefined;
 
-  constructor(queue: ConsumedQueue<M>, handler: (message: M, context: ConsumeContext) => unknown, settings: Settings) {
+  constructor(queue: ConsumedQueue<M, W>, handler: (message: M, context: ConsumeContext) => unknown, settings: Settings) {
     this.#queue = queue;
     this.#handler = handler;
     this.#settings = settings;

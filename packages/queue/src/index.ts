@@ -62,4 +62,5 @@ export type {
 } from './topic.js';
 export { PartitionedQueue, RespirePartitionCountError } from './partitions/partitioned-queue.js';
 export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult } from './partitions/partitioned-queue.js';
+export type { PartitionedConsumeHandler } from './partitions/partitioned-consume.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';

@@ -56,13 +56,22 @@ export class BlockingConnection {
 
   /**
    * Blocks until an entry after `cursor` is in `stream` or `blockMs` passes (XREAD BLOCK); with
-   * `also`, or an entry after its cursor in its stream (one XREAD on both; same hash slot).
+   * `also`, or an entry after its cursor in its stream (one XREAD on all of them: on a Cluster they
+   * must share a hash slot; a partitioned queue on a standalone server passes every partition's).
    * Returns true when an entry arrived. Connects on first use; the connect counts toward
    * `blockMs` (a slow one ends the block at its time, false, and goes on for the next block).
    * @throws {@link RespireError} when the connection fails, is closed or stays silent past the block
    *   (then it is closed: open a new one).
    */
-  async block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso): Promise<boolean> {
+  async block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<boolean> {
+    return (await this.blockFor(stream, cursor, blockMs, operation, also)).length > 0;
+  }
+
+  /**
+   * As {@link block}, returning the streams that had a new entry (empty when none did): a
+   * partitioned queue's wait receives from those partitions first.
+   */
+  async blockFor(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<string[]> {
     if (this.#closed) throw new RespireTransportError(`${operation}: the blocking connection is closed`, { outcomeUnknown: false });
     const endsAt = performance.now() + blockMs;
     try {
@@ -70,15 +79,16 @@ export class BlockingConnection {
         this.#opened = this.#open(operation);
         this.#opened.catch(() => {}); // a connect given up below fails unheard; the next block meets its error
       }
-      if (!(await withinMs(this.#opened, blockMs))) return false;
+      if (!(await withinMs(this.#opened, blockMs))) return [];
       const remainingMs = Math.max(1, Math.ceil(endsAt - performance.now()));
-      const streams = also === undefined ? [stream, cursor] : [stream, also.stream, cursor, also.cursor];
+      const more: readonly BlockAlso[] = also === undefined ? [] : isBlockAlsoList(also) ? also : [also];
+      const streams = [stream, ...more.map((entry) => entry.stream), cursor, ...more.map((entry) => entry.cursor)];
       const reply = await this.#target.send(stream, ['XREAD', 'COUNT', '1', 'BLOCK', String(remainingMs), 'STREAMS', ...streams], {
         operation,
         timeoutMs: remainingMs + BLOCK_GRACE_MS,
         keyType: { key: stream, type: 'stream' },
       });
-      return reply !== null && reply !== undefined;
+      return replyStreams(reply);
     } catch (error) {
       // A connection that failed once (killed, reset, frozen, refused) is not used again.
       this.close();
@@ -126,6 +136,15 @@ export class BlockingConnection {
   }
 }
 
+/** The stream names of an XREAD reply: RESP2 `[[name, entries], ...]`, RESP3 a map (a Map or an object); none for a timeout. */
+function replyStreams(reply: unknown): string[] {
+  if (reply === null || reply === undefined) return [];
+  if (Array.isArray(reply)) return reply.map((item: unknown) => String(Array.isArray(item) ? item[0] : item));
+  if (reply instanceof Map) return [...reply.keys()].map(String);
+  if (typeof reply === 'object') return Object.keys(reply);
+  return [];
+}
+
 /** Whether `promise` fulfils within `ms` (false when it has not yet); rejects when it rejects first. */
 async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -134,6 +153,10 @@ async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean>
   } finally {
     clearTimeout(timer);
   }
+}
+
+function isBlockAlsoList(also: BlockAlso | readonly BlockAlso[]): also is readonly BlockAlso[] {
+  return Array.isArray(also);
 }
 
 /** A second stream a block also wakes on: new entries follow `cursor`. */
@@ -198,14 +221,21 @@ function openFailure(error: unknown, operation: string): Error {
   return new RespireTransportError(`${operation}: opening a blocking connection: ${describeError(error)}`, { cause: error, outcomeUnknown: false });
 }
 
-/** A duplicate of the caller's client that never reconnects by itself and sends no CLIENT SETINFO. */
+/**
+ * A duplicate of the caller's client that never reconnects by itself and sends no CLIENT SETINFO.
+ * A Cluster duplicate connects only to the nodes its blocks go to (`minimizeConnections`): one
+ * master for a queue's or a partition's keys, not one connection per master.
+ */
 function duplicate(client: RedisClientLike, isCluster: boolean): DuplicateClient {
   const source = client as unknown as { duplicate(overrides: object): DuplicateClient };
   const noReconnect = (socket: unknown) => ({ ...(typeof socket === 'object' ? socket : {}), reconnectStrategy: false });
   if (isCluster) {
     // A Cluster client keeps its options as `_options`; its node clients take `defaults`.
     const defaults = safeGet(safeGet(source, '_options'), 'defaults') as object | undefined;
-    return source.duplicate({ defaults: { ...defaults, socket: noReconnect(safeGet(defaults, 'socket')), disableClientInfo: true } });
+    return source.duplicate({
+      defaults: { ...defaults, socket: noReconnect(safeGet(defaults, 'socket')), disableClientInfo: true },
+      minimizeConnections: true,
+    });
   }
   return source.duplicate({ socket: noReconnect(safeGet(safeGet(source, 'options'), 'socket')), disableClientInfo: true });
 }
@@ -224,10 +254,15 @@ export class Waiter {
   }
 
   /** As {@link BlockingConnection.block}, on the current connection or a new one; false at once after {@link close}. */
-  block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso): Promise<boolean> {
-    if (this.#closed) return Promise.resolve(false);
+  block(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<boolean> {
+    return this.blockFor(stream, cursor, blockMs, operation, also).then((streams) => streams.length > 0);
+  }
+
+  /** As {@link BlockingConnection.blockFor}, on the current connection or a new one; none at once after {@link close}. */
+  blockFor(stream: string, cursor: string, blockMs: number, operation: string, also?: BlockAlso | readonly BlockAlso[]): Promise<string[]> {
+    if (this.#closed) return Promise.resolve([]);
     if (this.#connection === undefined || this.#connection.closed) this.#connection = new BlockingConnection(this.#source);
-    return this.#connection.block(stream, cursor, blockMs, operation, also);
+    return this.#connection.blockFor(stream, cursor, blockMs, operation, also);
   }
 
   /** Closes the connection (a block in progress rejects) and every later block returns false at once. */

@@ -1,12 +1,22 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
 import { RespireStateError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, replyString, safeGet, toDurationMs, toIntegerInRange, toOptions, isEntryId, type CommandTarget } from '@respire/core-scripts/internal';
+import {
+  commandTarget,
+  queueKeys,
+  replyString,
+  safeGet,
+  toDurationMs,
+  toOptions,
+  isEntryId,
+  type CommandTarget,
+  type QueueKeys,
+} from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
-  DEFAULT_RECEIVE_MAX,
   ReliableQueue,
   queueSendSteps,
+  toReceiveArguments,
   type PreparedSend,
   type ReceiveOptions,
   type ReceivedMessage,
@@ -15,6 +25,9 @@ import {
   type SendOptions,
   type SendResult,
 } from '../queue.js';
+import type { ConsumeOptions, QueueConsumer } from '../consumer.js';
+import { startPartitionedConsumer, type PartitionedConsumeHandler } from './partitioned-consume.js';
+import { PartitionWaiters, receivePartitionedWaiting, withPartitionWaiters } from './partitioned-wait.js';
 import { parsePartitionedReceipt, partitionNames, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
 
 /** Options of a {@link PartitionedQueue}: a queue's options without `groups`, and the partition count. */
@@ -74,8 +87,8 @@ export class RespirePartitionCountError extends RespireStateError {
  * One queue spread over `partitions` ordinary queues (README "Scaling past one master"), each in
  * its own hash tag, chosen so the partitions spread over the slot range and so over a Cluster's
  * masters; on a standalone server all live on the one server. The API is {@link ReliableQueue}'s
- * (send, sendWithResult, sendMany, receive, ack, ackMany, nack, nackMany, extend, extendMany), with
- * the same options, limits and errors, except: no message groups, no waiting receive, no consume().
+ * (send, sendWithResult, sendMany, receive with or without `waitMs`, ack, ackMany, nack, nackMany,
+ * extend, extendMany, consume), with the same options, limits and errors, except: no message groups.
  *
  * Each message lives in one partition: `id` is its entry ID there, `partition` says which, and the
  * receipt names the partition, so ack, nack and extend go straight to it. Delivery limit and dead
@@ -103,6 +116,8 @@ export class PartitionedQueue<T> {
   readonly #queues: readonly ReliableQueue<T>[];
   readonly #target: CommandTarget;
   #checked: Promise<void> | undefined;
+  /** Each partition's keys, for the waiting receive's wait points. */
+  readonly #waitKeys: readonly QueueKeys[];
   // Where the next receive starts and the next send without deduplication ID goes: random per
   // instance, so instances started together do not all begin with partition 0.
   #receiveCursor: number;
@@ -130,6 +145,7 @@ export class PartitionedQueue<T> {
     this.streamKeys = this.#queues.map((queue) => queue.streamKey);
     this.deadLetterStreamKeys = this.#queues.map((queue) => queue.deadLetterStreamKey);
     this.deliveryLimit = this.#queues[0]!.deliveryLimit;
+    this.#waitKeys = this.partitionNames.map((partitionName) => queueKeys(partitionName, options.keyPrefix));
     this.#receiveCursor = Math.floor(Math.random() * this.partitions);
     this.#sendCursor = Math.floor(Math.random() * this.partitions);
   }
@@ -191,7 +207,7 @@ export class PartitionedQueue<T> {
   }
 
   /**
-   * As {@link ReliableQueue.receive} (nonblocking only), drawing from the partitions in at most two
+   * As {@link ReliableQueue.receive}. The nonblocking receive draws from the partitions in at most two
    * rounds of concurrent calls, so at most 2 round trips after the first call's metadata check, and
    * at most 2 × min(partitions, max) commands:
    * - round 1 asks the next min(partitions, max) partitions from a cursor, `max` split evenly
@@ -202,24 +218,79 @@ export class PartitionedQueue<T> {
    * The shares never add up to more than `max`, so neither does the batch. An empty batch means
    * only that the partitions asked had nothing receivable.
    *
-   * @throws as {@link ReliableQueue.receive}; {@link RespireValidationError} for `waitMs` above 0
-   *   (not supported on a partitioned queue yet). When one partition's call fails, the call throws
-   *   its error and what other partitions leased in that round stays leased until the visibility
-   *   timeout, then is redelivered (counting toward the delivery limit), as a batch whose decoding failed.
+   * With `waitMs` (0..20,000 ms, as the queue's) it waits on all partitions (README "Scaling past
+   * one master"): nonblocking receives as above, and between them a block on every partition at
+   * once, from each partition's cursor (one read-only wait-point script per partition, concurrent),
+   * ended by a send or NACK on any partition, the earliest deadline of any partition, or the end of
+   * the wait. The receive after a wake asks the partitions the block named first, so a send during
+   * the wait is leased by that receive unless it fills `max` with others; only the receives lease,
+   * so nothing is leased that the call does not return. Blocking connections, each a
+   * duplicate of the client, closed before the call returns on every path: one on a standalone
+   * client (one XREAD names every partition's streams), `partitions` on a Cluster client (an XREAD
+   * names keys of one slot only; each connects to its partition's master alone).
+   *
+   * @throws as {@link ReliableQueue.receive}, for the waiting receive too. When one partition's call
+   *   fails, the call throws its error after NACKing (delay 0) what the other partitions leased in
+   *   this call, so it is receivable again at once (the deliveries still count toward the delivery
+   *   limit); if that NACK fails too, those messages are redelivered after the visibility timeout.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<PartitionedMessage<T>[]> {
-    const timeoutMs = toDurationMs('visibilityTimeoutMs', visibilityTimeoutMs);
-    const { max: maxOption, waitMs } = toOptions('options', options, ['max', 'waitMs']);
-    const max = toIntegerInRange('max', maxOption ?? DEFAULT_RECEIVE_MAX, 1, MAX_BATCH);
-    if (waitMs !== undefined && waitMs !== 0) {
-      throw new RespireValidationError('waitMs', 'a partitioned queue has no waiting receive yet: poll with waitMs 0 (README "Scaling past one master")');
-    }
+    const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
+    if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
+    return withPartitionWaiters(this.#target, this.partitions, (waiters) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters));
+  }
+
+  /**
+   * Starts the queue's consumer (as {@link ReliableQueue.consume}; README "Consuming") on every
+   * partition: the same options, concurrency bound, lease extension, batched ACKs and NACKs (split
+   * by partition, one round trip each) and stop. It waits with the waiting receive on the
+   * blocking connections {@link receive} describes, held until `stop()`.
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option (before anything starts).
+   */
+  consume(handler: PartitionedConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
+    return startPartitionedConsumer<T>(
+      {
+        name: this.name,
+        receiveWaiting: (timeoutMs, max, waitMs, waiters, beforeWait) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters, beforeWait),
+        newWaiters: () => new PartitionWaiters(this.#target, this.partitions),
+        ackMany: (messages) => this.ackMany(messages),
+        nackMany: (messages, delayMs) => this.nackMany(messages, delayMs),
+        extend: (message, timeoutMs) => this.extend(message, timeoutMs),
+      },
+      handler,
+      options,
+    );
+  }
+
+  /** The waiting receive (README "Scaling past one master"): nonblocking receives, and a block on every partition between them. */
+  #receiveWaiting(
+    timeoutMs: number,
+    max: number,
+    waitMs: number,
+    waiters: PartitionWaiters,
+    beforeWait?: () => Promise<void>,
+  ): Promise<PartitionedMessage<T>[]> {
+    return receivePartitionedWaiting(
+      { target: this.#target, keys: this.#waitKeys, receiveOnce: (woken) => this.#receiveOnce(timeoutMs, max, woken) },
+      waitMs,
+      waiters,
+      'PartitionedQueue.receive (waiting)',
+      beforeWait,
+    );
+  }
+
+  /**
+   * The nonblocking receive described at {@link receive}; `woken` (the partitions a waiting
+   * receive's block found new entries on) go before the cursor's order, which moves on as usual.
+   */
+  async #receiveOnce(timeoutMs: number, max: number, woken: readonly number[] = []): Promise<PartitionedMessage<T>[]> {
     await this.#checkPartitionCount();
     const count = this.partitions;
     const first = Math.min(count, max);
     const start = this.#receiveCursor;
     this.#receiveCursor = (start + first) % count;
-    const order = Array.from({ length: count }, (_, offset) => (start + offset) % count);
+    const rotation = Array.from({ length: count }, (_, offset) => (start + offset) % count);
+    const order = woken.length === 0 ? rotation : [...new Set([...woken, ...rotation])];
     const batch: PartitionedMessage<T>[] = [];
     const round1 = order.slice(0, first);
     const filled = await this.#receiveRound(round1, max, timeoutMs, batch);
@@ -239,12 +310,17 @@ export class PartitionedQueue<T> {
     const extra = max % partitions.length;
     const shares = partitions.map((_, position) => base + (position < extra ? 1 : 0));
     const settled = await Promise.allSettled(partitions.map((partition, position) => this.#queues[partition]!.receive(timeoutMs, { max: shares[position]! })));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
     const filled: number[] = [];
     for (const [position, outcome] of settled.entries()) {
-      if (outcome.status === 'rejected') throw outcome.reason;
+      if (outcome.status === 'rejected') continue;
       const partition = partitions[position]!;
       for (const message of outcome.value) batch.push({ ...message, receipt: partitionedReceipt(partition, message.receipt), partition });
       if (outcome.value.length === shares[position]) filled.push(partition);
+    }
+    if (failed !== undefined) {
+      await releaseLeased(this, batch);
+      throw failed.reason;
     }
     return filled;
   }
@@ -357,4 +433,16 @@ export class PartitionedQueue<T> {
     const text = replyString(recorded);
     if (text !== String(this.partitions)) throw new RespirePartitionCountError(this.name, this.partitions, text);
   }
+}
+
+/**
+ * NACKs (delay 0) what a failed receive had leased on other partitions, so the caller that will not
+ * get it does not hold it until its visibility timeout; a failure here leaves it to the timeout.
+ */
+async function releaseLeased(
+  queue: { nackMany(messages: readonly MessageReceipt[], delayMs: number): Promise<boolean[]> },
+  batch: readonly MessageReceipt[],
+): Promise<void> {
+  if (batch.length === 0) return;
+  await queue.nackMany(batch, 0).catch(() => {});
 }
