@@ -331,7 +331,6 @@ export async function runTorture(target: TortureTarget, { server, proxy }: Tortu
     (error: unknown) => (isRespireError(error, 'INVALID_ARGUMENT') ? false : Promise.reject(error)),
   );
   const operations = waits ? OPERATIONS : OPERATIONS.filter((o) => o !== (waitingReceive as unknown));
-  if (!waits) report.figure('left out', 'the waiting receive (this queue refuses waitMs)');
   const clientLoops = contexts.map(async (ctx) => {
     while (!stopped) {
       const ready = operations.filter((o) => o.ready?.(ctx) ?? true);
@@ -462,7 +461,10 @@ export async function runTorture(target: TortureTarget, { server, proxy }: Tortu
   }
   const total = Object.values(tally).reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
   report.figure('server', `${server.flavour} ${server.version}, AOF appendfsync always`);
-  report.figure('queue', target.partitions === undefined ? 'one ReliableQueue' : `a PartitionedQueue of ${target.partitions} partitions`);
+  report.figure(
+    'queue',
+    `${target.partitions === undefined ? 'one ReliableQueue' : `a PartitionedQueue of ${target.partitions} partitions`}${waits ? '' : '; no waiting receive (this queue refuses waitMs)'}`,
+  );
   report.figure(
     'plan',
     `delivery limit ${plan.deliveryLimit}, ${plan.deduplicationIds} deduplication IDs, visibility up to ${plan.maxVisibilityMs} ms, NACK delay up to ${plan.maxNackDelayMs} ms`,
