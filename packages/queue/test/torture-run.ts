@@ -37,10 +37,10 @@ import {
 
 /**
  * Five clients (node-redis 6 over RESP2 or RESP3, some with a command timeout, each with its own
- * instance of one queue: a ReliableQueue, or a PartitionedQueue) run operations drawn from the seed (torture-operations.ts: sends with and without
- * deduplication IDs, receives with random visibility and max, acks, nacks and their batches, stale
- * and repeated receipts, calls aimed at a lease's deadline) through a proxy that reads RESP, while
- * a seeded schedule injects, at random gaps:
+ * instance of one queue: a ReliableQueue, or a PartitionedQueue) run operations drawn from the
+ * seed (torture-operations.ts: sends with and without deduplication IDs, receives with random
+ * visibility and max, acks, nacks and their batches, stale and repeated receipts, calls aimed at a
+ * lease's deadline) through a proxy that reads RESP, while a seeded schedule injects, at random gaps:
  * - a lost reply (the proxy forwards a queue command and drops its reply) and a lost request (it
  *   drops the command unsent), each followed by a reset of that connection;
  * - a reset of every client connection at the proxy, and `CLIENT KILL` of client connections;
@@ -74,7 +74,7 @@ const PACKAGE_DIR = 'packages/queue';
 
 /** What a run is made of: the queue under test, its size under CI, and where to repeat it from. */
 export interface TortureTarget {
-  /** `queue` (one ReliableQueue) or the partition count of a PartitionedQueue. */
+  /** The partition count of a PartitionedQueue; absent for one ReliableQueue. */
   readonly partitions?: number;
   /** Seconds of faults when `RESPIRE_CHAOS_SECONDS` is unset. */
   readonly ciSeconds: number;
@@ -133,7 +133,8 @@ function layoutOf(observer: Client, queueName: string, partitions: number | unde
     deadlinesKeys,
     deadLetterStreamKeys: keys.deadLetterStreamKeys,
     leaseOf: (m) => {
-      // A receipt naming no partition (or another than the message's) is a finding of the model, not of this read: the lease then reads as unknown.
+      // A receipt naming no partition reads the message's own; one naming the wrong partition reads a key
+      // without that member: the deadline is then unknown (bounded by the call), and the model judges the rest.
       const parsed = /^p(\d+)~(.*)$/s.exec(m.receipt);
       const partition = parsed === null ? (m.partition ?? 0) : Number(parsed[1]);
       return { key: deadlinesKeys[partition] ?? deadlinesKeys[0]!, member: `${m.id}:${parsed?.[2] ?? m.receipt}` };
