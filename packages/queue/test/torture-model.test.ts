@@ -255,3 +255,38 @@ describe('the model object', () => {
     expect(model.violations.map((v) => v.rule)).toEqual([RULES.intact]);
   });
 });
+
+describe('the model on a partitioned queue: a message is known by (partition, entry ID)', () => {
+  it('one entry ID in two partitions is two messages', () => {
+    const model = new TortureModel(options);
+    model.record([delivered(10, 1, 110, { token: 'a', id: '5-0', partition: 0 })]);
+    model.record([delivered(20, 1, 120, { token: 'b', id: '5-0', partition: 1 })]);
+    expect(model.violations).toEqual([]);
+    // ...but two payloads under one ID of one partition are a violation, named by where they are.
+    model.record([delivered(30, 1, 130, { token: 'c', id: '5-0', partition: 1 })]);
+    expect(model.violations.map((v) => [v.rule, v.subject])).toEqual([[RULES.intact, 'entry p1/5-0']]);
+  });
+
+  it('a message sent to one partition and delivered or dead-lettered from another is under two IDs', () => {
+    const inP2 = sent(0, '1-0', { reply: { id: '1-0', duplicate: false, partition: 2 } });
+    expect(rules([inP2, delivered(10, 1, 110, { partition: 2 }), settled('ack', 20, 1, true), end()])).toEqual([]);
+    expect(rules([inP2, delivered(10, 1, 110, { partition: 0 })])).toContain(RULES.intact);
+    const limit = [delivered(10, 1, 110, { partition: 2 }), delivered(120, 2, 220, { partition: 2 }), delivered(230, 3, 330, { partition: 2 })];
+    expect(rules([inP2, ...limit, { ...dead(340), partition: 2 }, end()])).toEqual([]);
+    // The delivery limit sends the message to its own partition's dead letters, not another's.
+    expect(rules([inP2, ...limit, { ...dead(340), partition: 1 }, end()])).toContain(RULES.intact);
+  });
+
+  it('deduplication compares the partition too: a duplicate returned from another partition is not the appended entry', () => {
+    const d = (token: string, at: number, partition: number, duplicate: boolean): SentEvent => ({
+      kind: 'send',
+      op: op(at, at + 1),
+      token,
+      dedupId: 'd',
+      reply: { id: '1-0', duplicate, partition },
+    });
+    const seen = delivered(50, 1, 100, { token: 'a', id: '1-0', partition: 0 });
+    expect(checkDeduplication([d('a', 0, 0, false), d('b', 10, 0, true), seen])).toEqual([]);
+    expect(checkDeduplication([d('a', 0, 0, false), d('b', 10, 1, true), seen]).map((f) => f.rule)).toContain(RULES.dedup);
+  });
+});

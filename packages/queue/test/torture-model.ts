@@ -33,8 +33,8 @@ export interface SentEvent {
   readonly dedupId: string | undefined;
   /** The send's delay (ms; 0 or absent for none): the message is not receivable before the send's server time plus it. */
   readonly delayMs?: number;
-  /** The reply (entry ID, whether it was a duplicate) when `op.outcome` is `ok`. */
-  readonly reply: { readonly id: string; readonly duplicate: boolean } | undefined;
+  /** The reply (entry ID, whether it was a duplicate, and on a partitioned queue its partition) when `op.outcome` is `ok`. */
+  readonly reply: { readonly id: string; readonly duplicate: boolean; readonly partition?: number } | undefined;
 }
 
 /** One delivery of a message, as a receive returned it. */
@@ -43,6 +43,8 @@ export interface DeliveryEvent {
   readonly op: OpRecord;
   readonly token: string;
   readonly id: string;
+  /** On a partitioned queue, the partition the message came from (its `id` is unique within it only). */
+  readonly partition?: number;
   readonly count: number;
   readonly receipt: string;
   /** The lease deadline: exact when read from the deadlines key right after, else bounded by the receive's span. */
@@ -75,7 +77,10 @@ export interface SettleEvent {
 export interface DeadLetterEvent {
   readonly kind: 'dead-letter';
   readonly token: string;
+  /** The record's `source_id`. */
   readonly id: string;
+  /** On a partitioned queue, the partition whose dead-letter stream holds the record. */
+  readonly partition?: number;
   readonly count: number;
   /** The millisecond part of the record's stream ID: the server's clock when it was appended (never earlier). */
   readonly atMs: number;
@@ -135,6 +140,13 @@ interface Finding {
   readonly evidence: string;
   readonly detail: string;
 }
+
+/**
+ * Where a message is: its entry ID, qualified by its partition on a partitioned queue (`p1/<ID>`),
+ * where entry IDs are unique within one partition only. A message is known by where it is: one
+ * under two partitions, or dead-lettered in another partition's stream, counts as under two IDs.
+ */
+export const where = (at: { readonly id: string; readonly partition?: number }): string => (at.partition === undefined ? at.id : `p${at.partition}/${at.id}`);
 
 /** An event's identity within a history: its call and position, or its dead-letter record. */
 function eventKey(e: MessageEvent): string {
@@ -221,12 +233,12 @@ export function checkMessage(events: readonly MessageEvent[], options: ModelOpti
   for (const send of sends) {
     if (send.op.outcome === 'not-sent' && appeared) fail(RULES.notSent, [send], `send #${send.op.seq} was reported not sent, yet its message appeared`);
     if (send.reply?.duplicate === true && appeared)
-      fail(RULES.dedup, [send], `send #${send.op.seq} was a duplicate of ${send.reply.id}, yet its own payload was appended`);
+      fail(RULES.dedup, [send], `send #${send.op.seq} was a duplicate of ${where(send.reply)}, yet its own payload was appended`);
   }
   const appended = sends.find((s) => s.reply !== undefined && !s.reply.duplicate);
-  const ids = new Set([...deliveries.map((d) => d.id), ...letters.map((l) => l.id), ...(appended?.reply ? [appended.reply.id] : [])]);
+  const ids = new Set([...deliveries.map(where), ...letters.map(where), ...(appended?.reply ? [where(appended.reply)] : [])]);
   if (ids.size > 1) fail(RULES.intact, [], `one message under several IDs: ${[...ids].join(', ')}`);
-  for (const e of [...deliveries, ...letters]) if (!e.intact) fail(RULES.intact, [e], `${e.kind} of ${e.id} carried other payload bytes than were sent`);
+  for (const e of [...deliveries, ...letters]) if (!e.intact) fail(RULES.intact, [e], `${e.kind} of ${where(e)} carried other payload bytes than were sent`);
 
   // Deliveries: counts in range, once per lease, never backwards, never before the previous lease could end.
   for (const d of deliveries) {
@@ -365,12 +377,12 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
   const found: Finding[] = [];
   const sends = events.filter((e): e is SentEvent => e.kind === 'send');
   const replies = sends.filter((s) => s.reply !== undefined);
-  const ids = new Set(replies.map((s) => s.reply!.id));
+  const ids = new Set(replies.map((s) => where(s.reply!)));
   if (ids.size > 1) {
     found.push({
       rule: RULES.dedup,
       evidence: '',
-      detail: `sends returned different IDs: ${replies.map((s) => `#${s.op.seq} → ${s.reply!.id}${s.reply!.duplicate ? ' (duplicate)' : ''}`).join(', ')}`,
+      detail: `sends returned different IDs: ${replies.map((s) => `#${s.op.seq} → ${where(s.reply!)}${s.reply!.duplicate ? ' (duplicate)' : ''}`).join(', ')}`,
     });
   }
   const firsts = replies.filter((s) => !s.reply!.duplicate);
@@ -382,12 +394,12 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
       found.push({
         rule: RULES.dedup,
         evidence: `${eventKey(first)} ${eventKey(earlier)}`,
-        detail: `send #${first.op.seq} appended although send #${earlier.op.seq} had already returned ${earlier.reply!.id}`,
+        detail: `send #${first.op.seq} appended although send #${earlier.op.seq} had already returned ${where(earlier.reply!)}`,
       });
   }
   const seen = new Map<string, string>();
   for (const e of events) {
-    if (e.kind === 'delivery' || e.kind === 'dead-letter') seen.set(e.token, e.id);
+    if (e.kind === 'delivery' || e.kind === 'dead-letter') seen.set(e.token, where(e));
     else if (e.kind === 'final' && e.leftInStream && !seen.has(e.token)) seen.set(e.token, '?');
   }
   if (seen.size > 1)
@@ -397,12 +409,12 @@ export function checkDeduplication(events: readonly MessageEvent[]): Finding[] {
       detail: `${seen.size} payloads of this ID were appended: ${[...seen].map(([t, id]) => `${t} as ${id}`).join(', ')}`,
     });
   for (const [token, id] of seen) {
-    const reply = replies.find((s) => id !== '?' && s.reply!.id !== id);
+    const reply = replies.find((s) => id !== '?' && where(s.reply!) !== id);
     if (reply !== undefined)
       found.push({
         rule: RULES.dedup,
         evidence: `${eventKey(reply)} ${token}`,
-        detail: `send #${reply.op.seq} returned ${reply.reply!.id}, but the appended payload (${token}) is ${id}`,
+        detail: `send #${reply.op.seq} returned ${where(reply.reply!)}, but the appended payload (${token}) is ${id}`,
       });
   }
   return found;
@@ -433,13 +445,13 @@ function describeEvent(e: MessageEvent, t0: number): string {
     case 'settle':
       return `${rel(e.op.at.lo, t0)} .. ${rel(e.op.at.hi, t0)}  ${e.op.client} #${e.op.seq} ${e.op.text}${
         e.kind === 'delivery'
-          ? `: ${e.token} as ${e.id}, delivery ${e.count}, receipt ${e.receipt}, deadline ${rel(e.deadline.lo, t0)}${e.deadline.hi !== e.deadline.lo ? ` .. ${rel(e.deadline.hi, t0)}` : ''}`
+          ? `: ${e.token} as ${where(e)}, delivery ${e.count}, receipt ${e.receipt}, deadline ${rel(e.deadline.lo, t0)}${e.deadline.hi !== e.deadline.lo ? ` .. ${rel(e.deadline.hi, t0)}` : ''}`
           : e.kind === 'settle'
             ? `: ${e.how} of ${e.token} delivery ${e.count} (position ${e.position}) → ${e.result ?? e.op.outcome}`
-            : `: ${e.token}${e.dedupId ? ` (deduplication ID ${e.dedupId})` : ''} → ${e.reply ? `${e.reply.id}${e.reply.duplicate ? ' (duplicate)' : ''}` : e.op.outcome}`
+            : `: ${e.token}${e.dedupId ? ` (deduplication ID ${e.dedupId})` : ''} → ${e.reply ? `${where(e.reply)}${e.reply.duplicate ? ' (duplicate)' : ''}` : e.op.outcome}`
       }`;
     case 'dead-letter':
-      return `${rel(e.atMs, t0)}  dead-letter record of ${e.token} (${e.id}), delivery_count ${e.count}`;
+      return `${rel(e.atMs, t0)}  dead-letter record of ${e.token} (${where(e)}), delivery_count ${e.count}`;
     case 'final':
       return `end: ${e.token} ${e.leftInStream ? 'still in the stream' : 'not in the stream'}`;
   }
@@ -551,16 +563,17 @@ export class TortureModel {
 
   /** One entry ID belongs to one message. */
   #claimId(e: DeliveryEvent | DeadLetterEvent): void {
-    const owner = this.#idOwner.get(e.id);
-    if (owner === undefined) this.#idOwner.set(e.id, e.token);
+    const id = where(e);
+    const owner = this.#idOwner.get(id);
+    if (owner === undefined) this.#idOwner.set(id, e.token);
     else if (owner !== e.token) {
-      const key = `${RULES.intact}|id ${e.id}`;
+      const key = `${RULES.intact}|id ${id}`;
       if (this.#reported.has(key)) return;
       this.#reported.add(key);
       const [lo = 0, hi = lo] = eventTimes(e);
       this.violations.push({
         rule: RULES.intact,
-        subject: `entry ${e.id}`,
+        subject: `entry ${id}`,
         detail: `two payloads under one entry ID: ${owner} and ${e.token}`,
         history: [describeEvent(e, lo)],
         of: 1,

@@ -1,11 +1,42 @@
 // The queue torture's operation table: what a client can call, how it draws its arguments, how it runs through the public API, and what the model learns from the outcome.
 import { timeReplyMs, type SeededRandom, type ServerClock } from '@respire/harness';
-import { isRespireError, type ReceivedMessage, type ReliableQueue } from '@respire/queue';
+import { isRespireError, type ReceiveOptions, type ReceivedMessage, type SendManyItem, type SendOptions, type SendResult } from '@respire/queue';
 import { RULES, type MessageEvent, type OpRecord, type Span, type TortureModel } from './torture-model.js';
+
+/**
+ * A message as the run sees it: a {@link ReceivedMessage}, with its partition when the queue is a
+ * PartitionedQueue (its `id` is unique within that partition only; its receipt names it).
+ */
+export type TortureMessage = ReceivedMessage<Buffer> & { readonly partition?: number };
+
+/** A send's result, with its partition on a PartitionedQueue. */
+export type TortureSendResult = SendResult & { readonly partition?: number };
+
+/**
+ * The public API the operations call: a ReliableQueue's, which a PartitionedQueue shares (its
+ * messages and send results carry their partition).
+ */
+export interface TortureQueue {
+  sendWithResult(payload: Buffer, options?: SendOptions): Promise<TortureSendResult>;
+  sendMany(items: readonly SendManyItem<Buffer>[]): Promise<TortureSendResult[]>;
+  receive(visibilityTimeoutMs: number, options?: ReceiveOptions): Promise<TortureMessage[]>;
+  ack(message: TortureMessage): Promise<boolean>;
+  ackMany(messages: readonly TortureMessage[]): Promise<boolean[]>;
+  nack(message: TortureMessage, delayMs?: number): Promise<boolean>;
+  nackMany(messages: readonly TortureMessage[], delayMs?: number): Promise<boolean[]>;
+  extend(message: TortureMessage, visibilityTimeoutMs: number): Promise<boolean>;
+  extendMany(messages: readonly TortureMessage[], visibilityTimeoutMs: number): Promise<boolean[]>;
+}
+
+/** Where a delivery's lease is documented: the deadlines key of its queue (or partition) and its member, `<entry ID>:<receipt>`. */
+export interface LeaseLocation {
+  readonly key: string;
+  readonly member: string;
+}
 
 /** A delivery a client received and may still settle: the message, the token its payload carries, and its lease deadline. */
 export interface Held {
-  readonly message: ReceivedMessage<Buffer>;
+  readonly message: TortureMessage;
   readonly token: string;
   readonly deadline: Span;
 }
@@ -31,14 +62,15 @@ export interface RunPlan {
 /** What an operation can use: its client's queue and connection, the shared pools, the seed's stream for this client. */
 export interface ClientContext {
   readonly name: string;
-  readonly queue: ReliableQueue<Buffer>;
+  readonly queue: TortureQueue;
   /** A command on the client's own connection (the queue's too): TIME, reads of the documented keys. */
   raw(args: string[]): Promise<unknown>;
   readonly random: SeededRandom;
   readonly clock: ServerClock;
   readonly pools: Pools;
   readonly plan: RunPlan;
-  readonly deadlinesKey: string;
+  /** Where a delivery's lease deadline is kept (read right after a receive or extend). */
+  leaseOf(message: TortureMessage): LeaseLocation;
   /** A fresh payload: its token, then `|`, then random bytes. */
   newPayload(): { token: string; payload: Buffer };
   /** The bytes sent under a token. */
@@ -258,7 +290,7 @@ export interface ReceiveArgs {
   readonly waitMs?: number;
 }
 interface ReceiveReply {
-  readonly messages: ReceivedMessage<Buffer>[];
+  readonly messages: TortureMessage[];
   /** Each message's lease deadline as the deadlines key holds it, read right after (undefined when gone or unread). */
   readonly deadlines: (number | undefined)[];
 }
@@ -294,8 +326,7 @@ const receiveOperation = (waiting: boolean): Operation<ReceiveArgs, ReceiveReply
     let deadlines: (number | undefined)[] = messages.map(() => undefined);
     if (messages.length > 0) {
       // The documented member of a lease, `<entry ID>:<receipt>`, scored with its deadline: exact while it is still there.
-      const scores = await ctx.raw(['ZMSCORE', ctx.deadlinesKey, ...messages.map((m) => `${m.id}:${m.receipt}`)]).catch(() => undefined);
-      if (Array.isArray(scores)) deadlines = scores.map((s) => (s === null || s === undefined ? undefined : Number(s)));
+      deadlines = await readDeadlines(ctx, messages);
     }
     return { messages, deadlines };
   },
@@ -312,6 +343,7 @@ const receiveOperation = (waiting: boolean): Operation<ReceiveArgs, ReceiveReply
           op,
           token,
           id: m.id,
+          ...(m.partition === undefined ? {} : { partition: m.partition }),
           count: m.deliveryCount,
           receipt: m.receipt,
           deadline:
@@ -333,8 +365,30 @@ const receiveOperation = (waiting: boolean): Operation<ReceiveArgs, ReceiveReply
   describe: (args) => `receive(${args.visibilityMs} ms, max ${args.max}${args.waitMs === undefined ? '' : `, wait ${args.waitMs} ms`})`,
 });
 
+/**
+ * Each message's lease deadline as its deadlines key holds it (ZMSCORE of the documented member,
+ * one call per key: one per partition touched), undefined when gone or unread.
+ */
+async function readDeadlines(ctx: ClientContext, messages: readonly TortureMessage[]): Promise<(number | undefined)[]> {
+  const deadlines: (number | undefined)[] = messages.map(() => undefined);
+  const byKey = new Map<string, number[]>();
+  const members = messages.map((m) => ctx.leaseOf(m));
+  members.forEach(({ key }, i) => byKey.set(key, [...(byKey.get(key) ?? []), i]));
+  for (const [key, indices] of byKey) {
+    const scores = await ctx.raw(['ZMSCORE', key, ...indices.map((i) => members[i]!.member)]).catch(() => undefined);
+    if (!Array.isArray(scores)) continue;
+    indices.forEach((index, position) => {
+      const score: unknown = scores[position];
+      deadlines[index] = score === null || score === undefined ? undefined : Number(score);
+    });
+  }
+  return deadlines;
+}
+
 /** The nonblocking receive (also the final drain's). */
 export const receive = receiveOperation(false);
+/** The waiting receive (`waitMs` 5–300 ms). */
+export const waitingReceive = receiveOperation(true);
 
 interface SettleOneArgs {
   readonly item: Held;
@@ -431,8 +485,8 @@ const extendLeases = (many: boolean): Operation<ExtendArgs, ExtendReply> => ({
     const results = many ? await ctx.queue.extendMany(messages, args.visibilityMs) : [await ctx.queue.extend(messages[0]!, args.visibilityMs)];
     let deadlines: (number | undefined)[] = results.map(() => undefined);
     if (results.some(Boolean)) {
-      const scores = await ctx.raw(['ZMSCORE', ctx.deadlinesKey, ...messages.map((m) => `${m.id}:${m.receipt}`)]).catch(() => undefined);
-      if (Array.isArray(scores)) deadlines = scores.map((score, i) => (results[i] && score !== null && score !== undefined ? Number(score) : undefined));
+      const scores = await readDeadlines(ctx, messages);
+      deadlines = scores.map((score, i) => (results[i] ? score : undefined));
     }
     return { results, deadlines };
   },
@@ -470,7 +524,7 @@ export const OPERATIONS: readonly Operation<never, unknown>[] = [
   send('delayed'),
   sendMany,
   receive,
-  receiveOperation(true),
+  waitingReceive,
   settleOne('ack'),
   ackMany,
   settleOne('nack'),
