@@ -38,8 +38,8 @@ export function topicCommandTests(respire: Run, connection: () => HarnessConnect
       ['billing', 2, 1, 0],
     ]);
     const table = await respire(['topics', 'show', '--topic', name, '--key-prefix', 'cli:']);
-    expect(table.stdout).toMatch(/SUBSCRIPTION +POSITION +LAG +PENDING +OLDEST UNACKED +DEAD LETTERS +TRIMMED/);
-    expect(table.stdout).toMatch(/billing +\S+ +2 +1 +\d/);
+    expect(table.stdout).toMatch(/SUBSCRIPTION +POSITION +LAG +PENDING +RETRIED +OLDEST UNACKED +DEAD LETTERS +TRIMMED/);
+    expect(table.stdout).toMatch(/billing +\S+ +2 +1 +0 +\d/);
 
     const typo = await respire(['topics', 'show', '--topic', `${name}x`, '--key-prefix', 'cli:', '--json']);
     expect(typo.code).toBe(1);

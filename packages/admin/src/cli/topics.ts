@@ -38,6 +38,7 @@ function subscriptionRows(status: TopicStatus): string[][] {
     s.lastDeliveredId,
     s.lag === null ? '?' : String(s.lag),
     String(s.pending),
+    String(s.retried),
     s.oldestUnacknowledgedAgeMs === null ? '-' : duration(s.oldestUnacknowledgedAgeMs),
     String(s.deadLetters),
     String(s.trimmed),
@@ -73,7 +74,7 @@ export function topicCommands(program: Command, cli: Cli): void {
     });
   topics
     .command('show')
-    .description("a topic's subscriptions: position, lag (not yet delivered), pending, oldest unacknowledged age, dead letters, trimmed")
+    .description("a topic's subscriptions: position, lag (not yet delivered), pending, retried dead letters not yet completed, oldest unacknowledged age, dead letters, trimmed")
     .requiredOption('--topic <name>', 'the topic (its name)')
     .action(async (_o: unknown, cmd: Command) => {
       const a = addressed(cmd);
@@ -82,7 +83,7 @@ export function topicCommands(program: Command, cli: Cli): void {
       cli.print(g, status, () =>
         [
           `topic ${status.name}: ${status.publications} publications retained, ${status.subscriptions} subscriptions`,
-          table(['SUBSCRIPTION', 'POSITION', 'LAG', 'PENDING', 'OLDEST UNACKED', 'DEAD LETTERS', 'TRIMMED'], subscriptionRows(status)),
+          table(['SUBSCRIPTION', 'POSITION', 'LAG', 'PENDING', 'RETRIED', 'OLDEST UNACKED', 'DEAD LETTERS', 'TRIMMED'], subscriptionRows(status)),
         ].join('\n'),
       );
     });
