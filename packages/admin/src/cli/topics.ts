@@ -187,11 +187,19 @@ export function topicCommands(program: Command, cli: Cli): void {
     .description("delete records of a subscription's dead letters")
     .requiredOption('--topic <name>', 'the topic (its name)')
     .requiredOption('--subscription <name>', 'the subscription')
-    .argument('<ids...>', 'record IDs')
-    .action(async (ids: string[], o: { subscription: string }, cmd: Command) => {
+    .argument('[ids...]', 'record IDs')
+    .option('--all', 'every record present when it starts, oldest first, in pages of 100')
+    .action(async (ids: string[], o: { subscription: string; all?: boolean }, cmd: Command) => {
+      if ((ids.length === 0) === !o.all) throw new UsageError('give record IDs or --all');
       const a = addressed(cmd);
       const { admin, g, actor } = await cli.connect(cmd, a.options);
       await existing(admin, a.id, a.name, g);
+      if (o.all) {
+        await cli.confirm(g, `delete every dead letter of subscription '${o.subscription}' of topic '${a.name}'? Their payloads are gone for good.`);
+        const result = await admin.deleteAllSubscriptionDeadLetters(actor, a.id, o.subscription);
+        cli.print(g, result, () => `${result.done} deleted`);
+        return;
+      }
       await cli.confirm(g, `delete ${ids.length} dead letter(s) of subscription '${o.subscription}' of topic '${a.name}'?`);
       const results: ({ id: string } & DeleteResult)[] = [];
       for (const rid of ids) results.push({ id: rid, ...(await admin.deleteSubscriptionDeadLetter(actor, a.id, o.subscription, rid)) });
