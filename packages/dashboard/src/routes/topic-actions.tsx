@@ -109,8 +109,9 @@ export function topicActionRoutes(routes: Hono<Env>, s: Settings): void {
       if (n < 1 || n > SUBSCRIPTION_BULK_MAX) throw new HttpError(400, `Retry or delete 1 to ${SUBSCRIPTION_BULK_MAX} dead letters at a time.`);
       const { topic, subscription } = await subscriptionOf(s, c, f);
       const principal = c.get('principal');
-      // The records confirmed are the oldest `limit` ones; a client that goes away stops it between pages.
-      const options = { limit: n, pageSize: 500, signal: c.req.raw.signal };
+      // The records confirmed are the oldest `limit` ones. A confirmed action runs to that bound even if
+      // the browser goes away (a mount's request signal is not relied upon).
+      const options = { limit: n, pageSize: 500 };
       let result;
       try {
         result =
