@@ -74,7 +74,9 @@ export function topicCommands(program: Command, cli: Cli): void {
     });
   topics
     .command('show')
-    .description("a topic's subscriptions: position, lag (not yet delivered), pending, retried dead letters not yet completed, oldest unacknowledged age, dead letters, trimmed")
+    .description(
+      "a topic's subscriptions: position, lag (not yet delivered), pending, retried dead letters not yet completed, oldest unacknowledged age, dead letters, trimmed",
+    )
     .requiredOption('--topic <name>', 'the topic (its name)')
     .action(async (_o: unknown, cmd: Command) => {
       const a = addressed(cmd);

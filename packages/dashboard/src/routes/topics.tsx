@@ -30,9 +30,15 @@ export function topicRoutes(routes: Hono<Env>, s: Settings): void {
     const page = await s.admin.subscriptionDeadLetters(topic.id, subscription, { count: pageCount(c, s.pageSize), ...at });
     const paging = cursorPaging(ctxOf(s, c), '/subscription-dead-letters', { id: topic.id, subscription }, page);
     return c.html(
-      <SubscriptionDeadLettersPage ctx={ctxOf(s, c)} topic={topic} subscription={subscription}
+      <SubscriptionDeadLettersPage
+        ctx={ctxOf(s, c)}
+        topic={topic}
+        subscription={subscription}
         total={status.deadLetters}
-        records={page.items} paging={paging} notice={noticeOf(q)} />,
+        records={page.items}
+        paging={paging}
+        notice={noticeOf(q)}
+      />,
     );
   });
 }

@@ -122,10 +122,10 @@ export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: Top
         </Table>
       )}
       <p class="muted">
-        Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Retried: dead letters retried for the
-        subscription and not yet completed, due or leased (not counted in Pending). Trimmed: publications a retention bound removed
-        before the subscription completed them. Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or
-        after an entry ID (<code>respire topics seek</code> also takes a time).
+        Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Retried: dead letters retried for the subscription
+        and not yet completed, due or leased (not counted in Pending). Trimmed: publications a retention bound removed before the subscription completed them.
+        Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or after an entry ID (
+        <code>respire topics seek</code> also takes a time).
       </p>
     </Layout>
   );
@@ -290,8 +290,8 @@ export function SubscriptionDeadLettersPage({
       <p class="muted">
         Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Retry delivers a publication
         again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it.
-        Retry all… and Delete all… handle up to {count(SUBSCRIPTION_BULK_MAX)} records at a time; more at once: <code>respire topics retry-dead-letters --all</code>{' '}
-        and <code>delete-dead-letters --all</code>.
+        Retry all… and Delete all… handle up to {count(SUBSCRIPTION_BULK_MAX)} records at a time; more at once:{' '}
+        <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters --all</code>.
       </p>
       <div class="toolbar">
         <p>
