@@ -589,8 +589,9 @@ export class RespireAdmin implements AdminApi {
 
   /**
    * A topic (id: its stream key) and each subscription's position, lag (publications not yet
-   * delivered), pending deliveries, oldest unacknowledged age (server clock), dead letters and
-   * publications a retention bound trimmed before it completed them. A few reads, not one snapshot.
+   * delivered), pending deliveries, retried dead letters not yet completed (not in its pending
+   * entries list), oldest unacknowledged age (server clock), dead letters and publications a
+   * retention bound trimmed before it completed them. A few reads, not one snapshot.
    * @throws {@link RespireNotFoundError} (`resource`) for a topic neither configured nor discoverable.
    */
   topic(id: ResourceId): Promise<TopicStatus> {

@@ -545,7 +545,7 @@ export interface AdminApi {
 
   /** Reliable topics (configured, then discovered) with their publications and subscription counts. */
   topics(): Promise<{ readonly topics: readonly TopicSummary[]; readonly discoveryTruncated: boolean }>;
-  /** A topic and each subscription's lag, pending, oldest unacknowledged age, dead letters and trimmed count. */
+  /** A topic and each subscription's lag, pending, retried dead letters not yet completed, oldest unacknowledged age, dead letters and trimmed count. */
   topic(id: ResourceId): Promise<TopicStatus>;
   subscriptionDeadLetters(id: ResourceId, subscription: string, options?: DeadLetterOptions): Promise<DeadLetterPage>;
   deleteSubscriptionDeadLetter(actor: Actor, id: ResourceId, subscription: string, recordId: string): Promise<DeleteResult>;

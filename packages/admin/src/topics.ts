@@ -42,12 +42,21 @@ export interface SubscriptionStatus {
   readonly lastDeliveredId: string;
   /** Retained publications not yet delivered to it (the group's lag); null when the server cannot tell (after a trim, on some servers). */
   readonly lag: number | null;
-  /** Deliveries leased or released and not yet settled (its group's pending entries list). */
+  /**
+   * Deliveries leased or released and not yet settled (its group's pending entries list). Retried
+   * dead letters are not in that list: they are counted in {@link SubscriptionStatus.retried}.
+   */
   readonly pending: number;
   /**
+   * Dead letters retried for this subscription and not yet completed (acknowledged or dead-lettered
+   * again), whether due or leased: the entries of its retried hash (`…:retried:<subscription>`,
+   * queue README "Dead letters of a subscription"), read with one HKEYS. Not in `pending`.
+   */
+  readonly retried: number;
+  /**
    * Age in ms, by the server clock, of the oldest publication it has not completed: the oldest of
-   * its pending entries and its first undelivered publication (by entry ID time); null when it has
-   * none.
+   * its pending entries, its retried dead letters and its first undelivered publication (by entry
+   * ID time); null when it has none.
    */
   readonly oldestUnacknowledgedAgeMs: number | null;
   /** Records in its dead-letter stream (the queue's record format). */
@@ -176,20 +185,23 @@ export class Topics {
     const publications = Number(await redis.send(r.stream, ['XLEN', r.stream], op));
     const subscriptionList = await Promise.all(
       groups.map(async (g): Promise<SubscriptionStatus> => {
-        const dead = subscriptionKeys(keys, g.name).deadLetter;
-        const [deadLetters, summary, waiting] = await Promise.all([
+        const { deadLetter: dead, retried } = subscriptionKeys(keys, g.name);
+        const [deadLetters, summary, waiting, retriedIds] = await Promise.all([
           redis.send(dead, ['XLEN', dead], op),
           g.pending > 0 ? redis.send(r.stream, ['XPENDING', r.stream, g.name], op) : Promise.resolve(null),
           g.lag === 0 ? Promise.resolve([]) : redis.send(r.stream, ['XRANGE', r.stream, `(${g.lastDeliveredId}`, '+', 'COUNT', '1'], op),
+          redis.send(retried, ['HKEYS', retried], op).then(retriedPublications),
         ]);
         const oldestPending = Array.isArray(summary) && summary[1] !== null && summary[1] !== undefined ? idTime(text(summary[1])) : undefined;
         const firstWaiting = Array.isArray(waiting) && Array.isArray(waiting[0]) ? idTime(text((waiting[0] as unknown[])[0])) : undefined;
-        const oldest = [oldestPending, firstWaiting].filter((t): t is number => t !== undefined);
+        const oldestRetried = retriedIds.length === 0 ? undefined : Math.min(...retriedIds.map((id) => idTime(id) ?? Number.POSITIVE_INFINITY));
+        const oldest = [oldestPending, firstWaiting, oldestRetried].filter((t): t is number => t !== undefined && Number.isFinite(t));
         return {
           name: g.name,
           lastDeliveredId: g.lastDeliveredId,
           lag: g.lag,
           pending: g.pending,
+          retried: retriedIds.length,
           oldestUnacknowledgedAgeMs: oldest.length === 0 ? null : Math.max(0, serverTimeMs - Math.min(...oldest)),
           deadLetters: Number(deadLetters),
           trimmed: Number(counts.get(g.name) ?? 0),
@@ -405,6 +417,14 @@ function toStart(to: unknown): { id: string; timeMs: string } {
 function showTarget(to: unknown): string {
   if (typeof to === 'object' && to !== null && 'timeMs' in to) return `time:${String((to as { timeMs: unknown }).timeMs)}`;
   return String(to);
+}
+
+/**
+ * The publications of a retried hash (HKEYS): its fields that are entry IDs (`<id>`), not the
+ * optional `<id>:headers` beside them. A hash that does not exist reads as none.
+ */
+function retriedPublications(reply: unknown): string[] {
+  return (Array.isArray(reply) ? reply : reply instanceof Set ? [...reply] : []).map((f) => text(f)).filter((f) => /^\d{1,20}-\d{1,20}$/.test(f));
 }
 
 /** The ms part of an entry ID. */

@@ -38,8 +38,8 @@ export function topicCommandTests(respire: Run, connection: () => HarnessConnect
       ['billing', 2, 1, 0],
     ]);
     const table = await respire(['topics', 'show', '--topic', name, '--key-prefix', 'cli:']);
-    expect(table.stdout).toMatch(/SUBSCRIPTION +POSITION +LAG +PENDING +OLDEST UNACKED +DEAD LETTERS +TRIMMED/);
-    expect(table.stdout).toMatch(/billing +\S+ +2 +1 +\d/);
+    expect(table.stdout).toMatch(/SUBSCRIPTION +POSITION +LAG +PENDING +RETRIED +OLDEST UNACKED +DEAD LETTERS +TRIMMED/);
+    expect(table.stdout).toMatch(/billing +\S+ +2 +1 +0 +\d/);
 
     const typo = await respire(['topics', 'show', '--topic', `${name}x`, '--key-prefix', 'cli:', '--json']);
     expect(typo.code).toBe(1);
@@ -114,5 +114,19 @@ export function topicCommandTests(respire: Run, connection: () => HarnessConnect
     expect(deleted.stdout).toContain(`${items[0]!.id}: deleted`);
     const again = await respire(['topics', 'delete-dead-letters', ...address, items[0]!.id, '--yes']);
     expect(again.code).toBe(1);
+    // --all: every record present, after a confirmation; neither IDs and --all nor none of them.
+    await topic.publishMany(['d', 'e']);
+    await sub.receive(1, { max: 10 });
+    await sleep(20);
+    await sub.receive(60_000, { max: 10 });
+    const before = JSON.parse((await respire(['topics', 'dead-letters', ...address, '--json'])).stdout).items as unknown[];
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    expect((await respire(['topics', 'delete-dead-letters', ...address, '--all'])).code).toBe(2);
+    expect((await respire(['topics', 'delete-dead-letters', ...address, '--yes'])).code).toBe(2);
+    expect((await respire(['topics', 'delete-dead-letters', ...address, items[0]!.id, '--all', '--yes'])).code).toBe(2);
+    const deletedAll = await respire(['topics', 'delete-dead-letters', ...address, '--all', '--yes', '--json']);
+    expect(deletedAll.code).toBe(0);
+    expect(JSON.parse(deletedAll.stdout)).toEqual({ done: before.length, failed: 0, aborted: false });
+    expect(JSON.parse((await respire(['topics', 'dead-letters', ...address, '--json'])).stdout).items).toEqual([]);
   });
 }

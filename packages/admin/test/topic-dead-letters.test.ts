@@ -173,6 +173,33 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
     expect(missing).toEqual({ done: 0, failed: 0, aborted: false });
   });
 
+  it("counts retried messages in the subscription's status (due and leased, not in pending) and in its oldest unacknowledged age, until completed", async () => {
+    const { topic, dl, other, id, admin, recordId, stream } = await world();
+    const status = async () => (await admin().topic(stream)).subscriptionList.find((s) => s.name === 'dl')!;
+    const serverMs = async () => {
+      const [s, us] = (await conn.raw(stream, ['TIME'])) as unknown[];
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    // `other` completes 'a' and retention trims it: `dl` has nothing outstanding.
+    await other.ackMany(await other.receive(30_000, { max: 10 }));
+    expect(await topic.trim()).toBe(1);
+    expect(await status()).toMatchObject({ pending: 0, lag: 0, retried: 0, oldestUnacknowledgedAgeMs: null, deadLetters: 1 });
+    // 'a' had a header: its retried hash holds two fields for one message.
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', recordId)).toMatchObject({ status: 'retried' });
+    const publishedMs = Number(id.split('-')[0]);
+    const before = await serverMs();
+    const due = await status();
+    const after = await serverMs();
+    expect(due).toMatchObject({ pending: 0, lag: 0, retried: 1, deadLetters: 0 });
+    expect(due.oldestUnacknowledgedAgeMs).toBeGreaterThanOrEqual(before - publishedMs);
+    expect(due.oldestUnacknowledgedAgeMs).toBeLessThanOrEqual(after - publishedMs);
+    const [leased] = await dl.receive(30_000, { max: 1 });
+    expect(leased).toMatchObject({ id });
+    expect(await status()).toMatchObject({ pending: 0, retried: 1 });
+    expect(await dl.ack(leased!)).toBe(true);
+    expect(await status()).toMatchObject({ pending: 0, retried: 0, oldestUnacknowledgedAgeMs: null });
+  });
+
   it('removing or seeking the subscription discards its retried copies', async () => {
     const { dl, keys, admin, recordId, stream, other } = await world();
     await other.ackMany(await other.receive(30_000, { max: 10 }));

@@ -31,6 +31,18 @@ export function noticeOf(q: Record<string, string>): Notice {
         ? { kind: 'ok', text: `Retried dead letter ${record}: publication ${publication} is due again for this subscription only.` }
         : undefined;
     }
+    case 'subscription-retry-all': {
+      const [done, failed] = [n('done'), n('failed', 0)];
+      if (done === undefined || failed === undefined) return undefined;
+      return {
+        kind: failed > 0 ? 'warn' : 'ok',
+        text: `Retried ${count(done)} dead letter${done === 1 ? '' : 's'} for this subscription only${failed > 0 ? `; left ${count(failed)} that Respire did not write` : ''}.`,
+      };
+    }
+    case 'subscription-delete-all': {
+      const done = n('done');
+      return done === undefined ? undefined : { kind: 'ok', text: `Deleted ${count(done)} dead letter${done === 1 ? '' : 's'}.` };
+    }
     case 'deleted': {
       const record = id('record');
       return record ? { kind: 'ok', text: `Deleted dead letter ${record}.` } : undefined;

@@ -46,17 +46,17 @@ describe('topic pages', () => {
     expect((await get(world, '/')).body).toContain(`href="${world.base}/topics"`);
   });
 
-  it("shows each subscription's position, lag, pending, oldest unacknowledged age, dead letters and trimmed count", async () => {
+  it("shows each subscription's position, lag, pending, retried, oldest unacknowledged age, dead letters and trimmed count", async () => {
     const { id, ids } = await topicOf(world);
     const page = await get(world, `/topic${q({ id })}`, TOKENS.viewer);
     expect(page.status).toBe(200);
     expect(page.body).toContain('3 publications retained');
-    // Position, lag, pending, oldest, dead letters, trimmed.
+    // Position, lag, pending, retried, oldest, dead letters, trimmed.
     const billing = row(page.body, 'billing');
-    expect([billing[0], billing[1], billing[2], billing[4], billing[5]]).toEqual([ids[0], '2', '1', '0', '0']);
-    expect(billing[3]).toMatch(/^\d+(\.\d+)? ?(ms|s)$/);
-    expect(row(page.body, 'audit')).toEqual([ids[2], '0', '0', '—', '1', '0']);
-    expect(row(page.body, 'late')).toEqual([ids[2], '0', '0', '—', '0', '0']);
+    expect([billing[0], billing[1], billing[2], billing[3], billing[5], billing[6]]).toEqual([ids[0], '2', '1', '0', '0', '0']);
+    expect(billing[4]).toMatch(/^\d+(\.\d+)? ?(ms|s)$/);
+    expect(row(page.body, 'audit')).toEqual([ids[2], '0', '0', '0', '—', '1', '0']);
+    expect(row(page.body, 'late')).toEqual([ids[2], '0', '0', '0', '—', '0', '0']);
   });
 
   it("links a subscription's dead letters to a page of them: source publication, deliveries, payload", async () => {

@@ -38,6 +38,7 @@ function subscriptionRows(status: TopicStatus): string[][] {
     s.lastDeliveredId,
     s.lag === null ? '?' : String(s.lag),
     String(s.pending),
+    String(s.retried),
     s.oldestUnacknowledgedAgeMs === null ? '-' : duration(s.oldestUnacknowledgedAgeMs),
     String(s.deadLetters),
     String(s.trimmed),
@@ -73,7 +74,9 @@ export function topicCommands(program: Command, cli: Cli): void {
     });
   topics
     .command('show')
-    .description("a topic's subscriptions: position, lag (not yet delivered), pending, oldest unacknowledged age, dead letters, trimmed")
+    .description(
+      "a topic's subscriptions: position, lag (not yet delivered), pending, retried dead letters not yet completed, oldest unacknowledged age, dead letters, trimmed",
+    )
     .requiredOption('--topic <name>', 'the topic (its name)')
     .action(async (_o: unknown, cmd: Command) => {
       const a = addressed(cmd);
@@ -82,7 +85,7 @@ export function topicCommands(program: Command, cli: Cli): void {
       cli.print(g, status, () =>
         [
           `topic ${status.name}: ${status.publications} publications retained, ${status.subscriptions} subscriptions`,
-          table(['SUBSCRIPTION', 'POSITION', 'LAG', 'PENDING', 'OLDEST UNACKED', 'DEAD LETTERS', 'TRIMMED'], subscriptionRows(status)),
+          table(['SUBSCRIPTION', 'POSITION', 'LAG', 'PENDING', 'RETRIED', 'OLDEST UNACKED', 'DEAD LETTERS', 'TRIMMED'], subscriptionRows(status)),
         ].join('\n'),
       );
     });
@@ -186,11 +189,19 @@ export function topicCommands(program: Command, cli: Cli): void {
     .description("delete records of a subscription's dead letters")
     .requiredOption('--topic <name>', 'the topic (its name)')
     .requiredOption('--subscription <name>', 'the subscription')
-    .argument('<ids...>', 'record IDs')
-    .action(async (ids: string[], o: { subscription: string }, cmd: Command) => {
+    .argument('[ids...]', 'record IDs')
+    .option('--all', 'every record present when it starts, oldest first, in pages of 100')
+    .action(async (ids: string[], o: { subscription: string; all?: boolean }, cmd: Command) => {
+      if ((ids.length === 0) === !o.all) throw new UsageError('give record IDs or --all');
       const a = addressed(cmd);
       const { admin, g, actor } = await cli.connect(cmd, a.options);
       await existing(admin, a.id, a.name, g);
+      if (o.all) {
+        await cli.confirm(g, `delete every dead letter of subscription '${o.subscription}' of topic '${a.name}'? Their payloads are gone for good.`);
+        const result = await admin.deleteAllSubscriptionDeadLetters(actor, a.id, o.subscription);
+        cli.print(g, result, () => `${result.done} deleted`);
+        return;
+      }
       await cli.confirm(g, `delete ${ids.length} dead letter(s) of subscription '${o.subscription}' of topic '${a.name}'?`);
       const results: ({ id: string } & DeleteResult)[] = [];
       for (const rid of ids) results.push({ id: rid, ...(await admin.deleteSubscriptionDeadLetter(actor, a.id, o.subscription, rid)) });

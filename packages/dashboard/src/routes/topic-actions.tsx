@@ -1,12 +1,13 @@
-// A topic subscription's seek, and the retry and delete of its dead letters: confirmation pages and actions (the gate in middleware/state-changes checks role, origin and token first).
+// A topic subscription's seek, and the retry and delete of its dead letters (one, or all of them): confirmation pages and actions (the gate in middleware/state-changes checks role, origin and token first).
 import type { Hono } from 'hono';
+import { isRespireError } from '@respire/admin';
 import { ENTRY_ID, form, HttpError, need, query, type Ctx, type Env } from '../http.js';
 import { noticeParams } from '../notices.js';
 import type { Settings } from '../options.js';
 import { ctxOf, done, refused } from '../respond.js';
 import { resolveTopic } from '../topics.js';
 import { Name } from '../views/name.js';
-import { ConfirmSeekPage, ConfirmSubscriptionDeletePage } from '../views/topics.js';
+import { ConfirmSeekPage, ConfirmSubscriptionBulkPage, ConfirmSubscriptionDeletePage, SUBSCRIPTION_BULK_MAX } from '../views/topics.js';
 
 /** Where a seek may go: 'earliest', 'latest' or an entry ID (a time is the CLI's and the API's). */
 function seekTarget(source: Record<string, unknown>): string {
@@ -91,4 +92,47 @@ export function topicActionRoutes(routes: Hono<Env>, s: Settings): void {
       return done(s, c, result, '/subscription-dead-letters', { ...backTo(topic, subscription), ...noticeParams('deleted', { record }) });
     return refused(s, c, result, 'Already gone', alreadyGone(record));
   });
+
+  // Retry all… and Delete all…: the admin's bounded bulk functions, run within the request (audited as retry-all / delete-all).
+  routes.get('/confirm/subscription-bulk', async (c) => {
+    const q = query(c);
+    const action = bulkAction(q);
+    const { topic, subscription } = await subscriptionOf(s, c, q);
+    return c.html(<ConfirmSubscriptionBulkPage ctx={ctxOf(s, c)} topic={topic} subscription={subscription} action={action} />);
+  });
+
+  for (const action of ['retry', 'delete'] as const) {
+    routes.post(`/actions/subscription-${action}-all`, async (c) => {
+      const f = await form(c);
+      const limit = need(f, 'limit', /^\d{1,9}$/);
+      const n = Number(limit);
+      if (n < 1 || n > SUBSCRIPTION_BULK_MAX) throw new HttpError(400, `Retry or delete 1 to ${SUBSCRIPTION_BULK_MAX} dead letters at a time.`);
+      const { topic, subscription } = await subscriptionOf(s, c, f);
+      const principal = c.get('principal');
+      // The records confirmed are the oldest `limit` ones. A confirmed action runs to that bound even if
+      // the browser goes away (a mount's request signal is not relied upon).
+      const options = { limit: n, pageSize: 500 };
+      let result;
+      try {
+        result =
+          action === 'retry'
+            ? await s.admin.retryAllSubscriptionDeadLetters(principal, topic.id, subscription.name, options)
+            : await s.admin.deleteAllSubscriptionDeadLetters(principal, topic.id, subscription.name, options);
+      } catch (error) {
+        if (!isRespireError(error, 'INVALID_STATE')) throw error;
+        return refused(s, c, { status: 'missing' }, 'Already gone', <p>The subscription was removed meanwhile. Nothing more was done.</p>);
+      }
+      return done(s, c, result, '/subscription-dead-letters', {
+        ...backTo(topic, subscription),
+        ...noticeParams(`subscription-${action}-all`, { done: result.done, failed: result.failed }),
+      });
+    });
+  }
+}
+
+/** The bulk action a confirmation names: 'retry' or 'delete'. */
+function bulkAction(source: Record<string, unknown>): 'retry' | 'delete' {
+  const action = source['action'];
+  if (action !== 'retry' && action !== 'delete') throw new HttpError(400, "The action is 'retry' or 'delete'.");
+  return action;
 }

@@ -24,12 +24,21 @@ export function topicRoutes(routes: Hono<Env>, s: Settings): void {
     const q = query(c);
     const topic = await resolveTopic(s, c.get('principal'), q['id']);
     const subscription = need(q, 'subscription');
-    if (!topic.subscriptionList.some((x) => x.name === subscription)) throw new HttpError(404, 'No such subscription.');
+    const status = topic.subscriptionList.find((x) => x.name === subscription);
+    if (!status) throw new HttpError(404, 'No such subscription.');
     const at = pageQuery(q);
     const page = await s.admin.subscriptionDeadLetters(topic.id, subscription, { count: pageCount(c, s.pageSize), ...at });
     const paging = cursorPaging(ctxOf(s, c), '/subscription-dead-letters', { id: topic.id, subscription }, page);
     return c.html(
-      <SubscriptionDeadLettersPage ctx={ctxOf(s, c)} topic={topic} subscription={subscription} records={page.items} paging={paging} notice={noticeOf(q)} />,
+      <SubscriptionDeadLettersPage
+        ctx={ctxOf(s, c)}
+        topic={topic}
+        subscription={subscription}
+        total={status.deadLetters}
+        records={page.items}
+        paging={paging}
+        notice={noticeOf(q)}
+      />,
     );
   });
 }

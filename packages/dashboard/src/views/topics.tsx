@@ -39,7 +39,7 @@ export function TopicsPage({ ctx, topics, discoveryTruncated }: { ctx: PageConte
   );
 }
 
-/** One topic: each subscription's position, lag, pending deliveries, oldest unacknowledged age, dead letters and trimmed count. */
+/** One topic: each subscription's position, lag, pending deliveries, retried dead letters not yet completed, oldest unacknowledged age, dead letters and trimmed count. */
 export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: TopicStatus; notice?: Notice }) {
   const operator = isOperator(ctx);
   return (
@@ -71,6 +71,7 @@ export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: Top
             'Position',
             num('Lag'),
             num('Pending'),
+            num('Retried'),
             num('Oldest unacknowledged'),
             num('Dead letters'),
             num('Trimmed'),
@@ -90,6 +91,7 @@ export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: Top
                 </td>
                 <Count value={s.lag} />
                 <Count value={s.pending} />
+                <Count value={s.retried} />
                 <td class="num">{s.oldestUnacknowledgedAgeMs === null ? '—' : duration(s.oldestUnacknowledgedAgeMs)}</td>
                 {s.deadLetters > 0 ? (
                   <td class="num danger">
@@ -120,9 +122,10 @@ export function TopicPage({ ctx, topic, notice }: { ctx: PageContext; topic: Top
         </Table>
       )}
       <p class="muted">
-        Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Trimmed: publications a retention bound removed
-        before the subscription completed them. Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or
-        after an entry ID (<code>respire topics seek</code> also takes a time).
+        Lag: publications not yet delivered to the subscription. Pending: delivered and not yet acknowledged. Retried: dead letters retried for the subscription
+        and not yet completed, due or leased (not counted in Pending). Trimmed: publications a retention bound removed before the subscription completed them.
+        Seek replays or skips publications: it moves a subscription to the earliest retained publication, the latest, or after an entry ID (
+        <code>respire topics seek</code> also takes a time).
       </p>
     </Layout>
   );
@@ -194,11 +197,64 @@ export function ConfirmSubscriptionDeletePage({
   );
 }
 
+/** The most dead letters one "Retry all…" or "Delete all…" of a subscription handles: the rest wait for the next one (or the CLI). */
+export const SUBSCRIPTION_BULK_MAX = 10_000;
+
+/** The confirmation of retrying or deleting every dead letter of a subscription: how many, and what happens to them. */
+export function ConfirmSubscriptionBulkPage({
+  ctx,
+  topic,
+  subscription,
+  action,
+}: {
+  ctx: PageContext;
+  topic: TopicStatus;
+  subscription: SubscriptionStatus;
+  action: 'retry' | 'delete';
+}) {
+  const label = `${topic.keyPrefix}${topic.name}`;
+  const back = href(ctx, '/subscription-dead-letters', { id: topic.id, subscription: subscription.name });
+  const retry = action === 'retry';
+  const total = subscription.deadLetters;
+  const limit = Math.min(total, SUBSCRIPTION_BULK_MAX);
+  const what = `${count(limit)} dead letter${limit === 1 ? '' : 's'}`;
+  return (
+    <ConfirmPage
+      ctx={ctx}
+      title={retry ? 'Retry all dead letters?' : 'Delete all dead letters?'}
+      crumbs={[
+        { label: 'Topics', href: href(ctx, '/topics') },
+        { kind: 'Topic', label, href: href(ctx, '/topic', { id: topic.id }) },
+        { kind: 'Dead letters of', label: subscription.name, href: back },
+        { label: retry ? 'Retry all' : 'Delete all' },
+      ]}
+      action={retry ? 'subscription-retry-all' : 'subscription-delete-all'}
+      fields={{ id: topic.id, subscription: subscription.name, limit }}
+      danger={!retry}
+      submitLabel={`${retry ? 'Retry' : 'Delete'} ${what}`}
+      cancelHref={back}
+    >
+      <p>
+        Subscription <Name value={subscription.name} /> of topic <Name value={label} /> has {count(total)} dead letter{total === 1 ? '' : 's'} now.{' '}
+        {retry ? 'Retry' : 'Delete'} {limit < total ? `the oldest ${what}` : `all ${what}`}, oldest first, in pages.
+      </p>
+      <p>
+        {retry
+          ? 'Each publication is delivered again to this subscription only, its delivery count starting again at 1, and its record is removed; the other subscriptions do not see it again. Records Respire did not write are left and counted as not retried.'
+          : 'Each record is removed from the dead-letter stream for good, with its payload; the other subscriptions are not affected.'}{' '}
+        Dead letters that arrive meanwhile are not touched.
+        {limit < total ? ` The rest stay: run it again, or use respire topics ${retry ? 'retry-dead-letters' : 'delete-dead-letters'} --all.` : ''}
+      </p>
+    </ConfirmPage>
+  );
+}
+
 /** One page of a subscription's dead letters (the queue's record format), newest first, with Retry and Delete… for operators. */
 export function SubscriptionDeadLettersPage({
   ctx,
   topic,
   subscription,
+  total,
   records,
   paging,
   notice,
@@ -206,6 +262,8 @@ export function SubscriptionDeadLettersPage({
   ctx: PageContext;
   topic: TopicStatus;
   subscription: string;
+  /** Records in its dead-letter stream now (XLEN). */
+  total: number;
   records: readonly DeadLetterRecord[];
   paging: Paging;
   notice?: Notice;
@@ -231,9 +289,25 @@ export function SubscriptionDeadLettersPage({
     >
       <p class="muted">
         Publications this subscription gave up on at its delivery limit, newest first. The other subscriptions are not affected. Retry delivers a publication
-        again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it. Many
-        records at once: <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters</code>.
+        again to this subscription only (its delivery count starts again); it is kept for the subscription until completed, even once retention trimmed it.
+        Retry all… and Delete all… handle up to {count(SUBSCRIPTION_BULK_MAX)} records at a time; more at once:{' '}
+        <code>respire topics retry-dead-letters --all</code> and <code>delete-dead-letters --all</code>.
       </p>
+      <div class="toolbar">
+        <p>
+          <strong>{count(total)}</strong> dead letters, newest first.
+        </p>
+        {operator && total > 0 ? (
+          <div class="bulk">
+            <a class="button secondary" href={href(ctx, '/confirm/subscription-bulk', { id: topic.id, subscription, action: 'retry' })}>
+              Retry all…
+            </a>
+            <a class="button danger" href={href(ctx, '/confirm/subscription-bulk', { id: topic.id, subscription, action: 'delete' })}>
+              Delete all…
+            </a>
+          </div>
+        ) : null}
+      </div>
       {records.length === 0 ? (
         <p class="empty">No dead letters.</p>
       ) : (
