@@ -53,3 +53,5 @@ export type { ReliableTopicOptions, PublishOptions, PublishResult, SubscriptionS
 export { PartitionedQueue, RespirePartitionCountError } from './partitions/partitioned-queue.js';
 export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult } from './partitions/partitioned-queue.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';
+export { RespirePartitionGrowthError } from './partitions/grow.js';
+export type { GrowOptions, GrowResult } from './partitions/grow.js';

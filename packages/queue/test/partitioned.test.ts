@@ -268,7 +268,7 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
     for (const stream of queue.streamKeys) expect(await length(connection(), stream)).toBe(0);
   });
 
-  it('refuses bad options before any I/O: partition count, groups, a braced prefix, a waiting receive', async () => {
+  it('refuses bad options before any I/O: partition count, a malformed groups option, a braced prefix, a waiting receive', async () => {
     const client = connection().client;
     const refused = (e: unknown): boolean => isRespireError(e, 'INVALID_ARGUMENT');
     for (const partitions of [0, 257, 1.5, undefined]) {
@@ -276,7 +276,7 @@ describeOnTargets('PartitionedQueue', targets, (_target, connection) => {
         expect.objectContaining({ argument: 'partitions' }),
       );
     }
-    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, groups: {} } as never)).toThrow(
+    expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, groups: 5 } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
     );
     expect(() => new PartitionedQueue(client, 'q', { codec: utf8Codec, partitions: 2, keyPrefix: '{t}:' })).toThrow(

@@ -1,7 +1,7 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
 import { RespireStateError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
-import { commandTarget, replyString, safeGet, toDurationMs, toIntegerInRange, toOptions, isEntryId, type CommandTarget } from '@respire/core-scripts/internal';
+import { commandTarget, safeGet, toDurationMs, toIntegerInRange, toOptions, isEntryId, type CommandTarget } from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
   DEFAULT_RECEIVE_MAX,
@@ -15,16 +15,28 @@ import {
   type SendOptions,
   type SendResult,
 } from '../queue.js';
-import { parsePartitionedReceipt, partitionNames, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
+import { MAX_PARTITION_NUMBERS, parsePartitionedReceipt, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
+import { findEarlierCopies } from './earlier-copies.js';
+import { growPartitions, type GrowOptions, type GrowResult } from './grow.js';
+import { PartitionTracker } from './tracker.js';
 
-/** Options of a {@link PartitionedQueue}: a queue's options without `groups`, and the partition count. */
-export interface PartitionedQueueOptions<T> extends Omit<ReliableQueueOptions<T>, 'groups'> {
+export { RespirePartitionCountError } from './tracker.js';
+
+/** Options of a {@link PartitionedQueue}: a queue's options, and the partition count. */
+export interface PartitionedQueueOptions<T> extends ReliableQueueOptions<T> {
   /**
-   * How many partitions (ordinary queues) the queue spreads over, 1..256. Every instance of a name
-   * must use the same: the first use records it in the queue's metadata key and every instance
-   * checks it there. Required.
+   * How many partitions (ordinary queues) the queue spreads over, 1..256. The first use records it
+   * in the queue's metadata key and every instance checks it there: an instance must use the
+   * recorded count or one the queue had before a grow ({@link PartitionedQueue.grow}); it then
+   * follows the current count. Required.
    */
   partitions: number;
+  /**
+   * Message groups in every partition (README "Message groups"): a send's `groupId` picks its
+   * partition (FNV-1a of the ID modulo the count), so a group's messages stay in one partition, in
+   * order. A grouped partitioned queue cannot grow. Deduplication holds per group.
+   */
+  groups?: ReliableQueueOptions<T>['groups'];
 }
 
 const OPTIONS = [
@@ -35,6 +47,7 @@ const OPTIONS = [
   'commandTimeoutMs',
   'durability',
   'partitions',
+  'groups',
 ] as const satisfies readonly (keyof PartitionedQueueOptions<unknown>)[];
 
 /** One delivery of a partitioned queue's message: a {@link ReceivedMessage} with its partition. */
@@ -50,59 +63,34 @@ export interface PartitionedSendResult extends SendResult {
 }
 
 /**
- * The partition count recorded for a partitioned queue differs from the instance's `partitions`
- * option: nothing was sent or received. Code `INVALID_STATE`.
- */
-export class RespirePartitionCountError extends RespireStateError {
-  override name = 'RespirePartitionCountError';
-  /** The instance's `partitions` option. */
-  readonly expected: number;
-  /** What the metadata key holds. */
-  readonly recorded: string;
-
-  constructor(queue: string, expected: number, recorded: string) {
-    super(
-      `PartitionedQueue '${queue}' was created with ${expected} partitions, but its metadata key records ${recorded}: ` +
-        'every instance must use the recorded count (README "Scaling past one master"); nothing was done',
-    );
-    this.expected = expected;
-    this.recorded = recorded;
-  }
-}
-
-/**
  * One queue spread over `partitions` ordinary queues (README "Scaling past one master"), each in
  * its own hash tag, chosen so the partitions spread over the slot range and so over a Cluster's
  * masters; on a standalone server all live on the one server. The API is {@link ReliableQueue}'s
  * (send, sendWithResult, sendMany, receive, ack, ackMany, nack, nackMany, extend, extendMany), with
- * the same options, limits and errors, except: no message groups, no waiting receive, no consume().
+ * the same options, limits and errors, except: no waiting receive, no consume().
  *
  * Each message lives in one partition: `id` is its entry ID there, `partition` says which, and the
  * receipt names the partition, so ack, nack and extend go straight to it. Delivery limit and dead
  * letters are per partition (`deadLetterStreamKeys[partition]`).
  *
- * The first call of an instance checks the partition count recorded in the metadata key (one
- * `SET NX GET`, recording it when absent); a different count throws {@link RespirePartitionCountError}.
+ * The first call of an instance checks the partition history recorded in the metadata key (one
+ * `SET NX GET`, recording the count when absent), and a call reads it again when the last read is
+ * over a second old: a count the queue never had throws {@link RespirePartitionCountError}; after
+ * {@link PartitionedQueue.grow} the instance follows the new count within that second. Partitions
+ * of earlier counts keep their numbers and are still received from, acknowledged and listed.
  */
 export class PartitionedQueue<T> {
   /** The queue name. */
   readonly name: string;
-  /** The number of partitions. */
-  readonly partitions: number;
-  /** Each partition's queue name, by partition: ordinary queue names, reserved for this queue. */
-  readonly partitionNames: readonly string[];
-  /** Each partition's stream, by partition. */
-  readonly streamKeys: readonly string[];
-  /** Each partition's dead-letter stream, by partition (fields as {@link ReliableQueue.deadLetterStreamKey}'s). */
-  readonly deadLetterStreamKeys: readonly string[];
-  /** The string key recording the partition count. */
+  /** The string key recording the partition history. */
   readonly metadataKey: string;
   /** Deliveries before dead-lettering, in every partition. */
   readonly deliveryLimit: number;
 
-  readonly #queues: readonly ReliableQueue<T>[];
+  readonly #tracker: PartitionTracker<ReliableQueue<T>>;
   readonly #target: CommandTarget;
-  #checked: Promise<void> | undefined;
+  readonly #keyPrefix: string | undefined;
+  readonly #grouped: boolean;
   // Where the next receive starts and the next send without deduplication ID goes: random per
   // instance, so instances started together do not all begin with partition 0.
   #receiveCursor: number;
@@ -121,17 +109,64 @@ export class PartitionedQueue<T> {
     }
     const { partitions, ...queueOptions } = toOptions('options', options, OPTIONS);
     this.metadataKey = partitionedMetadataKey(name, options.keyPrefix);
-    this.partitions = toPartitionCount(partitions);
+    const count = toPartitionCount(partitions);
     this.name = name;
-    this.partitionNames = partitionNames(name, this.partitions);
-    this.#queues = this.partitionNames.map((partitionName) => new ReliableQueue<T>(client, partitionName, queueOptions as ReliableQueueOptions<T>));
+    this.#keyPrefix = options.keyPrefix;
+    this.#grouped = queueOptions.groups !== undefined;
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', { commandTimeoutMs, durability: options.durability });
-    this.streamKeys = this.#queues.map((queue) => queue.streamKey);
-    this.deadLetterStreamKeys = this.#queues.map((queue) => queue.deadLetterStreamKey);
+    const make = (partitionName: string): ReliableQueue<T> => new ReliableQueue<T>(client, partitionName, queueOptions as ReliableQueueOptions<T>);
+    this.#tracker = new PartitionTracker(name, this.metadataKey, count, this.#grouped, this.#target, make);
     this.deliveryLimit = this.#queues[0]!.deliveryLimit;
-    this.#receiveCursor = Math.floor(Math.random() * this.partitions);
-    this.#sendCursor = Math.floor(Math.random() * this.partitions);
+    this.#receiveCursor = Math.floor(Math.random() * count);
+    this.#sendCursor = Math.floor(Math.random() * count);
+  }
+
+  /**
+   * Grows the partition count of the queue `name` to `partitions` (README "Scaling past one
+   * master": "Growing the partition count"): sends then go over the new count's partitions while
+   * receives keep draining the earlier counts' ones; receipts, dead letters and deduplication IDs of
+   * those stay valid. Idempotent: growing to the current count changes nothing. Instances follow
+   * within a second. One GET and one script on the metadata key.
+   * @param options - the queue's `keyPrefix`, `commandTimeoutMs` and `durability`, as its instances use them.
+   * @throws {@link RespireValidationError} for a bad name, prefix, count (1..256) or option, before any I/O.
+   * @throws {@link RespirePartitionGrowthError} for a count below the current one (shrinking), a
+   *   grouped queue, or a history of 16 counts already; nothing changed.
+   */
+  static grow(client: RedisClientLike, name: string, partitions: number, options: GrowOptions = {}): Promise<GrowResult> {
+    return growPartitions(client, name, partitions, options);
+  }
+
+  /** The current partition count (the instance's `partitions` option until its first call has read the history). */
+  get partitions(): number {
+    return this.#tracker.current.length;
+  }
+
+  /**
+   * Every partition's queue name, by partition number: the current count's and, after a grow, the
+   * earlier counts' that are not in it (numbers never change). Ordinary queue names, reserved for this queue.
+   */
+  get partitionNames(): readonly string[] {
+    return this.#tracker.set.names;
+  }
+
+  /** Each partition's stream, by partition number (as {@link partitionNames}). */
+  get streamKeys(): readonly string[] {
+    return this.#queues.map((queue) => queue.streamKey);
+  }
+
+  /** Each partition's dead-letter stream, by partition number (fields as {@link ReliableQueue.deadLetterStreamKey}'s). */
+  get deadLetterStreamKeys(): readonly string[] {
+    return this.#queues.map((queue) => queue.deadLetterStreamKey);
+  }
+
+  /** The partition numbers sends go to now, by index in the current count's layout. */
+  get currentPartitions(): readonly number[] {
+    return this.#tracker.current;
+  }
+
+  get #queues(): readonly ReliableQueue<T>[] {
+    return this.#tracker.queues;
   }
 
   /**
@@ -147,8 +182,10 @@ export class PartitionedQueue<T> {
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<PartitionedSendResult> {
     const steps = queueSendSteps();
     const prepared = steps.prepare(this.#queues[0]!, payload, options);
+    await this.#tracker.ensure();
     const partition = this.#route(prepared);
-    await this.#checkPartitionCount();
+    const [earlier] = await this.#earlierCopies([prepared], [partition]);
+    if (earlier !== undefined) return { id: earlier.id, duplicate: true, partition: earlier.partition };
     const result = await steps.send(this.#queues[partition]!, prepared);
     return { id: result.id, duplicate: result.duplicate, partition };
   }
@@ -165,16 +202,21 @@ export class PartitionedQueue<T> {
     const steps = queueSendSteps();
     const prepared = steps.prepareMany(this.#queues[0]!, items);
     if (prepared.length === 0) return [];
+    await this.#tracker.ensure();
+    const partitionOf = prepared.map((item) => this.#route(item));
+    const earlier = await this.#earlierCopies(prepared, partitionOf);
+    const results: PartitionedSendResult[] = new Array<PartitionedSendResult>(prepared.length);
     const byPartition = new Map<number, number[]>();
-    const partitionOf = prepared.map((item, index) => {
-      const partition = this.#route(item);
+    for (const [index, partition] of partitionOf.entries()) {
+      const copy = earlier[index];
+      if (copy !== undefined) {
+        results[index] = { id: copy.id, duplicate: true, partition: copy.partition };
+        continue;
+      }
       const indices = byPartition.get(partition);
       if (indices === undefined) byPartition.set(partition, [index]);
       else indices.push(index);
-      return partition;
-    });
-    await this.#checkPartitionCount();
-    const results: PartitionedSendResult[] = new Array<PartitionedSendResult>(prepared.length);
+    }
     await Promise.all(
       [...byPartition].map(async ([partition, indices]) => {
         const sent = await steps.sendMany(
@@ -214,8 +256,9 @@ export class PartitionedQueue<T> {
     if (waitMs !== undefined && waitMs !== 0) {
       throw new RespireValidationError('waitMs', 'a partitioned queue has no waiting receive yet: poll with waitMs 0 (README "Scaling past one master")');
     }
-    await this.#checkPartitionCount();
-    const count = this.partitions;
+    await this.#tracker.ensure();
+    // Every partition, the earlier counts' too: they are drained as long as they hold messages.
+    const count = this.#queues.length;
     const first = Math.min(count, max);
     const start = this.#receiveCursor;
     this.#receiveCursor = (start + first) % count;
@@ -298,21 +341,29 @@ export class PartitionedQueue<T> {
     if (list.length > MAX_BATCH) throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
     if (list.length === 0) return [];
     const groups = new Map<number, { indices: number[]; receipts: MessageReceipt[] }>();
-    for (const [index, message] of list.entries()) {
+    const refuse = (index: number): never => {
+      throw new RespireValidationError(
+        list.length === 1 ? 'message' : `messages[${index}]`,
+        `must be a message returned by this partitioned queue's receive (with its id and a receipt naming one of its ${this.#queues.length} partitions)`,
+      );
+    };
+    const parsedList = list.map((message, index) => {
       const id = safeGet(message, 'id');
-      const parsed = parsePartitionedReceipt(safeGet(message, 'receipt'), this.partitions);
-      if (!isEntryId(id) || parsed === undefined) {
-        throw new RespireValidationError(
-          list.length === 1 ? 'message' : `messages[${index}]`,
-          `must be a message returned by this partitioned queue's receive (with its id and a receipt naming one of its ${this.partitions} partitions)`,
-        );
-      }
+      const parsed = parsePartitionedReceipt(safeGet(message, 'receipt'), MAX_PARTITION_NUMBERS);
+      return isEntryId(id) && parsed !== undefined ? { id, ...parsed } : refuse(index);
+    });
+    // A receipt may name a partition of a count this instance has not seen yet: read the history
+    // (a GET, no write) before refusing it.
+    if (parsedList.some(({ partition }) => partition >= this.#queues.length)) await this.#tracker.learn();
+    for (const [index, parsed] of parsedList.entries()) {
+      if (parsed.partition >= this.#queues.length) refuse(index);
+      const id = parsed.id;
       let group = groups.get(parsed.partition);
       if (group === undefined) groups.set(parsed.partition, (group = { indices: [], receipts: [] }));
       group.indices.push(index);
       group.receipts.push({ id, receipt: parsed.receipt });
     }
-    await this.#checkPartitionCount();
+    await this.#tracker.ensure();
     const results: boolean[] = new Array<boolean>(list.length);
     await Promise.all(
       [...groups].map(async ([partition, { indices, receipts }]) => {
@@ -323,38 +374,24 @@ export class PartitionedQueue<T> {
     return results;
   }
 
-  /** The partition of a checked send: by deduplication ID's hash, else the next in turn. */
-  #route(prepared: PreparedSend): number {
-    if (prepared.deduplicationId !== undefined) return partitionOfId(prepared.deduplicationId, this.partitions);
-    const partition = this.#sendCursor;
-    this.#sendCursor = (partition + 1) % this.partitions;
-    return partition;
-  }
-
   /**
-   * Records the partition count in the metadata key when absent and checks it (`SET NX GET`: one
-   * round trip, once per instance). A failed check is repeated by the next call; a mismatch is
-   * kept: every later call throws it too.
+   * The partition (number) of a checked send under the current count: by group ID's hash on a
+   * grouped queue, else by deduplication ID's hash, else the next in turn.
    */
-  #checkPartitionCount(): Promise<void> {
-    if (this.#checked === undefined) {
-      const check = this.#readPartitionCount();
-      this.#checked = check;
-      check.catch((error: unknown) => {
-        if (!(error instanceof RespirePartitionCountError) && this.#checked === check) this.#checked = undefined;
-      });
-    }
-    return this.#checked;
+  #route(prepared: PreparedSend): number {
+    const current = this.#tracker.current;
+    const groupId = (prepared as PreparedSend & { readonly groupId?: string }).groupId;
+    const key = groupId ?? prepared.deduplicationId;
+    if (key !== undefined) return current[partitionOfId(key, current.length)]!;
+    const index = this.#sendCursor % current.length;
+    this.#sendCursor = (index + 1) % current.length;
+    return current[index]!;
   }
 
-  async #readPartitionCount(): Promise<void> {
-    const key = this.metadataKey;
-    const recorded = await this.#target.send(key, ['SET', key, String(this.partitions), 'NX', 'GET'], {
-      operation: 'PartitionedQueue (partition count check)',
-      keyType: { key, type: 'string' },
-    });
-    if (recorded === null || recorded === undefined) return;
-    const text = replyString(recorded);
-    if (text !== String(this.partitions)) throw new RespirePartitionCountError(this.name, this.partitions, text);
+  /** Live first copies of the sends' deduplication IDs in earlier counts' partitions (none on a grouped queue). */
+  #earlierCopies(prepared: readonly PreparedSend[], partitionOf: readonly number[]): ReturnType<typeof findEarlierCopies> {
+    const tracker = this.#tracker;
+    if (this.#grouped || tracker.history.generations.length < 2) return Promise.resolve(prepared.map(() => undefined));
+    return findEarlierCopies(this.#target, this.#keyPrefix, tracker.history, tracker.set, prepared, (index) => partitionOf[index]!);
   }
 }
