@@ -186,7 +186,9 @@ export class PartitionedQueue<T> {
     const partition = this.#route(prepared);
     const [earlier] = await this.#earlierCopies([prepared], [partition]);
     if (earlier !== undefined) return { id: earlier.id, duplicate: true, partition: earlier.partition };
-    const result = await steps.send(this.#queues[partition]!, prepared);
+    const queue = this.#queues[partition]!;
+    // A grouped partition sends through its batch script (steps.send is ungrouped only).
+    const result = this.#grouped ? (await steps.sendMany(queue, [prepared]))[0]! : await steps.send(queue, prepared);
     return { id: result.id, duplicate: result.duplicate, partition };
   }
 
