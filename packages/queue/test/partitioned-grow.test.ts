@@ -32,7 +32,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Receives and acknowledges until `done()` or `rounds` empty receives in a row; returns every payload delivered. */
 async function drain(queue: PartitionedQueue<string>, rounds = 5): Promise<PartitionedMessage<string>[]> {
   const got: PartitionedMessage<string>[] = [];
-  for (let empty = 0; empty < rounds; ) {
+  for (let empty = 0; empty < rounds;) {
     const batch = await queue.receive(30_000, { max: 50 });
     if (batch.length === 0) empty++;
     else empty = 0;
@@ -80,7 +80,8 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
     const name = uniqueName();
     const key = queueOf(2, name).metadataKey;
     const refused = (argument: string) => (e: unknown) => isRespireError(e, 'INVALID_ARGUMENT') && (e as { argument?: string }).argument === argument;
-    for (const count of [0, 257, 2.5, '4', undefined]) await expect(PartitionedQueue.grow(client, name, count as number)).rejects.toSatisfy(refused('partitions'));
+    for (const count of [0, 257, 2.5, '4', undefined])
+      await expect(PartitionedQueue.grow(client, name, count as number)).rejects.toSatisfy(refused('partitions'));
     for (const bad of ['', ' ', 'a{b}']) await expect(PartitionedQueue.grow(client, bad, 4)).rejects.toSatisfy(refused('name'));
     await expect(PartitionedQueue.grow(client, name, 4, { keyPrefix: '{x}' })).rejects.toSatisfy(refused('keyPrefix'));
     await expect(PartitionedQueue.grow(client, name, 4, { commandTimeoutMs: -1 })).rejects.toSatisfy(refused('commandTimeoutMs'));
@@ -155,7 +156,9 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
     expect(dead.reduce((x, y) => x + y, 0)).toBe(3);
     for (const [number, count] of dead.entries()) if (count > 0) expect(oldNames).toContain(receiver.partitionNames[number]);
     // A receipt naming a partition the queue never had is still refused (after one history read).
-    await expect(fresh.ack({ id: a.id, receipt: a.receipt.replace(/^p\d+~/, 'p4000~') })).rejects.toSatisfy((x: unknown) => isRespireError(x, 'INVALID_ARGUMENT'));
+    await expect(fresh.ack({ id: a.id, receipt: a.receipt.replace(/^p\d+~/, 'p4000~') })).rejects.toSatisfy((x: unknown) =>
+      isRespireError(x, 'INVALID_ARGUMENT'),
+    );
   });
 
   it("a repeat of a deduplication ID after a grow finds its first copy in the old layout's partition, within its window", async () => {
@@ -215,7 +218,7 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
     const received = new Map<string, number>();
     let producing = true;
     const consumer = async (queue: PartitionedQueue<string>): Promise<void> => {
-      for (let empty = 0; producing || empty < 5; ) {
+      for (let empty = 0; producing || empty < 5;) {
         const batch = await queue.receive(30_000, { max: 20 });
         if (batch.length === 0) {
           empty++;

@@ -69,7 +69,10 @@ export async function findEarlierCopies(
         const ids = await Promise.all(
           partitions.map(async (partition) => {
             const key = queueKeys(set.names[partition]!, keyPrefix).deduplicationPrefix + deduplicationId;
-            const reply = await target.send(key, ['GET', key], { operation: 'PartitionedQueue (deduplication across a grow)', keyType: { key, type: 'string' } });
+            const reply = await target.send(key, ['GET', key], {
+              operation: 'PartitionedQueue (deduplication across a grow)',
+              keyType: { key, type: 'string' },
+            });
             return reply === null || reply === undefined ? undefined : replyString(reply);
           }),
         );

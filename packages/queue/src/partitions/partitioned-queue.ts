@@ -1,6 +1,6 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
-import { RespireStateError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
 import { commandTarget, safeGet, toDurationMs, toIntegerInRange, toOptions, isEntryId, type CommandTarget } from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
@@ -236,8 +236,9 @@ export class PartitionedQueue<T> {
 
   /**
    * As {@link ReliableQueue.receive} (nonblocking only), drawing from the partitions in at most two
-   * rounds of concurrent calls, so at most 2 round trips after the first call's metadata check, and
-   * at most 2 × min(partitions, max) commands:
+   * rounds of concurrent calls, so at most 2 round trips after the metadata check (a third, once a
+   * second: the history's refresh), and at most 2 × min(partitions, max) commands, where
+   * `partitions` counts every partition the queue has had (after a grow, earlier counts' too):
    * - round 1 asks the next min(partitions, max) partitions from a cursor, `max` split evenly
    *   between them; the cursor then moves past them, so a partition is asked in round 1 at least
    *   once every ceil(partitions / max) receives of an instance (none starves);
