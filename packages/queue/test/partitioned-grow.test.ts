@@ -133,6 +133,29 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
     expect(got.map((m) => m.payload).sort()).toEqual(['before', 'fresh', ...after.map((_, i) => `after ${i}`)].sort());
   });
 
+  it('a refresh that fails keeps the view it had and is tried again; a deleted metadata key is restored with the known history', async () => {
+    const name = uniqueName();
+    const queue = queueOf(3, name);
+    await queue.send('one');
+    await PartitionedQueue.grow(connection().client, name, 4);
+    await sleep(REFRESH_MS + 50);
+    await queue.send('one b');
+    expect(queue.partitions).toBe(4);
+    const recorded = await metadata(connection(), queue.metadataKey);
+    expect(recorded).toMatch(/^3,4@\d+$/);
+    await connection().raw(queue.metadataKey, ['DEL', queue.metadataKey]);
+    await connection().raw(queue.metadataKey, ['XADD', queue.metadataKey, '*', 'f', 'v']);
+    await sleep(REFRESH_MS + 50);
+    // The refresh meets WRONGTYPE: the send goes on with the view of 4 partitions.
+    const sent = await queue.sendMany(Array.from({ length: 4 }, (_, i) => ({ payload: `two ${i}` })));
+    expect(new Set(sent.map((r) => queue.partitionNames[r.partition]))).toEqual(new Set(partitionNames(name, 4)));
+    await connection().raw(queue.metadataKey, ['DEL', queue.metadataKey]);
+    await sleep(REFRESH_MS + 50);
+    await queue.send('three');
+    expect(await metadata(connection(), queue.metadataKey)).toBe(recorded);
+    expect((await drain(queueOf(4, name))).map((m) => m.payload).sort()).toEqual(['one', 'one b', 'three', 'two 0', 'two 1', 'two 2', 'two 3']);
+  });
+
   it('receipts of old partitions still ack, nack and extend after a grow, on the receiving instance and on a fresh one; old dead letters stay listed', async () => {
     const name = uniqueName();
     const old = queueOf(2, name, { deliveryLimit: 1 });

@@ -35,7 +35,7 @@ export class PartitionTracker<Q> {
   #history: PartitionHistory;
   #set: PartitionSet;
   #queues: Q[];
-  #checked: Promise<void> | undefined;
+  #inFlight: Promise<void> | undefined;
   #checkedAt = -Infinity;
   #failed: RespirePartitionCountError | undefined;
   // False until a recorded history is read: the view is then the option's alone, a guess.
@@ -81,21 +81,32 @@ export class PartitionTracker<Q> {
   /**
    * Makes sure the view is checked and at most {@link REFRESH_MS} old: `SET key <value> NX GET`,
    * recording the instance's option (or, later, the history it knows) when the key is missing.
-   * A failed read is repeated by the next call; a mismatch is kept: every later call throws it.
+   * Concurrent calls share one read. A failed first read throws and is repeated by the next call;
+   * a failed refresh (transport, server, key type) keeps the view it had, which loses nothing
+   * (earlier partitions keep being drained), and is tried again {@link REFRESH_MS} later. A
+   * mismatch is kept: every later call throws it.
    */
   ensure(): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
-    if (this.#checked === undefined || (performance.now() - this.#checkedAt > REFRESH_MS && this.#checkedAt !== -Infinity)) {
-      const started = performance.now();
-      const check = this.#read(true).then(() => {
-        this.#checkedAt = started;
+    if (this.#inFlight !== undefined) return this.#inFlight;
+    const started = performance.now();
+    if (started - this.#checkedAt <= REFRESH_MS) return Promise.resolve();
+    const first = this.#checkedAt === -Infinity;
+    const check = this.#read(true)
+      .then(
+        () => {
+          this.#checkedAt = started;
+        },
+        (error: unknown) => {
+          if (first || error instanceof RespirePartitionCountError) throw error;
+          this.#checkedAt = started;
+        },
+      )
+      .finally(() => {
+        this.#inFlight = undefined;
       });
-      this.#checked = check;
-      check.catch(() => {
-        if (this.#checked === check) this.#checked = undefined;
-      });
-    }
-    return this.#checked;
+    this.#inFlight = check;
+    return check;
   }
 
   /** Reads the history without recording anything (GET): for receipts naming a partition this view lacks. */
