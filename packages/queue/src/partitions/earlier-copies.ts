@@ -2,8 +2,7 @@
 // a deduplication ID routes by its hash modulo the count, so after a grow a repeat may route to
 // another partition than its first copy. Within the repeat's window after the grow, the partitions
 // the ID had under earlier counts are read for its deduplication key before sending.
-import { queueKeys, type CommandTarget } from '@respire/core-scripts/internal';
-import { replyString } from '@respire/core-scripts/internal';
+import { queueKeys, replyString, type CommandTarget } from '@respire/core-scripts/internal';
 import type { PartitionHistory, PartitionSet } from './history.js';
 import { partitionOfId } from './layout.js';
 

@@ -1,7 +1,6 @@
 // What one PartitionedQueue instance knows of its queue's partition history: checked at its first
 // call, refreshed at most every REFRESH_MS, and the partition queues of every count it has had.
-import type { CommandTarget } from '@respire/core-scripts/internal';
-import { replyString } from '@respire/core-scripts/internal';
+import { replyString, type CommandTarget } from '@respire/core-scripts/internal';
 import { RespireStateError } from '@respire/core-scripts';
 import { currentCount, extendsHistory, formatHistory, parseHistory, partitionSet, type PartitionHistory, type PartitionSet } from './history.js';
 
@@ -146,6 +145,8 @@ export class PartitionTracker<Q> {
           : 'every instance must use a count the queue has had (the current one, or an earlier one it then follows)',
       );
     }
+    // A read answered after a newer one (a retried command): the view already holds more.
+    if (this.#adopted && extendsHistory(this.#history, history)) return;
     if (this.#adopted && !extendsHistory(history, this.#history)) return fail('the history was rewritten, not grown');
     this.#adopt(history);
   }
