@@ -297,8 +297,10 @@ export class PartitionedQueue<T> {
 
   /**
    * As {@link ReliableQueue.ack}, on the partition the receipt names.
-   * @throws {@link RespireValidationError} before any I/O when `message` is not a message this
-   *   queue's receive returned: a plain queue's receipt, or one naming a partition it does not have.
+   * @throws {@link RespireValidationError} before any write when `message` is not a message this
+   *   queue's receive returned: a plain queue's receipt, or one naming a partition it does not have
+   *   (before any I/O, unless the number is beyond the partitions this instance knows: it then
+   *   reads the history first, one GET, as the partition may come from a grow it has not seen).
    */
   async ack(message: MessageReceipt): Promise<boolean> {
     return (await this.ackMany([message]))[0]!;
