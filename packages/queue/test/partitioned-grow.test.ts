@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import {
   PartitionedQueue,
+  ReliableQueue,
   RespirePartitionCountError,
   RespirePartitionGrowthError,
   isRespireError,
@@ -16,6 +17,7 @@ import { partitionNames, partitionOfId } from '../src/partitions/layout.js';
 import { EARLIER_MARGIN_MS, earlierPartitions } from '../src/partitions/earlier-copies.js';
 import { parseHistory, partitionSet } from '../src/partitions/history.js';
 import { REFRESH_MS } from '../src/partitions/tracker.js';
+import { DRAIN_GRACE_MS, DrainedPartitions, RECHECK_MS } from '../src/partitions/drained.js';
 import { describeOnTargets, targets, uniqueName, type Connection } from './support.js';
 
 async function length(conn: Connection, stream: string): Promise<number> {
@@ -154,6 +156,41 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
     await queue.send('three');
     expect(await metadata(connection(), queue.metadataKey)).toBe(recorded);
     expect((await drain(queueOf(4, name))).map((m) => m.payload).sort()).toEqual(['one', 'one b', 'three', 'two 0', 'two 1', 'two 2', 'two 3']);
+  });
+
+  it('stops asking an old partition once it is seen empty after the grace, not while it holds a message', async () => {
+    const name = uniqueName();
+    const calls: string[] = [];
+    const instrumentation = {
+      startOperation: (start: { operation: string; queue: string }) => {
+        if (start.operation === 'receive') calls.push(start.queue);
+        return undefined;
+      },
+    };
+    await queueOf(3, name).send('before');
+    await PartitionedQueue.grow(connection().client, name, 6);
+    const newNames = partitionNames(name, 6);
+    const oldOnly = partitionNames(name, 3).filter((n) => !newNames.includes(n));
+    expect(oldOnly.length).toBeGreaterThan(0);
+    const queue = queueOf(6, name, { instrumentation });
+    const [before] = await queue.receive(30_000, { max: 100 }); // learns the history
+    expect(before!.payload).toBe('before');
+    expect(await queue.ack(before!)).toBe(true);
+    // A message in an old-only partition, as a send by an instance paused since before the grow lands.
+    await new ReliableQueue<string>(connection().client, oldOnly[0]!, { codec: utf8Codec }).send('left behind');
+    await sleep(DRAIN_GRACE_MS + 50);
+    // Past the grace, empty old partitions are read (XLEN) in the background; a leased one is not empty.
+    const got = await drain(queue);
+    expect(got.map((m) => m.payload)).toEqual(['left behind']);
+    let asked = new Set<string>();
+    for (let attempt = 0; attempt < 40; attempt++) {
+      calls.length = 0;
+      expect(await queue.receive(30_000, { max: 100 })).toEqual([]);
+      asked = new Set(calls);
+      if (asked.size === newNames.length) break;
+      await sleep(50);
+    }
+    expect(asked).toEqual(new Set(newNames));
   });
 
   it('receipts of old partitions still ack, nack and extend after a grow, on the receiving instance and on a fresh one; old dead letters stay listed', async () => {
@@ -357,4 +394,34 @@ it('earlierPartitions reads an earlier layout only while the grow is younger tha
   expect(parseHistory('3,6')).toBeUndefined();
   expect(parseHistory('0')).toBeUndefined();
   expect(parseHistory('g3')).toEqual({ grouped: true, generations: [{ count: 3, sinceMs: 0 }] });
+});
+
+it('DrainedPartitions skips an old partition read empty after the grace, for RECHECK_MS; never one holding entries or one whose read failed', async () => {
+  const drained = new DrainedPartitions();
+  const current = [0, 2];
+  expect(drained.receivable(4, current, 0)).toEqual([0, 1, 2, 3]);
+  let reads = 0;
+  const empty = async (): Promise<number> => {
+    reads++;
+    return 0;
+  };
+  expect(drained.noteEmpty(1, 0, DRAIN_GRACE_MS - 1, empty)).toBeUndefined();
+  expect(reads).toBe(0);
+  await drained.noteEmpty(1, 0, DRAIN_GRACE_MS, empty);
+  expect(reads).toBe(1);
+  expect(drained.receivable(4, current, DRAIN_GRACE_MS + 1)).toEqual([0, 2, 3]);
+  // Seen empty already: no read again before the recheck.
+  expect(drained.noteEmpty(1, 0, DRAIN_GRACE_MS + 5, empty)).toBeUndefined();
+  await drained.noteEmpty(3, 0, DRAIN_GRACE_MS, async () => 2);
+  await drained.noteEmpty(3, 0, DRAIN_GRACE_MS, async () => {
+    throw new Error('reply lost');
+  });
+  expect(drained.receivable(4, current, DRAIN_GRACE_MS + 1)).toEqual([0, 2, 3]);
+  // Asked again RECHECK_MS after it was seen empty; a later read that finds entries keeps it asked.
+  expect(drained.receivable(4, current, DRAIN_GRACE_MS + RECHECK_MS)).toEqual([0, 1, 2, 3]);
+  await drained.noteEmpty(1, 0, DRAIN_GRACE_MS + RECHECK_MS, async () => 1);
+  expect(drained.receivable(4, current, DRAIN_GRACE_MS + RECHECK_MS + 1)).toEqual([0, 1, 2, 3]);
+  // A current partition is asked whatever was noted.
+  await drained.noteEmpty(0, 0, DRAIN_GRACE_MS, empty);
+  expect(drained.receivable(4, current, DRAIN_GRACE_MS + 1)).toContain(0);
 });

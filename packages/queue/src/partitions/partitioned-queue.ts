@@ -19,6 +19,7 @@ import { MAX_PARTITION_NUMBERS, parsePartitionedReceipt, partitionOfId, partitio
 import { findEarlierCopies } from './earlier-copies.js';
 import { growPartitions, type GrowOptions, type GrowResult } from './grow.js';
 import { PartitionTracker } from './tracker.js';
+import { DrainedPartitions } from './drained.js';
 
 export { RespirePartitionCountError } from './tracker.js';
 
@@ -91,6 +92,7 @@ export class PartitionedQueue<T> {
   readonly #target: CommandTarget;
   readonly #keyPrefix: string | undefined;
   readonly #grouped: boolean;
+  readonly #drained = new DrainedPartitions();
   // Where the next receive starts and the next send without deduplication ID goes: random per
   // instance, so instances started together do not all begin with partition 0.
   #receiveCursor: number;
@@ -238,7 +240,8 @@ export class PartitionedQueue<T> {
    * As {@link ReliableQueue.receive} (nonblocking only), drawing from the partitions in at most two
    * rounds of concurrent calls, so at most 2 round trips after the metadata check (a third, once a
    * second: the history's refresh), and at most 2 × min(partitions, max) commands, where
-   * `partitions` counts every partition the queue has had (after a grow, earlier counts' too):
+   * `partitions` counts every partition the queue has had (after a grow, earlier counts' too),
+   * less old ones this instance has seen drained (drained.ts: skipped 60 s at a time):
    * - round 1 asks the next min(partitions, max) partitions from a cursor, `max` split evenly
    *   between them; the cursor then moves past them, so a partition is asked in round 1 at least
    *   once every ceil(partitions / max) receives of an instance (none starves);
@@ -260,12 +263,13 @@ export class PartitionedQueue<T> {
       throw new RespireValidationError('waitMs', 'a partitioned queue has no waiting receive yet: poll with waitMs 0 (README "Scaling past one master")');
     }
     await this.#tracker.ensure();
-    // Every partition, the earlier counts' too: they are drained as long as they hold messages.
-    const count = this.#queues.length;
+    // Every partition, the earlier counts' too, until they are seen drained (drained.ts).
+    const numbers = this.#drained.receivable(this.#queues.length, this.#tracker.current, performance.now());
+    const count = numbers.length;
     const first = Math.min(count, max);
-    const start = this.#receiveCursor;
+    const start = this.#receiveCursor % count;
     this.#receiveCursor = (start + first) % count;
-    const order = Array.from({ length: count }, (_, offset) => (start + offset) % count);
+    const order = Array.from({ length: count }, (_, offset) => numbers[(start + offset) % count]!);
     const batch: PartitionedMessage<T>[] = [];
     const round1 = order.slice(0, first);
     const filled = await this.#receiveRound(round1, max, timeoutMs, batch);
@@ -291,8 +295,23 @@ export class PartitionedQueue<T> {
       const partition = partitions[position]!;
       for (const message of outcome.value) batch.push({ ...message, receipt: partitionedReceipt(partition, message.receipt), partition });
       if (outcome.value.length === shares[position]) filled.push(partition);
+      if (outcome.value.length === 0) this.#noteEmpty(partition);
     }
     return filled;
+  }
+
+  /** An old partition (of no current layout) leased nothing: maybe read its length, in the background (drained.ts). */
+  #noteEmpty(partition: number): void {
+    if (this.#tracker.current.includes(partition)) return;
+    const stream = this.#queues[partition]!.streamKey;
+    const length = async (): Promise<number> =>
+      Number(
+        await this.#target.send(stream, ['XLEN', stream], {
+          operation: 'PartitionedQueue (drained partition check)',
+          keyType: { key: stream, type: 'stream' },
+        }),
+      );
+    void this.#drained.noteEmpty(partition, this.#tracker.grownAt, performance.now(), length);
   }
 
   /**

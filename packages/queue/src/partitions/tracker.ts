@@ -39,6 +39,7 @@ export class PartitionTracker<Q> {
   #failed: RespirePartitionCountError | undefined;
   // False until a recorded history is read: the view is then the option's alone, a guess.
   #adopted = false;
+  #grownAt = -Infinity;
   readonly #byName = new Map<string, Q>();
 
   readonly queue: string;
@@ -70,6 +71,11 @@ export class PartitionTracker<Q> {
   /** The queue of every partition, by number. */
   get queues(): readonly Q[] {
     return this.#queues;
+  }
+
+  /** When this view last took in a grow (`performance.now()`, ms); -Infinity before any. */
+  get grownAt(): number {
+    return this.#grownAt;
   }
 
   /** The numbers of the current layout's partitions, by index. */
@@ -153,6 +159,9 @@ export class PartitionTracker<Q> {
 
   #adopt(history: PartitionHistory): void {
     // Once adopted, a history only grows, so numbers already handed out keep their partitions.
+    if (history.generations.length > 1 && (!this.#adopted || history.generations.length > this.#history.generations.length)) {
+      this.#grownAt = performance.now();
+    }
     this.#set = partitionSet(this.queue, history);
     this.#queues = this.#queuesOf(this.#set);
     this.#history = history;
