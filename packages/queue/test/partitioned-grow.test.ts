@@ -75,6 +75,11 @@ describeOnTargets('PartitionedQueue.grow', targets, (target, connection) => {
       (e: unknown) => e instanceof RespirePartitionGrowthError && /grouped/.test(e.message),
     );
     expect(await metadata(connection(), grouped.metadataKey)).toBe('g2');
+    // An ungrouped instance of a grouped queue, and a grouped one of an ungrouped queue, are refused.
+    await expect(queueOf(2, grouped.name).send('x')).rejects.toSatisfy((e: unknown) => e instanceof RespirePartitionCountError && /is grouped/.test(e.message));
+    await expect(queueOf(3, name, { groups: {} }).send('x', { groupId: 'a' })).rejects.toSatisfy(
+      (e: unknown) => e instanceof RespirePartitionCountError && /not grouped/.test(e.message),
+    );
   });
 
   it('refuses bad input before any I/O, and a metadata key of another type or an unreadable value', async () => {
