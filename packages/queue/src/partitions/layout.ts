@@ -6,6 +6,12 @@ import { isReceipt, isWellFormedText, keySlot, toIntegerInRange, toKeyPrefix } f
 /** Most partitions of one partitioned queue. */
 export const MAX_PARTITIONS = 256;
 
+/**
+ * Most partition numbers one queue can hand out over its history (16 counts of at most 256
+ * partitions each: history.ts): receipts name numbers below it.
+ */
+export const MAX_PARTITION_NUMBERS = 4096;
+
 const SLOTS = 16384;
 
 /**
@@ -93,7 +99,7 @@ export function partitionOfId(id: string, count: number): number {
  * receipt (`<count>.<token>.<position>`) never has this shape, nor this one a plain receipt's, so
  * each kind is refused by the other before any I/O.
  */
-const RECEIPT = /^p(0|[1-9]\d{0,2})~(.*)$/s;
+const RECEIPT = /^p(0|[1-9]\d{0,3})~(.*)$/s;
 
 /** The receipt a partitioned queue hands out for a delivery of `partition`. */
 export function partitionedReceipt(partition: number, receipt: string): string {
