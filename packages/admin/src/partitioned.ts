@@ -416,6 +416,7 @@ function byMaster(list: readonly PartitionStatus[]): MasterTotals[] {
 /** A dead-letter page cursor: `p<partition>~<record ID>`. */
 function toCursor(value: unknown): { partition: number; id: string } {
   const match = typeof value === 'string' ? CURSOR.exec(value) : null;
-  if (!match || Number(match[1]) >= MAX_PARTITION_NUMBERS) throw new RespireValidationError('cursor', "must be a page's next cursor (p<partition>~<record ID>)");
+  if (!match || Number(match[1]) >= MAX_PARTITION_NUMBERS)
+    throw new RespireValidationError('cursor', "must be a page's next cursor (p<partition>~<record ID>)");
   return { partition: Number(match[1]), id: toEntryId('cursor', match[2]) };
 }

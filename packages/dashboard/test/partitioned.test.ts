@@ -75,11 +75,11 @@ for (const cluster of [false, true]) {
       expect(page.status).toBe(200);
       expect(page.body).toContain(`(grown 2 → 4: ${all} partitions in all, ${all - 4} of earlier counts still drained by receives)`);
       const table = /<table[^>]*class="partitions"[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '';
-      const rows = [...table.matchAll(/<tr><td class="num">(\d+)<\/td><th scope="row"><span class="name">([^<]*)<\/span><\/th><td class="num">\d+<\/td><td>[\s\S]*?<\/td><td>(current|<span class="muted">draining)/g)].map((m) => [
-        Number(m[1]),
-        m[2],
-        m[3] === 'current',
-      ]);
+      const rows = [
+        ...table.matchAll(
+          /<tr><td class="num">(\d+)<\/td><th scope="row"><span class="name">([^<]*)<\/span><\/th><td class="num">\d+<\/td><td>[\s\S]*?<\/td><td>(current|<span class="muted">draining)/g,
+        ),
+      ].map((m) => [Number(m[1]), m[2], m[3] === 'current']);
       expect(rows).toEqual(queue.partitionNames.map((partition, n) => [n, partition, current.has(n)]));
     });
 
@@ -162,7 +162,17 @@ describe('a partitioned queue the server refuses to read', () => {
     const served = await serveDashboard({
       admin: stubAdmin({
         partitionedQueues: () => ({
-          partitionedQueues: [{ ...resource('fine'), partitions: 2, history: [{ count: 2, sinceMs: 0 }], grouped: false, allPartitions: 2, unreadable: null, totals: { length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 } }],
+          partitionedQueues: [
+            {
+              ...resource('fine'),
+              partitions: 2,
+              history: [{ count: 2, sinceMs: 0 }],
+              grouped: false,
+              allPartitions: 2,
+              unreadable: null,
+              totals: { length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 },
+            },
+          ],
           discoveryTruncated: false,
           unavailable: [{ resource: resource('broken'), code: 'WRONG_TYPE', message: 'a key of another type' }],
         }),

@@ -378,7 +378,11 @@ describe.each([
   });
 
   /** After a grow of `name` to `count`: a sender on the new count, the number of a partition only the new count has, and a deduplication ID routed to it. */
-  async function senderToNewPartition(name: string, count: number, firstCount: number): Promise<{ sender: PartitionedQueue<string>; partition: number; id: string }> {
+  async function senderToNewPartition(
+    name: string,
+    count: number,
+    firstCount: number,
+  ): Promise<{ sender: PartitionedQueue<string>; partition: number; id: string }> {
     const sender = new PartitionedQueue<string>(admin.client, name, { codec: utf8Codec, partitions: count });
     await sender.receive(1000, { max: 1 });
     // The first count's partitions are numbers 0..firstCount-1 (README "Partition numbers never change").

@@ -84,7 +84,11 @@ export function partitionCommands(program: Command, cli: Cli): void {
               list.partitionedQueues.map((q) => [
                 safe(q.name),
                 safe(q.keyPrefix),
-                q.partitions === null ? '?' : q.allPartitions > q.partitions ? `${q.partitions} (+${q.allPartitions - q.partitions} draining)` : String(q.partitions),
+                q.partitions === null
+                  ? '?'
+                  : q.allPartitions > q.partitions
+                    ? `${q.partitions} (+${q.allPartitions - q.partitions} draining)`
+                    : String(q.partitions),
                 ...counts(q.totals),
               ]),
             ),

@@ -131,9 +131,8 @@ export function PartitionedQueuePage({
                 queue.allPartitions - queue.partitions,
               )} of earlier counts still drained by receives)`
             : ''}
-          : {count(queue.totals.length)} messages,{' '}
-          {count(queue.totals.inFlight)} in flight, {count(queue.totals.deadLetters)} dead letters. Read at {serverTime(queue.serverTimeMs)} (server time), one
-          partition after another.
+          : {count(queue.totals.length)} messages, {count(queue.totals.inFlight)} in flight, {count(queue.totals.deadLetters)} dead letters. Read at{' '}
+          {serverTime(queue.serverTimeMs)} (server time), one partition after another.
         </p>
       )}
       {queue.partitionList.length > 0 ? <h2>Partitions</h2> : null}

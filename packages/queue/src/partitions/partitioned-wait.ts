@@ -124,7 +124,8 @@ export class PartitionWaiters {
       return;
     }
     const watch = this.#watches.get(-1);
-    const same = watch !== undefined && watch.partitions.length === partitions.length && watch.partitions.every((partition, index) => partition === partitions[index]);
+    const same =
+      watch !== undefined && watch.partitions.length === partitions.length && watch.partitions.every((partition, index) => partition === partitions[index]);
     if (same) return;
     watch?.waiter.close();
     this.#watches.set(-1, { waiter: new Waiter(this.#source), partitions: [...partitions], inFlight: false });
