@@ -1,4 +1,4 @@
-// A partitioned queue's layout: the partitions' queue names (hash tags spread over the slot range),
+// A partitioned queue's layout: the partitions' queue names (core-scripts' partition-layout.ts),
 // the metadata key recording the partition count, routing by deduplication ID, and its receipts.
 import { RespireValidationError } from '@respire/core-scripts';
 import { MAX_PARTITIONS, isReceipt, isWellFormedText, toIntegerInRange, toKeyPrefix } from '@respire/core-scripts/internal';
