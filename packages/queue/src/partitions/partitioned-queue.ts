@@ -264,10 +264,14 @@ export class PartitionedQueue<T> {
    * the wait is leased by that receive unless it fills `max` with others; only the receives lease,
    * so nothing is leased that the call does not return. Blocking connections, each a
    * duplicate of the client, closed before the call returns on every path: one on a standalone
-   * client (one XREAD names every partition's streams), `partitions` on a Cluster client (an XREAD
-   * names keys of one slot only; each connects to its partition's master alone).
+   * client (one XREAD names every partition's streams), one per partition blocked on on a Cluster
+   * client (an XREAD names keys of one slot only; each connects to its partition's master alone).
+   * The partitions blocked on are those the receive before the block asked, so the wait follows a
+   * grow: one block lasts at most 5 s (`FOLLOW_GROW_MS`), as nothing wakes a block when the queue
+   * grows, so a message sent to a new partition is received within about 6 s.
    *
-   * @throws as {@link ReliableQueue.receive}, for the waiting receive too. When one partition's call
+   * @throws as {@link ReliableQueue.receive}, for the waiting receive too; {@link RespireValidationError}
+   *   for `waitMs` above 0 on a grouped partitioned queue (no waiting receive there yet), before any I/O. When one partition's call
    *   fails, the call throws its error after NACKing (delay 0) what the other partitions leased in
    *   this call, so it is receivable again at once (the deliveries still count toward the delivery
    *   limit); if that NACK fails too, those messages are redelivered after the visibility timeout.
