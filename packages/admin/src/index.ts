@@ -25,6 +25,7 @@ export { MAX_GROUPS_WALKED } from './grouped.js';
 export type {
   MasterTotals,
   PartitionStatus,
+  PartitionGeneration,
   PartitionTotals,
   PartitionedDeadLetter,
   PartitionedDeadLetterOptions,
@@ -33,7 +34,7 @@ export type {
   PartitionedQueueSummary,
   UnavailablePartitionedQueue,
 } from './partitioned.js';
-export { MAX_PARTITIONS } from './partition-layout.js';
+export { MAX_PARTITIONS } from './redis.js';
 export type { SeekResult, SeekTarget, SubscriptionRetryResult, SubscriptionStatus, TopicConfig, TopicResource, TopicStatus, TopicSummary } from './topics.js';
 export { RespireNotFoundError, isNotFound, nearest } from './not-found.js';
 export type { NotFoundDetail, NotFoundKind } from './not-found.js';

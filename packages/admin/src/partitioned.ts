@@ -3,9 +3,20 @@ import type { Actor, DeadLetterRecord, DeleteResult, Page, QueueResource, QueueS
 import type { AdminContext } from './context.js';
 import { retry } from './dead-letter-actions.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
-import { MAX_PARTITIONS, METADATA_MATCH, metadataKey, parseMetadataKey, partitionNames, recordedCount } from './partition-layout.js';
+import { METADATA_MATCH, metadataKey, parseMetadataKey } from './partition-layout.js';
 import { queueRecord } from './records.js';
-import { RespireValidationError, isRespireError, keySlot, parseEntries, text, toIntegerInRange } from './redis.js';
+import {
+  MAX_GENERATIONS,
+  MAX_PARTITIONS,
+  RespireValidationError,
+  isRespireError,
+  keySlot,
+  parseEntries,
+  parseHistory,
+  partitionSet,
+  text,
+  toIntegerInRange,
+} from './redis.js';
 import { queueResource, type DiscoveryOptions, type QueueConfig } from './resources.js';
 import { mapLimited, queueStatus } from './status.js';
 import { compareEntryIds, toCount, toEntryId, toOptions, toResourceId } from './validate.js';
@@ -32,11 +43,27 @@ export interface PartitionTotals {
   readonly deadLetters: number;
 }
 
-/** A partitioned queue in the list: its recorded partition count and the counts of all its partitions together. */
+/** One partition count of a partitioned queue's history (queue README "Growing the partition count"). */
+export interface PartitionGeneration {
+  readonly count: number;
+  /** When it took over, by the server clock of the grow, in ms since the epoch; 0 for the first count. */
+  readonly sinceMs: number;
+}
+
+/**
+ * A partitioned queue in the list: its recorded partition count and the counts of all its
+ * partitions together (after a grow, the earlier counts' partitions too: they are still drained).
+ */
 export interface PartitionedQueueSummary extends PartitionedQueueResource {
-  /** The partition count its metadata key records; null when nothing is recorded yet (or the value is not a count). */
+  /** The current partition count its metadata key records; null when nothing is recorded yet (or the value is not a partition history). */
   readonly partitions: number | null;
-  /** The metadata key's value as read, when it is not a partition count this admin can read; else null. */
+  /** Every count the queue has had, oldest first, the last the current one (one entry until a grow); null as `partitions`. */
+  readonly history: readonly PartitionGeneration[] | null;
+  /** Whether the queue is grouped (metadata value `g<count>`, queue README "Message groups"); null as `partitions`. */
+  readonly grouped: boolean | null;
+  /** How many partitions the queue has had over its history (`partitionList`'s length); 0 when nothing is recorded. */
+  readonly allPartitions: number;
+  /** The metadata key's value as read, when it is not a partition history this admin can read; else null. */
   readonly unreadable: string | null;
   readonly totals: PartitionTotals;
 }
@@ -51,8 +78,14 @@ export interface UnavailablePartitionedQueue {
 
 /** One partition: an ordinary queue, where its slot lives, and its counts. */
 export interface PartitionStatus {
-  /** 0..partitions-1. */
+  /**
+   * Its permanent partition number, as the queue's `message.partition`, receipts and
+   * `partitionNames` use it: the first count's partitions are 0..count-1, each later count's new
+   * ones follow (queue README "Partition numbers never change").
+   */
   readonly index: number;
+  /** True when the current count's layout has it (sends go to it); false for an earlier count's partition, still drained by receives. */
+  readonly current: boolean;
   /** The partition's queue name (`<name>:p<index>.<salt>`). */
   readonly queue: string;
   /** Cluster slot of the partition's hash tag. */
@@ -67,7 +100,7 @@ export interface PartitionStatus {
 export interface MasterTotals extends PartitionTotals {
   /** `host:port` of the master. */
   readonly master: string;
-  /** Indexes of the partitions whose slot it serves. */
+  /** Numbers of the partitions whose slot it serves. */
   readonly partitions: readonly number[];
 }
 
@@ -100,7 +133,9 @@ export interface PartitionedDeadLetterOptions {
 const CONCURRENCY = 32;
 /** Partitioned queues read at a time by the list (each reading up to {@link CONCURRENCY} partitions at a time). */
 const QUEUE_CONCURRENCY = 4;
-const CURSOR = /^p(0|[1-9]\d{0,2})~(\d+-\d+)$/;
+const CURSOR = /^p(0|[1-9]\d{0,3})~(\d+-\d+)$/;
+/** Most partition numbers a queue hands out over its history (16 counts of at most 256). */
+const MAX_PARTITION_NUMBERS = MAX_GENERATIONS * MAX_PARTITIONS;
 const NO_TOTALS: PartitionTotals = { length: 0, ready: 0, inFlight: 0, due: 0, deadLetters: 0 };
 
 /** The partitioned queues an admin knows: configured ones, then (with discovery) those a bounded SCAN finds. */
@@ -148,9 +183,9 @@ export class PartitionedQueues {
     }
     const read = await mapLimited(resources, QUEUE_CONCURRENCY, async (r): Promise<PartitionedQueueSummary | UnavailablePartitionedQueue> => {
       try {
-        const { partitions, unreadable } = await this.#recorded(r, 'RespireAdmin partitionedQueues');
-        const statuses = partitions === null ? [] : await this.#statuses(r, partitions);
-        return { ...r, partitions, unreadable, totals: sum(statuses) };
+        const { layout, ...recorded } = await this.#recorded(r, 'RespireAdmin partitionedQueues');
+        const statuses = await this.#statuses(r, layout.names);
+        return { ...r, ...recorded, allPartitions: layout.names.length, totals: sum(statuses) };
       } catch (error) {
         // A refusal by the server (a key of another type, an ACL) concerns this queue; a transport failure concerns them all.
         if (!isRespireError(error) || error.code === 'TRANSPORT_FAILED') throw error;
@@ -185,17 +220,16 @@ export class PartitionedQueues {
   async status(id: ResourceId): Promise<PartitionedQueueStatus> {
     const r = await this.get(id);
     const op = 'RespireAdmin partitionedQueue';
-    const [serverTimeMs, { partitions, unreadable }] = await Promise.all([this.#ctx.redis.timeMs(r.metadataKey, op), this.#recorded(r, op)]);
-    const names = partitions === null ? [] : partitionNames(r.name, partitions);
-    const statuses = partitions === null ? [] : await this.#statuses(r, partitions);
-    const partitionList = names.map((queue, index): PartitionStatus => {
+    const [serverTimeMs, { layout, ...recorded }] = await Promise.all([this.#ctx.redis.timeMs(r.metadataKey, op), this.#recorded(r, op)]);
+    const statuses = await this.#statuses(r, layout.names);
+    const partitionList = layout.names.map((queue, index): PartitionStatus => {
       const slot = keySlot(statuses[index]!.resource.keys.stream);
-      return { index, queue, slot, master: this.#masterOf(slot), status: statuses[index]! };
+      return { index, current: layout.current.has(index), queue, slot, master: this.#masterOf(slot), status: statuses[index]! };
     });
     return {
       ...r,
-      partitions,
-      unreadable,
+      ...recorded,
+      allPartitions: layout.names.length,
       totals: sum(statuses),
       serverTimeMs,
       partitionList,
@@ -215,9 +249,8 @@ export class PartitionedQueues {
     const after = o.cursor === undefined ? undefined : toCursor(o.cursor);
     const r = await this.get(id);
     const op = 'RespireAdmin partitionedDeadLetters';
-    const { partitions } = await this.#recorded(r, op);
-    if (partitions === null) return { items: [], next: undefined };
-    const names = partitionNames(r.name, partitions);
+    const names = (await this.#recorded(r, op)).layout.names;
+    if (names.length === 0) return { items: [], next: undefined };
     let filled = false;
     const rows = (
       await mapLimited(
@@ -247,7 +280,7 @@ export class PartitionedQueues {
    */
   async retryDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<RetryResult> {
     const who = this.#ctx.auditor.operator(actor, 'retry', id, { partition: String(partition), recordId: String(recordId) });
-    const p = toIntegerInRange('partition', partition, 0, MAX_PARTITIONS - 1);
+    const p = toIntegerInRange('partition', partition, 0, MAX_PARTITION_NUMBERS - 1);
     const rid = toEntryId('recordId', recordId);
     return this.#ctx.auditor.run<RetryResult>(who, 'retry', id, { partition: p, recordId: rid }, async () => {
       const q = await this.#partition(id, p);
@@ -272,7 +305,7 @@ export class PartitionedQueues {
    */
   async deleteDeadLetter(actor: Actor, id: ResourceId, partition: number, recordId: string): Promise<DeleteResult> {
     const who = this.#ctx.auditor.operator(actor, 'delete', id, { partition: String(partition), recordId: String(recordId) });
-    const p = toIntegerInRange('partition', partition, 0, MAX_PARTITIONS - 1);
+    const p = toIntegerInRange('partition', partition, 0, MAX_PARTITION_NUMBERS - 1);
     const rid = toEntryId('recordId', recordId);
     return this.#ctx.auditor.run<DeleteResult>(who, 'delete', id, { partition: p, recordId: rid }, async () => {
       const dead = (await this.#partition(id, p)).keys.deadLetter;
@@ -281,28 +314,55 @@ export class PartitionedQueues {
     });
   }
 
-  /** Partition `p` of the queue as an ordinary queue resource. @throws {@link RespireValidationError} when the recorded count has no such partition. */
+  /**
+   * Partition number `p` of the queue (any partition it has had, earlier counts' included) as an
+   * ordinary queue resource.
+   * @throws {@link RespireValidationError} when the recorded history has no such partition.
+   */
   async #partition(id: ResourceId, p: number): Promise<QueueResource> {
     const r = await this.get(id);
-    const { partitions } = await this.#recorded(r, 'RespireAdmin partition');
-    if (partitions === null || p >= partitions) {
-      throw new RespireValidationError('partition', `partitioned queue '${r.name}' has ${partitions ?? 'no recorded'} partitions: no partition ${p}`);
+    const { partitions, layout } = await this.#recorded(r, 'RespireAdmin partition');
+    if (p >= layout.names.length) {
+      const has = partitions === null ? 'no recorded partitions' : `${layout.names.length} partitions (numbers 0..${layout.names.length - 1})`;
+      throw new RespireValidationError('partition', `partitioned queue '${r.name}' has ${has}: no partition ${p}`);
     }
-    return queueResource({ name: partitionNames(r.name, partitions)[p]!, keyPrefix: r.keyPrefix }, 'partition', false);
+    return queueResource({ name: layout.names[p]!, keyPrefix: r.keyPrefix }, 'partition', false);
   }
 
-  /** The partition count the metadata key records (GET): null when the key is absent or its value not a count. */
-  async #recorded(r: PartitionedQueueResource, op: string): Promise<{ partitions: number | null; unreadable: string | null }> {
+  /**
+   * The partition history the metadata key records (GET; queue README "Growing the partition
+   * count"), and every partition it has had by permanent number with those of the current count
+   * marked: the same numbering as the queue's (`partitionSet` of core-scripts). Nothing (no
+   * partitions) when the key is absent or its value is not a history this admin can read.
+   */
+  async #recorded(
+    r: PartitionedQueueResource,
+    op: string,
+  ): Promise<{
+    partitions: number | null;
+    history: PartitionGeneration[] | null;
+    grouped: boolean | null;
+    unreadable: string | null;
+    layout: { readonly names: readonly string[]; readonly current: ReadonlySet<number> };
+  }> {
+    const none = { partitions: null, history: null, grouped: null, layout: { names: [], current: new Set<number>() } };
     const reply = await this.#ctx.redis.send(r.metadataKey, ['GET', r.metadataKey], op);
-    if (reply === null || reply === undefined) return { partitions: null, unreadable: null };
+    if (reply === null || reply === undefined) return { ...none, unreadable: null };
     const value = text(reply);
-    const partitions = recordedCount(value);
-    return partitions === undefined ? { partitions: null, unreadable: value.slice(0, 200) } : { partitions, unreadable: null };
+    const parsed = parseHistory(value);
+    if (parsed === undefined) return { ...none, unreadable: value.slice(0, 200) };
+    const set = partitionSet(r.name, parsed);
+    return {
+      partitions: parsed.generations.at(-1)!.count,
+      history: parsed.generations.map(({ count, sinceMs }) => ({ count, sinceMs })),
+      grouped: parsed.grouped,
+      unreadable: null,
+      layout: { names: set.names, current: new Set(set.layouts.at(-1)) },
+    };
   }
 
-  /** `queueStatus` of every partition, 32 at a time, in partition order. */
-  #statuses(r: PartitionedQueueResource, partitions: number): Promise<QueueStatus[]> {
-    const names = partitionNames(r.name, partitions);
+  /** `queueStatus` of every partition named, 32 at a time, in partition order. */
+  #statuses(r: PartitionedQueueResource, names: readonly string[]): Promise<QueueStatus[]> {
     return mapLimited(names, CONCURRENCY, (queue) => queueStatus(this.#ctx, queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false)));
   }
 
@@ -356,6 +416,7 @@ function byMaster(list: readonly PartitionStatus[]): MasterTotals[] {
 /** A dead-letter page cursor: `p<partition>~<record ID>`. */
 function toCursor(value: unknown): { partition: number; id: string } {
   const match = typeof value === 'string' ? CURSOR.exec(value) : null;
-  if (!match || Number(match[1]) >= MAX_PARTITIONS) throw new RespireValidationError('cursor', "must be a page's next cursor (p<partition>~<record ID>)");
+  if (!match || Number(match[1]) >= MAX_PARTITION_NUMBERS)
+    throw new RespireValidationError('cursor', "must be a page's next cursor (p<partition>~<record ID>)");
   return { partition: Number(match[1]), id: toEntryId('cursor', match[2]) };
 }

@@ -64,6 +64,8 @@ export {
   toIntegerInRange,
   toOptions,
 } from '@respire/core-scripts/internal';
+// A partitioned queue's partition names and history, with the queue's own numbering (queue README "Scaling past one master").
+export { MAX_GENERATIONS, MAX_PARTITIONS, parseHistory, partitionNames, partitionSet } from '@respire/core-scripts/internal';
 
 /**
  * The admin scripts of core-scripts (lua/admin-*.lua), as their generated typed wrappers: each

@@ -56,6 +56,31 @@ export function partitionCommandTests(respire: Run, connection: () => HarnessCon
     expect(usage.code).toBe(2);
   });
 
+  it('shows a grown queue with every partition it has had, numbered as the queue numbers them, current or draining', async () => {
+    const name = uniqueQueue('clipg');
+    await new PartitionedQueue(connection().client, name, { codec: utf8Codec, partitions: 2 }).send('before');
+    expect(await PartitionedQueue.grow(connection().client, name, 4)).toMatchObject({ grown: true });
+    const queue = new PartitionedQueue(connection().client, name, { codec: utf8Codec, partitions: 4 });
+    await queue.send('after');
+    const all = queue.partitionNames.length;
+    expect(all).toBeGreaterThan(4);
+    const show = await respire(['partitions', name, '--json']);
+    expect(show.code).toBe(0);
+    const status = JSON.parse(show.stdout);
+    expect(status).toMatchObject({ partitions: 4, allPartitions: all, grouped: false, history: [{ count: 2, sinceMs: 0 }, { count: 4 }] });
+    expect(status.partitionList.map((p: { index: number; queue: string }) => [p.index, p.queue])).toEqual(queue.partitionNames.map((q, n) => [n, q]));
+    const current = new Set(queue.currentPartitions);
+    expect(status.partitionList.map((p: { current: boolean }) => p.current)).toEqual(queue.partitionNames.map((_, n) => current.has(n)));
+    const table = await respire(['partitions', name]);
+    expect(table.stdout).toContain(`partitioned queue ${name}: 4 partitions (grown 2 → 4; ${all} in all, ${all - 4} draining), 2 messages`);
+    expect(table.stdout).toMatch(/PARTITION +QUEUE +SLOT +MASTER +STATE +MESSAGES/);
+    for (const [n, q] of queue.partitionNames.entries()) {
+      expect(table.stdout).toMatch(new RegExp(`\\n${n} +${q.replace(/\./g, '\\.')} +\\d+ +- +${current.has(n) ? 'current' : 'draining'} +`));
+    }
+    const list = await respire(['partitions']);
+    expect(list.stdout).toMatch(new RegExp(`${name} +4 \\(\\+${all - 4} draining\\) +2 +`));
+  });
+
   it('--cluster: the partitions of each master', async () => {
     const client = createCluster({ rootNodes: inject('clusterUrls').map((url) => ({ url })) });
     client.on('error', () => {});

@@ -2,7 +2,6 @@
 import { PartitionedQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin, isNotFound, isRespireError } from '../src/index.js';
-import { partitionNames } from '../src/partition-layout.js';
 import { operator, recordingAudit, sleep, targets, uniqueQueue, viewer, type Connection } from './support.js';
 
 // The fake server has no SET ... NX GET, which a PartitionedQueue's first call runs.
@@ -33,15 +32,49 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
   const per = (partitions: readonly { partition: number }[], n: number) =>
     Array.from({ length: n }, (_, p) => partitions.filter((m) => m.partition === p).length);
 
-  it("agrees with the queue package's partition names", () => {
-    for (const [name, count] of [
-      ['orders', 3],
-      ['a', 1],
-      ['x:y', 12],
-      ['émoji-✓', 7],
-    ] as const) {
-      expect(partitionNames(name, count)).toEqual(new PartitionedQueue(conn.client, name, { codec: utf8Codec, partitions: count }).partitionNames);
-    }
+  it("lists every partition a grown queue has had with the queue's numbering, the current count's marked; a grouped queue too", async () => {
+    const name = uniqueQueue('pq');
+    const id = `{respire-partitioned:${name}}:partitions`;
+    const before = new PartitionedQueue(conn.client, name, { codec: utf8Codec, partitions: 3 });
+    const first = await before.sendWithResult('before the grow');
+    const grown = await PartitionedQueue.grow(conn.client, name, 6);
+    expect(grown).toMatchObject({ previous: 3, partitions: 6, grown: true });
+    const queue = new PartitionedQueue(conn.client, name, { codec: utf8Codec, partitions: 6 });
+    const second = await queue.sendWithResult('after the grow');
+    // The queue's own view: every partition it has had, by permanent number (more than 6: the layouts differ).
+    expect(queue.partitionNames.length).toBeGreaterThan(6);
+    const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name }] });
+    const status = await admin.partitionedQueue(id);
+    expect(status).toMatchObject({ partitions: 6, grouped: false, unreadable: null, allPartitions: queue.partitionNames.length });
+    expect(status.history).toEqual([
+      { count: 3, sinceMs: 0 },
+      { count: 6, sinceMs: expect.any(Number) },
+    ]);
+    expect(Math.abs(status.history![1]!.sinceMs - status.serverTimeMs)).toBeLessThan(60_000);
+    expect(status.partitionList.map((p) => p.queue)).toEqual(queue.partitionNames);
+    expect(status.partitionList.map((p) => p.index)).toEqual(queue.partitionNames.map((_, n) => n));
+    expect(status.partitionList.map((p) => p.status.resource.keys.stream)).toEqual(queue.streamKeys);
+    expect(status.partitionList.filter((p) => p.current).map((p) => p.index)).toEqual([...queue.currentPartitions].sort((x, y) => x - y));
+    // Both messages, each in the partition the queue reported, also one only the first count has.
+    expect(status.partitionList[first.partition]!.status.length).toBe(first.partition === second.partition ? 2 : 1);
+    expect(status.partitionList[second.partition]!.status.length).toBe(first.partition === second.partition ? 2 : 1);
+    expect(status.totals.length).toBe(2);
+    const list = await admin.partitionedQueues();
+    expect(list.unavailable).toEqual([]);
+    expect(list.partitionedQueues.map((q) => [q.name, q.partitions, q.allPartitions, q.totals.length])).toEqual([[name, 6, queue.partitionNames.length, 2]]);
+    // A partition only an earlier count has is still addressable by its number (the queue still drains it).
+    const old = status.partitionList.find((p) => !p.current)!;
+    expect(await admin.deletePartitionedDeadLetter(operator, id, old.index, '1-1')).toEqual({ status: 'missing' });
+    const beyond = await admin.deletePartitionedDeadLetter(operator, id, queue.partitionNames.length, '1-1').catch((e: unknown) => e);
+    expect(isRespireError(beyond, 'INVALID_ARGUMENT')).toBe(true);
+
+    const groupedName = uniqueQueue('pq');
+    const grouped = new PartitionedQueue(conn.client, groupedName, { codec: utf8Codec, partitions: 4, groups: {} });
+    await grouped.sendMany([{ payload: 'g', groupId: 'account-1' }]);
+    const groupedId = `{respire-partitioned:${groupedName}}:partitions`;
+    const groupedStatus = await new RespireAdmin(conn.client, { partitionedQueues: [{ name: groupedName }] }).partitionedQueue(groupedId);
+    expect(groupedStatus).toMatchObject({ partitions: 4, grouped: true, history: [{ count: 4, sinceMs: 0 }], unreadable: null, allPartitions: 4 });
+    expect(groupedStatus.partitionList.map((p) => [p.index, p.queue, p.current])).toEqual(grouped.partitionNames.map((queueName, n) => [n, queueName, true]));
   });
 
   it('shows each partition with the counts of its queue, the totals, and on a Cluster client the partitions of each master', async () => {
@@ -155,7 +188,7 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
   it('refuses a bad partition, record ID or cursor before any I/O, and a partition the recorded count lacks', async () => {
     const w = await world();
     const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name: w.name }] });
-    for (const p of [-1, 1.5, 256, '0' as unknown as number]) {
+    for (const p of [-1, 1.5, 4096, '0' as unknown as number]) {
       expect(isRespireError(await admin.retryPartitionedDeadLetter(operator, w.id, p, '1-1').catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
     }
     expect(isRespireError(await admin.deletePartitionedDeadLetter(operator, w.id, 0, 'nope').catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
@@ -163,7 +196,7 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     expect(isRespireError(await admin.partitionedDeadLetters(w.id, { count: 0 }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
     const missing = await admin.retryPartitionedDeadLetter(operator, w.id, 3, '1-1').catch((e: unknown) => e);
     expect(isRespireError(missing, 'INVALID_ARGUMENT')).toBe(true);
-    expect((missing as Error).message).toMatch(/has 3 partitions: no partition 3/);
+    expect((missing as Error).message).toMatch(/has 3 partitions \(numbers 0\.\.2\): no partition 3/);
     expect(() => new RespireAdmin(conn.client, { partitionedQueues: [{ name: 'a{b}' }] })).toThrow(/must not contain/);
   });
 

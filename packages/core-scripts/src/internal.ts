@@ -39,3 +39,14 @@ export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys
 export type { QueueKeys } from './keys.js';
 export { subscriptionKeys, topicKeys } from './topic-keys.js';
 export type { SubscriptionKeys, TopicKeys } from './topic-keys.js';
+export {
+  MAX_GENERATIONS,
+  MAX_PARTITIONS,
+  currentCount,
+  extendsHistory,
+  formatHistory,
+  parseHistory,
+  partitionNames,
+  partitionSet,
+} from './partition-layout.js';
+export type { Generation, PartitionHistory, PartitionSet } from './partition-layout.js';

@@ -59,6 +59,30 @@ for (const cluster of [false, true]) {
       expect((await get(world, `/partitioned-queue${q({ id: id.replace('}:', 'x}:') })}`)).status).toBe(404);
     });
 
+    it('a grown queue shows every partition it has had, numbered as the queue numbers them, current or draining', async () => {
+      const name = uniqueTag('grown');
+      await new PartitionedQueue(world.client as never, name, { codec: utf8Codec, partitions: 2 }).send('before');
+      await PartitionedQueue.grow(world.client as never, name, 4);
+      const queue = new PartitionedQueue(world.client as never, name, { codec: utf8Codec, partitions: 4 });
+      await queue.send('after');
+      const all = queue.partitionNames.length;
+      expect(all).toBeGreaterThan(4);
+      const current = new Set(queue.currentPartitions);
+      const list = await get(world, '/partitioned-queues', TOKENS.viewer);
+      const tr = new RegExp(`${name}</a>[\\s\\S]*?</tr>`).exec(list.body)?.[0] ?? '';
+      expect(tr).toContain(`+${all - 4} draining`);
+      const page = await get(world, `/partitioned-queue${q({ id: queue.metadataKey })}`, TOKENS.viewer);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(`(grown 2 → 4: ${all} partitions in all, ${all - 4} of earlier counts still drained by receives)`);
+      const table = /<table[^>]*class="partitions"[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '';
+      const rows = [
+        ...table.matchAll(
+          /<tr><td class="num">(\d+)<\/td><th scope="row"><span class="name">([^<]*)<\/span><\/th><td class="num">\d+<\/td><td>[\s\S]*?<\/td><td>(current|<span class="muted">draining)/g,
+        ),
+      ].map((m) => [Number(m[1]), m[2], m[3] === 'current']);
+      expect(rows).toEqual(queue.partitionNames.map((partition, n) => [n, partition, current.has(n)]));
+    });
+
     it('an operator retries one dead letter to its partition and deletes another after a confirmation, audited; a viewer gets 403', async () => {
       const { queue, id } = await partitionedOf(world);
       const page = await get(world, `/partitioned-queue${q({ id, count: '1' })}`);
@@ -138,7 +162,17 @@ describe('a partitioned queue the server refuses to read', () => {
     const served = await serveDashboard({
       admin: stubAdmin({
         partitionedQueues: () => ({
-          partitionedQueues: [{ ...resource('fine'), partitions: 2, unreadable: null, totals: { length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 } }],
+          partitionedQueues: [
+            {
+              ...resource('fine'),
+              partitions: 2,
+              history: [{ count: 2, sinceMs: 0 }],
+              grouped: false,
+              allPartitions: 2,
+              unreadable: null,
+              totals: { length: 5, ready: 5, inFlight: 0, due: 0, deadLetters: 0 },
+            },
+          ],
           discoveryTruncated: false,
           unavailable: [{ resource: resource('broken'), code: 'WRONG_TYPE', message: 'a key of another type' }],
         }),

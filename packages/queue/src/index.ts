@@ -64,3 +64,5 @@ export { PartitionedQueue, RespirePartitionCountError } from './partitions/parti
 export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult } from './partitions/partitioned-queue.js';
 export type { PartitionedConsumeHandler } from './partitions/partitioned-consume.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';
+export { RespirePartitionGrowthError } from './partitions/grow.js';
+export type { GrowOptions, GrowResult } from './partitions/grow.js';

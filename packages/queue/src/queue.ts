@@ -199,9 +199,10 @@ interface PreparedGroupedSend extends PreparedSend {
 }
 
 /**
- * The two steps of an ungrouped queue's sends, checked (no I/O) then sent, for this package only
- * (not exported by its entry): a partitioned queue checks a whole batch before any partition is
- * written, so one bad item sends nothing (README "Scaling past one master").
+ * The two steps of a queue's sends, checked (no I/O) then sent, for this package only (not
+ * exported by its entry): a partitioned queue checks a whole batch before any partition is
+ * written, so one bad item sends nothing (README "Scaling past one master"). On a grouped queue
+ * `prepare` checks as a grouped send and `send` is ungrouped only: send a grouped one with `sendMany`.
  */
 export interface SendSteps {
   prepare<T>(queue: ReliableQueue<T>, payload: T, options: SendOptions): PreparedSend;
@@ -317,7 +318,10 @@ export interface SendResult {
 export class ReliableQueue<T> {
   static {
     sendSteps = {
-      prepare: (queue, payload, options) => queue.#prepare(payload, toOptions('options', options, SEND_OPTIONS), ''),
+      prepare: (queue, payload, options) => {
+        const checked = toOptions('options', options, SEND_OPTIONS);
+        return queue.#grouped ? queue.#prepareGrouped(payload, checked, '') : queue.#prepare(payload, checked, '');
+      },
       send: (queue, prepared) => queue.#sendPrepared(prepared),
       prepareMany: (queue, items) => queue.#prepareMany(items),
       sendMany: (queue, prepared) => queue.#sendManyPrepared(prepared),

@@ -376,6 +376,83 @@ describe.each([
     }
     expect(await lengths(admin, producer)).toEqual([0, 0, 0]);
   });
+
+  /** After a grow of `name` to `count`: a sender on the new count, the number of a partition only the new count has, and a deduplication ID routed to it. */
+  async function senderToNewPartition(
+    name: string,
+    count: number,
+    firstCount: number,
+  ): Promise<{ sender: PartitionedQueue<string>; partition: number; id: string }> {
+    const sender = new PartitionedQueue<string>(admin.client, name, { codec: utf8Codec, partitions: count });
+    await sender.receive(1000, { max: 1 });
+    // The first count's partitions are numbers 0..firstCount-1 (README "Partition numbers never change").
+    const index = sender.currentPartitions.findIndex((partition) => partition >= firstCount);
+    expect(index).toBeGreaterThanOrEqual(0);
+    return { sender, partition: sender.currentPartitions[index]!, id: idFor(index, count, `grown-${name}`) };
+  }
+
+  it('a waiting receive started before a grow receives a message sent after it to a partition only the new count has, blocking on the new partitions', async () => {
+    const clientName = `pg-${uniqueName()}`.replace(/[^A-Za-z0-9-]/g, '');
+    const named = await namedClient(clientName);
+    try {
+      const queue = new PartitionedQueue<string>(named.client, uniqueName(), { codec: utf8Codec, partitions: 3 });
+      expect(await queue.receive(1000)).toEqual([]);
+      const blocked = async () => (await connectionsOf(clientName, queue.streamKeys)).filter((c) => c.cmd === 'xread');
+      const waiting = queue.receive(30_000, { waitMs: 15_000 });
+      await eventually(async () => (await blocked()).length === (cluster ? 3 : 1), 5000, 20);
+      expect(await PartitionedQueue.grow(admin.client, queue.name, 6)).toMatchObject({ previous: 3, partitions: 6, grown: true });
+      const { sender, partition, id } = await senderToNewPartition(queue.name, 6, 3);
+      const sentAt = performance.now();
+      expect(await sender.sendWithResult('after the grow', { deduplicationId: id })).toMatchObject({ partition, duplicate: false });
+      const batch = await waiting;
+      // One block lasts at most FOLLOW_GROW_MS (5 s), then the history's refresh (1 s).
+      expect(performance.now() - sentAt).toBeLessThan(7500);
+      expect(batch.map((m) => [m.partition, m.payload])).toEqual([[partition, 'after the grow']]);
+      expect(queue.partitionNames[partition]).toBe(sender.partitionNames[partition]);
+      expect(await queue.ack(batch[0]!)).toBe(true);
+      // The next wait blocks on the new count's partitions from the start: one connection each on a Cluster.
+      const again = queue.receive(30_000, { waitMs: 10_000 });
+      await eventually(async () => (cluster ? (await blocked()).length >= 6 : (await blocked()).length === 1), 5000, 20);
+      const second = await sender.sendWithResult('second', { deduplicationId: `${id}-x` });
+      const startedAt = performance.now();
+      expect((await again).map((m) => [m.partition, m.id])).toEqual([[second.partition, second.id]]);
+      expect(performance.now() - startedAt).toBeLessThan(2500);
+      await eventually(async () => (await blocked()).length === 0, 5000, 20);
+    } finally {
+      named.close();
+    }
+  });
+
+  it('consume() started before a grow handles a message sent after it to a partition only the new count has', async () => {
+    const clientName = `pc-${uniqueName()}`.replace(/[^A-Za-z0-9-]/g, '');
+    const named = await namedClient(clientName);
+    const queue = new PartitionedQueue<string>(named.client, uniqueName(), { codec: utf8Codec, partitions: 3 });
+    const handled: [number, string][] = [];
+    let consumer: QueueConsumer | undefined;
+    try {
+      expect(await queue.receive(1000)).toEqual([]);
+      consumer = queue.consume(
+        async (message) => {
+          handled.push([message.partition, message.payload]);
+        },
+        { concurrency: 2, logger: quiet },
+      );
+      await eventually(async () => (await connectionsOf(clientName, queue.streamKeys)).some((c) => c.cmd === 'xread'), 5000, 20);
+      expect(await PartitionedQueue.grow(admin.client, queue.name, 6)).toMatchObject({ grown: true });
+      const { sender, partition, id } = await senderToNewPartition(queue.name, 6, 3);
+      await sender.send('after the grow', { deduplicationId: id });
+      const sentAt = performance.now();
+      await eventually(() => handled.length === 1, 10_000, 20);
+      expect(performance.now() - sentAt).toBeLessThan(7500);
+      expect(handled).toEqual([[partition, 'after the grow']]);
+    } finally {
+      await consumer?.stop();
+      named.close();
+    }
+    // Its ACK went to the new partition: nothing is left leased there.
+    const { deadlines } = queueKeys(queue.partitionNames[handled[0]![0]]!, '');
+    await eventually(async () => Number(await admin.raw(deadlines, ['ZCARD', deadlines])) === 0, 5000, 20);
+  });
 });
 
 /** A private server: INFO commandstats shows only this block's commands. */

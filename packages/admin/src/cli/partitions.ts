@@ -28,16 +28,24 @@ async function existing(admin: RespireAdmin, id: string, name: string, g: Global
   );
 }
 
+/** `6 partitions (grown 3 → 6; 9 in all, 3 draining)`, or `3 partitions` before any grow; `grouped` when so. */
+function countText(s: Pick<PartitionedQueueStatus, 'partitions' | 'history' | 'grouped' | 'allPartitions'>): string {
+  const grouped = s.grouped ? ' (grouped)' : '';
+  if (s.history === null || s.history.length < 2) return `${s.partitions} partitions${grouped}`;
+  const draining = s.allPartitions - s.partitions!;
+  return `${s.partitions} partitions (grown ${s.history.map((g) => g.count).join(' → ')}; ${s.allPartitions} in all, ${draining} draining)${grouped}`;
+}
+
 function detail(s: PartitionedQueueStatus): string {
   const head =
     s.partitions === null
       ? `partitioned queue ${safe(s.name)}: ${s.unreadable === null ? 'no partition count recorded' : `metadata key holds '${safe(s.unreadable)}', not a partition count`}`
-      : `partitioned queue ${safe(s.name)}: ${s.partitions} partitions, ${s.totals.length} messages, ${s.totals.ready ?? '?'} ready, ${s.totals.inFlight} in flight, ${s.totals.deadLetters} dead letters`;
+      : `partitioned queue ${safe(s.name)}: ${countText(s)}, ${s.totals.length} messages, ${s.totals.ready ?? '?'} ready, ${s.totals.inFlight} in flight, ${s.totals.deadLetters} dead letters`;
   const lines = [
     head,
     table(
-      ['PARTITION', 'QUEUE', 'SLOT', 'MASTER', ...COUNTS],
-      s.partitionList.map((p) => [String(p.index), safe(p.queue), String(p.slot), p.master ?? '-', ...counts(p.status)]),
+      ['PARTITION', 'QUEUE', 'SLOT', 'MASTER', 'STATE', ...COUNTS],
+      s.partitionList.map((p) => [String(p.index), safe(p.queue), String(p.slot), p.master ?? '-', p.current ? 'current' : 'draining', ...counts(p.status)]),
     ),
   ];
   if (s.masters !== null)
@@ -73,7 +81,16 @@ export function partitionCommands(program: Command, cli: Cli): void {
           [
             table(
               ['QUEUE', 'KEY PREFIX', 'PARTITIONS', ...COUNTS],
-              list.partitionedQueues.map((q) => [safe(q.name), safe(q.keyPrefix), q.partitions === null ? '?' : String(q.partitions), ...counts(q.totals)]),
+              list.partitionedQueues.map((q) => [
+                safe(q.name),
+                safe(q.keyPrefix),
+                q.partitions === null
+                  ? '?'
+                  : q.allPartitions > q.partitions
+                    ? `${q.partitions} (+${q.allPartitions - q.partitions} draining)`
+                    : String(q.partitions),
+                ...counts(q.totals),
+              ]),
             ),
             list.discoveryTruncated ? 'discovery stopped at its page limit: some partitioned queues may be missing' : '',
             ...list.unavailable.map((u) => `could not read partitioned queue ${safe(u.resource.name)} (${u.code}): ${safe(u.message)}`),

@@ -462,6 +462,22 @@ export async function groupedWaitState(target: CommandTarget, args: GroupedWaitS
   return replies.decodeGroupedWaitStateReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `partitioned-grow`, named as in its header. */
+export interface PartitionedGrowArgs {
+  /** KEYS[1] the queue's partition history (string: "<count>" or "<count>,<count>@<ms>,...", "g" first when grouped) */
+  readonly metadata: string;
+  /** ARGV[1] the history the caller read ('' when the key was missing) */
+  readonly recorded: ScriptArg;
+  /** ARGV[2] the partition count to append (decimal, 1..256; checked by the caller) */
+  readonly count: ScriptArg;
+}
+
+/** Runs `partitioned-grow` (append a partition count to a partitioned queue's history, if unchanged) through {@link runScript} and decodes its reply. */
+export async function partitionedGrow(target: CommandTarget, args: PartitionedGrowArgs, options?: ScriptCallOptions): Promise<replies.PartitionedGrowReply> {
+  const reply = await runScript(target, scripts.partitionedGrow, [args.metadata], [args.recorded, args.count], options);
+  return replies.decodePartitionedGrowReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `queue-ack`, named as in its header. */
 export interface QueueAckArgs {
   /** KEYS[1] ready stream (stream) */

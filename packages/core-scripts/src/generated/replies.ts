@@ -464,6 +464,18 @@ export function decodeGroupedWaitStateReply(value: unknown, operation = "grouped
   return { nowMs: d.int(t[0], operation), nextDueMs: d.int(t[1], operation), cursor: d.string(t[2], operation), wakeCursor: d.string(t[3], operation), readyGroups: d.int(t[4], operation) };
 }
 
+/** The reply of `partitioned-grow`: `{ applied: flag, history: string }`, as its header's `Reply` line declares it. */
+export type PartitionedGrowReply = { readonly applied: boolean; readonly history: string };
+
+/**
+ * Decodes a reply of `partitioned-grow`; `operation` names the call in errors.
+ * @throws {@link RespireServerError} for a reply of another shape.
+ */
+export function decodePartitionedGrowReply(value: unknown, operation = "partitioned-grow"): PartitionedGrowReply {
+  const t = d.table(value, 2, operation);
+  return { applied: d.flag(t[0], operation), history: d.string(t[1], operation) };
+}
+
 /** The reply of `queue-ack`: the same as `grouped-ack`'s. */
 export type QueueAckReply = GroupedAckReply;
 

@@ -56,7 +56,13 @@ export function PartitionedQueuesPage({
                 <td>
                   <code>{q.keyPrefix}</code>
                 </td>
-                <Count value={q.partitions} />
+                {q.partitions !== null && q.allPartitions > q.partitions ? (
+                  <td class="num">
+                    {count(q.partitions)} <span class="muted">+{count(q.allPartitions - q.partitions)} draining</span>
+                  </td>
+                ) : (
+                  <Count value={q.partitions} />
+                )}
                 <Counts t={q.totals} />
               </tr>
             ))}
@@ -118,14 +124,20 @@ export function PartitionedQueuePage({
         </p>
       ) : (
         <p class="muted">
-          {count(queue.partitions)} partitions recorded in <code>{queue.metadataKey}</code>: {count(queue.totals.length)} messages,{' '}
-          {count(queue.totals.inFlight)} in flight, {count(queue.totals.deadLetters)} dead letters. Read at {serverTime(queue.serverTimeMs)} (server time), one
-          partition after another.
+          {count(queue.partitions)} partitions recorded in <code>{queue.metadataKey}</code>
+          {queue.grouped ? ' (grouped)' : ''}
+          {queue.history !== null && queue.history.length > 1
+            ? ` (grown ${queue.history.map((g) => g.count).join(' → ')}: ${count(queue.allPartitions)} partitions in all, ${count(
+                queue.allPartitions - queue.partitions,
+              )} of earlier counts still drained by receives)`
+            : ''}
+          : {count(queue.totals.length)} messages, {count(queue.totals.inFlight)} in flight, {count(queue.totals.deadLetters)} dead letters. Read at{' '}
+          {serverTime(queue.serverTimeMs)} (server time), one partition after another.
         </p>
       )}
       {queue.partitionList.length > 0 ? <h2>Partitions</h2> : null}
       {queue.partitionList.length > 0 ? (
-        <Table columns={[num('Partition'), 'Queue', num('Slot'), 'Master', ...COUNT_COLUMNS]} caption="Partitions" class="partitions">
+        <Table columns={[num('Partition'), 'Queue', num('Slot'), 'Master', 'State', ...COUNT_COLUMNS]} caption="Partitions" class="partitions">
           <tbody>
             {queue.partitionList.map((p) => (
               <tr>
@@ -135,6 +147,7 @@ export function PartitionedQueuePage({
                 </th>
                 <td class="num">{p.slot}</td>
                 <td>{p.master === null ? <span class="muted">this server</span> : <code>{p.master}</code>}</td>
+                <td>{p.current ? 'current' : <span class="muted">draining</span>}</td>
                 <Counts t={p.status} />
               </tr>
             ))}

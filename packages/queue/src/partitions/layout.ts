@@ -1,53 +1,16 @@
-// A partitioned queue's layout: the partitions' queue names (hash tags spread over the slot range),
+// A partitioned queue's layout: the partitions' queue names (core-scripts' partition-layout.ts),
 // the metadata key recording the partition count, routing by deduplication ID, and its receipts.
 import { RespireValidationError } from '@respire/core-scripts';
-import { isReceipt, isWellFormedText, keySlot, toIntegerInRange, toKeyPrefix } from '@respire/core-scripts/internal';
+import { MAX_PARTITIONS, isReceipt, isWellFormedText, toIntegerInRange, toKeyPrefix } from '@respire/core-scripts/internal';
 
-/** Most partitions of one partitioned queue. */
-export const MAX_PARTITIONS = 256;
-
-const SLOTS = 16384;
+// The partitions' names (the slot-stripe search) are shared with @respire/admin: core-scripts src/partition-layout.ts.
+export { MAX_PARTITIONS, partitionNames } from '@respire/core-scripts/internal';
 
 /**
- * The queue name of each partition of `name`: partition `i` is the ordinary queue
- * `<name>:p<i>.<salt>`, the smallest salt from 0 whose hash tag's slot lies in the middle half of
- * the i-th of `count` equal stripes of the slot range. A Cluster whose masters each serve a run of
- * slots (as `redis-cli --cluster create` assigns them) so gets the partitions spread evenly over its
- * masters; the names depend only on `name` and `count`, so every instance finds the same ones.
+ * Most partition numbers one queue can hand out over its history (16 counts of at most 256
+ * partitions each: history.ts): receipts name numbers below it.
  */
-export function partitionNames(name: string, count: number): readonly string[] {
-  // The search costs about 2 × count² CRC16s (~90 ms for 256 partitions): remember recent layouts.
-  const key = `${count}:${name}`;
-  let names = recentLayouts.get(key);
-  if (names === undefined) {
-    names = searchPartitionNames(name, count);
-    if (recentLayouts.size >= RECENT_LAYOUTS) recentLayouts.delete(recentLayouts.keys().next().value!);
-    recentLayouts.set(key, names);
-  }
-  return names;
-}
-
-const RECENT_LAYOUTS = 64;
-const recentLayouts = new Map<string, readonly string[]>();
-
-function searchPartitionNames(name: string, count: number): readonly string[] {
-  const names: string[] = [];
-  for (let index = 0; index < count; index++) {
-    const start = Math.floor((index * SLOTS) / count);
-    const end = Math.floor(((index + 1) * SLOTS) / count);
-    const margin = Math.floor((end - start) / 4);
-    for (let salt = 0; ; salt++) {
-      const candidate = `${name}:p${index}.${salt}`;
-      // The hash tag queueKeys gives the queue `candidate` (test/partitioned.test.ts checks the slots).
-      const slot = keySlot(`{respire-queue:${candidate}}`);
-      if (slot >= start + margin && slot < end - margin) {
-        names.push(candidate);
-        break;
-      }
-    }
-  }
-  return Object.freeze(names);
-}
+export const MAX_PARTITION_NUMBERS = 4096;
 
 /** Checks a partition count: a whole number from 1 to {@link MAX_PARTITIONS}. */
 export function toPartitionCount(value: unknown): number {
@@ -93,7 +56,7 @@ export function partitionOfId(id: string, count: number): number {
  * receipt (`<count>.<token>.<position>`) never has this shape, nor this one a plain receipt's, so
  * each kind is refused by the other before any I/O.
  */
-const RECEIPT = /^p(0|[1-9]\d{0,2})~(.*)$/s;
+const RECEIPT = /^p(0|[1-9]\d{0,3})~(.*)$/s;
 
 /** The receipt a partitioned queue hands out for a delivery of `partition`. */
 export function partitionedReceipt(partition: number, receipt: string): string {

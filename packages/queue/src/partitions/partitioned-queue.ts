@@ -1,17 +1,7 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
-import { RespireStateError, RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
-import {
-  commandTarget,
-  queueKeys,
-  replyString,
-  safeGet,
-  toDurationMs,
-  toOptions,
-  isEntryId,
-  type CommandTarget,
-  type QueueKeys,
-} from '@respire/core-scripts/internal';
+import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { commandTarget, queueKeys, safeGet, toDurationMs, toOptions, isEntryId, type CommandTarget, type QueueKeys } from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
   ReliableQueue,
@@ -28,16 +18,29 @@ import {
 import type { ConsumeOptions, QueueConsumer } from '../consumer.js';
 import { startPartitionedConsumer, type PartitionedConsumeHandler } from './partitioned-consume.js';
 import { PartitionWaiters, receivePartitionedWaiting, withPartitionWaiters } from './partitioned-wait.js';
-import { parsePartitionedReceipt, partitionNames, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
+import { MAX_PARTITION_NUMBERS, parsePartitionedReceipt, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
+import { findEarlierCopies } from './earlier-copies.js';
+import { growPartitions, type GrowOptions, type GrowResult } from './grow.js';
+import { PartitionTracker } from './tracker.js';
+import { DrainedPartitions } from './drained.js';
 
-/** Options of a {@link PartitionedQueue}: a queue's options without `groups`, and the partition count. */
-export interface PartitionedQueueOptions<T> extends Omit<ReliableQueueOptions<T>, 'groups'> {
+export { RespirePartitionCountError } from './tracker.js';
+
+/** Options of a {@link PartitionedQueue}: a queue's options, and the partition count. */
+export interface PartitionedQueueOptions<T> extends ReliableQueueOptions<T> {
   /**
-   * How many partitions (ordinary queues) the queue spreads over, 1..256. Every instance of a name
-   * must use the same: the first use records it in the queue's metadata key and every instance
-   * checks it there. Required.
+   * How many partitions (ordinary queues) the queue spreads over, 1..256. The first use records it
+   * in the queue's metadata key and every instance checks it there: an instance must use the
+   * recorded count or one the queue had before a grow ({@link PartitionedQueue.grow}); it then
+   * follows the current count. Required.
    */
   partitions: number;
+  /**
+   * Message groups in every partition (README "Message groups"): a send's `groupId` picks its
+   * partition (FNV-1a of the ID modulo the count), so a group's messages stay in one partition, in
+   * order. A grouped partitioned queue cannot grow. Deduplication holds per group.
+   */
+  groups?: ReliableQueueOptions<T>['groups'];
 }
 
 const OPTIONS = [
@@ -48,6 +51,7 @@ const OPTIONS = [
   'commandTimeoutMs',
   'durability',
   'partitions',
+  'groups',
 ] as const satisfies readonly (keyof PartitionedQueueOptions<unknown>)[];
 
 /** One delivery of a partitioned queue's message: a {@link ReceivedMessage} with its partition. */
@@ -63,61 +67,38 @@ export interface PartitionedSendResult extends SendResult {
 }
 
 /**
- * The partition count recorded for a partitioned queue differs from the instance's `partitions`
- * option: nothing was sent or received. Code `INVALID_STATE`.
- */
-export class RespirePartitionCountError extends RespireStateError {
-  override name = 'RespirePartitionCountError';
-  /** The instance's `partitions` option. */
-  readonly expected: number;
-  /** What the metadata key holds. */
-  readonly recorded: string;
-
-  constructor(queue: string, expected: number, recorded: string) {
-    super(
-      `PartitionedQueue '${queue}' was created with ${expected} partitions, but its metadata key records ${recorded}: ` +
-        'every instance must use the recorded count (README "Scaling past one master"); nothing was done',
-    );
-    this.expected = expected;
-    this.recorded = recorded;
-  }
-}
-
-/**
  * One queue spread over `partitions` ordinary queues (README "Scaling past one master"), each in
  * its own hash tag, chosen so the partitions spread over the slot range and so over a Cluster's
  * masters; on a standalone server all live on the one server. The API is {@link ReliableQueue}'s
  * (send, sendWithResult, sendMany, receive with or without `waitMs`, ack, ackMany, nack, nackMany,
- * extend, extendMany, consume), with the same options, limits and errors, except: no message groups.
+ * extend, extendMany, consume), with the same options, limits and errors, except: a grouped
+ * partitioned queue has no waiting receive and no consume() yet.
  *
  * Each message lives in one partition: `id` is its entry ID there, `partition` says which, and the
  * receipt names the partition, so ack, nack and extend go straight to it. Delivery limit and dead
  * letters are per partition (`deadLetterStreamKeys[partition]`).
  *
- * The first call of an instance checks the partition count recorded in the metadata key (one
- * `SET NX GET`, recording it when absent); a different count throws {@link RespirePartitionCountError}.
+ * The first call of an instance checks the partition history recorded in the metadata key (one
+ * `SET NX GET`, recording the count when absent), and a call reads it again when the last read is
+ * over a second old: a count the queue never had throws {@link RespirePartitionCountError}; after
+ * {@link PartitionedQueue.grow} the instance follows the new count within that second. Partitions
+ * of earlier counts keep their numbers and are still received from, acknowledged and listed.
  */
 export class PartitionedQueue<T> {
   /** The queue name. */
   readonly name: string;
-  /** The number of partitions. */
-  readonly partitions: number;
-  /** Each partition's queue name, by partition: ordinary queue names, reserved for this queue. */
-  readonly partitionNames: readonly string[];
-  /** Each partition's stream, by partition. */
-  readonly streamKeys: readonly string[];
-  /** Each partition's dead-letter stream, by partition (fields as {@link ReliableQueue.deadLetterStreamKey}'s). */
-  readonly deadLetterStreamKeys: readonly string[];
-  /** The string key recording the partition count. */
+  /** The string key recording the partition history. */
   readonly metadataKey: string;
   /** Deliveries before dead-lettering, in every partition. */
   readonly deliveryLimit: number;
 
-  readonly #queues: readonly ReliableQueue<T>[];
+  readonly #tracker: PartitionTracker<ReliableQueue<T>>;
   readonly #target: CommandTarget;
-  #checked: Promise<void> | undefined;
-  /** Each partition's keys, for the waiting receive's wait points. */
-  readonly #waitKeys: readonly QueueKeys[];
+  readonly #keyPrefix: string | undefined;
+  readonly #grouped: boolean;
+  readonly #drained = new DrainedPartitions();
+  /** Each partition's keys by partition number, for the waiting receive's wait points (filled as partitions are first waited on). */
+  readonly #waitKeys: QueueKeys[] = [];
   // Where the next receive starts and the next send without deduplication ID goes: random per
   // instance, so instances started together do not all begin with partition 0.
   #receiveCursor: number;
@@ -136,18 +117,64 @@ export class PartitionedQueue<T> {
     }
     const { partitions, ...queueOptions } = toOptions('options', options, OPTIONS);
     this.metadataKey = partitionedMetadataKey(name, options.keyPrefix);
-    this.partitions = toPartitionCount(partitions);
+    const count = toPartitionCount(partitions);
     this.name = name;
-    this.partitionNames = partitionNames(name, this.partitions);
-    this.#queues = this.partitionNames.map((partitionName) => new ReliableQueue<T>(client, partitionName, queueOptions as ReliableQueueOptions<T>));
+    this.#keyPrefix = options.keyPrefix;
+    this.#grouped = queueOptions.groups !== undefined;
     const commandTimeoutMs = options.commandTimeoutMs === undefined ? undefined : toDurationMs('commandTimeoutMs', options.commandTimeoutMs, true);
     this.#target = commandTarget(client, 'client', { commandTimeoutMs, durability: options.durability });
-    this.streamKeys = this.#queues.map((queue) => queue.streamKey);
-    this.deadLetterStreamKeys = this.#queues.map((queue) => queue.deadLetterStreamKey);
+    const make = (partitionName: string): ReliableQueue<T> => new ReliableQueue<T>(client, partitionName, queueOptions as ReliableQueueOptions<T>);
+    this.#tracker = new PartitionTracker(name, this.metadataKey, count, this.#grouped, this.#target, make);
     this.deliveryLimit = this.#queues[0]!.deliveryLimit;
-    this.#waitKeys = this.partitionNames.map((partitionName) => queueKeys(partitionName, options.keyPrefix));
-    this.#receiveCursor = Math.floor(Math.random() * this.partitions);
-    this.#sendCursor = Math.floor(Math.random() * this.partitions);
+    this.#receiveCursor = Math.floor(Math.random() * count);
+    this.#sendCursor = Math.floor(Math.random() * count);
+  }
+
+  /**
+   * Grows the partition count of the queue `name` to `partitions` (README "Scaling past one
+   * master": "Growing the partition count"): sends then go over the new count's partitions while
+   * receives keep draining the earlier counts' ones; receipts, dead letters and deduplication IDs of
+   * those stay valid. Idempotent: growing to the current count changes nothing. Instances follow
+   * within a second. One GET and one script on the metadata key.
+   * @param options - the queue's `keyPrefix`, `commandTimeoutMs` and `durability`, as its instances use them.
+   * @throws {@link RespireValidationError} for a bad name, prefix, count (1..256) or option, before any I/O.
+   * @throws {@link RespirePartitionGrowthError} for a count below the current one (shrinking), a
+   *   grouped queue, or a history of 16 counts already; nothing changed.
+   */
+  static grow(client: RedisClientLike, name: string, partitions: number, options: GrowOptions = {}): Promise<GrowResult> {
+    return growPartitions(client, name, partitions, options);
+  }
+
+  /** The current partition count (the instance's `partitions` option until its first call has read the history). */
+  get partitions(): number {
+    return this.#tracker.current.length;
+  }
+
+  /**
+   * Every partition's queue name, by partition number: the current count's and, after a grow, the
+   * earlier counts' that are not in it (numbers never change). Ordinary queue names, reserved for this queue.
+   */
+  get partitionNames(): readonly string[] {
+    return this.#tracker.set.names;
+  }
+
+  /** Each partition's stream, by partition number (as {@link partitionNames}). */
+  get streamKeys(): readonly string[] {
+    return this.#queues.map((queue) => queue.streamKey);
+  }
+
+  /** Each partition's dead-letter stream, by partition number (fields as {@link ReliableQueue.deadLetterStreamKey}'s). */
+  get deadLetterStreamKeys(): readonly string[] {
+    return this.#queues.map((queue) => queue.deadLetterStreamKey);
+  }
+
+  /** The partition numbers sends go to now, by index in the current count's layout. */
+  get currentPartitions(): readonly number[] {
+    return this.#tracker.current;
+  }
+
+  get #queues(): readonly ReliableQueue<T>[] {
+    return this.#tracker.queues;
   }
 
   /**
@@ -163,9 +190,13 @@ export class PartitionedQueue<T> {
   async sendWithResult(payload: T, options: SendOptions = {}): Promise<PartitionedSendResult> {
     const steps = queueSendSteps();
     const prepared = steps.prepare(this.#queues[0]!, payload, options);
+    await this.#tracker.ensure();
     const partition = this.#route(prepared);
-    await this.#checkPartitionCount();
-    const result = await steps.send(this.#queues[partition]!, prepared);
+    const [earlier] = await this.#earlierCopies([prepared], [partition]);
+    if (earlier !== undefined) return { id: earlier.id, duplicate: true, partition: earlier.partition };
+    const queue = this.#queues[partition]!;
+    // A grouped partition sends through its batch script (steps.send is ungrouped only).
+    const result = this.#grouped ? (await steps.sendMany(queue, [prepared]))[0]! : await steps.send(queue, prepared);
     return { id: result.id, duplicate: result.duplicate, partition };
   }
 
@@ -181,16 +212,21 @@ export class PartitionedQueue<T> {
     const steps = queueSendSteps();
     const prepared = steps.prepareMany(this.#queues[0]!, items);
     if (prepared.length === 0) return [];
+    await this.#tracker.ensure();
+    const partitionOf = prepared.map((item) => this.#route(item));
+    const earlier = await this.#earlierCopies(prepared, partitionOf);
+    const results: PartitionedSendResult[] = new Array<PartitionedSendResult>(prepared.length);
     const byPartition = new Map<number, number[]>();
-    const partitionOf = prepared.map((item, index) => {
-      const partition = this.#route(item);
+    for (const [index, partition] of partitionOf.entries()) {
+      const copy = earlier[index];
+      if (copy !== undefined) {
+        results[index] = { id: copy.id, duplicate: true, partition: copy.partition };
+        continue;
+      }
       const indices = byPartition.get(partition);
       if (indices === undefined) byPartition.set(partition, [index]);
       else indices.push(index);
-      return partition;
-    });
-    await this.#checkPartitionCount();
-    const results: PartitionedSendResult[] = new Array<PartitionedSendResult>(prepared.length);
+    }
     await Promise.all(
       [...byPartition].map(async ([partition, indices]) => {
         const sent = await steps.sendMany(
@@ -207,9 +243,11 @@ export class PartitionedQueue<T> {
   }
 
   /**
-   * As {@link ReliableQueue.receive}. The nonblocking receive draws from the partitions in at most two
-   * rounds of concurrent calls, so at most 2 round trips after the first call's metadata check, and
-   * at most 2 × min(partitions, max) commands:
+   * As {@link ReliableQueue.receive}. The nonblocking receive draws from the partitions in at most
+   * two rounds of concurrent calls, so at most 2 round trips after the metadata check (a third, once
+   * a second: the history's refresh), and at most 2 × min(partitions, max) commands, where
+   * `partitions` counts every partition the queue has had (after a grow, earlier counts' too),
+   * less old ones this instance has seen drained (drained.ts: skipped 60 s at a time):
    * - round 1 asks the next min(partitions, max) partitions from a cursor, `max` split evenly
    *   between them; the cursor then moves past them, so a partition is asked in round 1 at least
    *   once every ceil(partitions / max) receives of an instance (none starves);
@@ -226,10 +264,14 @@ export class PartitionedQueue<T> {
    * the wait is leased by that receive unless it fills `max` with others; only the receives lease,
    * so nothing is leased that the call does not return. Blocking connections, each a
    * duplicate of the client, closed before the call returns on every path: one on a standalone
-   * client (one XREAD names every partition's streams), `partitions` on a Cluster client (an XREAD
-   * names keys of one slot only; each connects to its partition's master alone).
+   * client (one XREAD names every partition's streams), one per partition blocked on on a Cluster
+   * client (an XREAD names keys of one slot only; each connects to its partition's master alone).
+   * The partitions blocked on are those the receive before the block asked, so the wait follows a
+   * grow: one block lasts at most 5 s (`FOLLOW_GROW_MS`), as nothing wakes a block when the queue
+   * grows, so a message sent to a new partition is received within about 6 s.
    *
-   * @throws as {@link ReliableQueue.receive}, for the waiting receive too. When one partition's call
+   * @throws as {@link ReliableQueue.receive}, for the waiting receive too; {@link RespireValidationError}
+   *   for `waitMs` above 0 on a grouped partitioned queue (no waiting receive there yet), before any I/O. When one partition's call
    *   fails, the call throws its error after NACKing (delay 0) what the other partitions leased in
    *   this call, so it is receivable again at once (the deliveries still count toward the delivery
    *   limit); if that NACK fails too, those messages are redelivered after the visibility timeout.
@@ -237,22 +279,26 @@ export class PartitionedQueue<T> {
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<PartitionedMessage<T>[]> {
     const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    return withPartitionWaiters(this.#target, this.partitions, (waiters) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters));
+    this.#refuseGroupedWait('waitMs');
+    return withPartitionWaiters(this.#target, (waiters) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters));
   }
 
   /**
    * Starts the queue's consumer (as {@link ReliableQueue.consume}; README "Consuming") on every
    * partition: the same options, concurrency bound, lease extension, batched ACKs and NACKs (split
    * by partition, one round trip each) and stop. It waits with the waiting receive on the
-   * blocking connections {@link receive} describes, held until `stop()`.
-   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option (before anything starts).
+   * blocking connections {@link receive} describes, held until `stop()`, and follows a grow as
+   * the waiting receive does.
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option, or
+   *   on a grouped partitioned queue (no consume() yet), before anything starts.
    */
   consume(handler: PartitionedConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
+    this.#refuseGroupedWait('consume');
     return startPartitionedConsumer<T>(
       {
         name: this.name,
         receiveWaiting: (timeoutMs, max, waitMs, waiters, beforeWait) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters, beforeWait),
-        newWaiters: () => new PartitionWaiters(this.#target, this.partitions),
+        newWaiters: () => new PartitionWaiters(this.#target),
         ackMany: (messages) => this.ackMany(messages),
         nackMany: (messages, delayMs) => this.nackMany(messages, delayMs),
         extend: (message, timeoutMs) => this.extend(message, timeoutMs),
@@ -262,7 +308,20 @@ export class PartitionedQueue<T> {
     );
   }
 
-  /** The waiting receive (README "Scaling past one master"): nonblocking receives, and a block on every partition between them. */
+  /** A grouped partition's wait point differs from an ungrouped one's (README "Message groups"): not built for a partitioned queue. */
+  #refuseGroupedWait(what: 'waitMs' | 'consume'): void {
+    if (!this.#grouped) return;
+    throw new RespireValidationError(
+      what,
+      'a grouped partitioned queue has no waiting receive or consume() yet: poll with waitMs 0 (README "Scaling past one master")',
+    );
+  }
+
+  /**
+   * The waiting receive (README "Scaling past one master"): nonblocking receives, and a block on
+   * every partition between them. The partitions blocked on are read again before each block: the
+   * ones the receive before it asked (so, after a grow, the new count's too).
+   */
   #receiveWaiting(
     timeoutMs: number,
     max: number,
@@ -271,7 +330,12 @@ export class PartitionedQueue<T> {
     beforeWait?: () => Promise<void>,
   ): Promise<PartitionedMessage<T>[]> {
     return receivePartitionedWaiting(
-      { target: this.#target, keys: this.#waitKeys, receiveOnce: (woken) => this.#receiveOnce(timeoutMs, max, woken) },
+      {
+        target: this.#target,
+        partitions: () => this.#receivable(),
+        keysOf: (partition) => this.#waitKeysOf(partition),
+        receiveOnce: (woken) => this.#receiveOnce(timeoutMs, max, woken),
+      },
       waitMs,
       waiters,
       'PartitionedQueue.receive (waiting)',
@@ -279,18 +343,32 @@ export class PartitionedQueue<T> {
     );
   }
 
+  /** The partition numbers a receive asks now: every partition, the earlier counts' too, until seen drained (drained.ts). */
+  #receivable(): number[] {
+    return this.#drained.receivable(this.#queues.length, this.#tracker.current, performance.now());
+  }
+
+  /** Partition `partition`'s keys (its queue name is fixed for good: numbers never change). */
+  #waitKeysOf(partition: number): QueueKeys {
+    let keys = this.#waitKeys[partition];
+    if (keys === undefined) this.#waitKeys[partition] = keys = queueKeys(this.#tracker.set.names[partition]!, this.#keyPrefix);
+    return keys;
+  }
+
   /**
    * The nonblocking receive described at {@link receive}; `woken` (the partitions a waiting
    * receive's block found new entries on) go before the cursor's order, which moves on as usual.
    */
   async #receiveOnce(timeoutMs: number, max: number, woken: readonly number[] = []): Promise<PartitionedMessage<T>[]> {
-    await this.#checkPartitionCount();
-    const count = this.partitions;
+    await this.#tracker.ensure();
+    const numbers = this.#receivable();
+    const count = numbers.length;
     const first = Math.min(count, max);
-    const start = this.#receiveCursor;
+    const start = this.#receiveCursor % count;
     this.#receiveCursor = (start + first) % count;
-    const rotation = Array.from({ length: count }, (_, offset) => (start + offset) % count);
-    const order = woken.length === 0 ? rotation : [...new Set([...woken, ...rotation])];
+    const rotation = Array.from({ length: count }, (_, offset) => numbers[(start + offset) % count]!);
+    const known = woken.filter((partition) => partition < this.#queues.length);
+    const order = known.length === 0 ? rotation : [...new Set([...known, ...rotation])];
     const batch: PartitionedMessage<T>[] = [];
     const round1 = order.slice(0, first);
     const filled = await this.#receiveRound(round1, max, timeoutMs, batch);
@@ -317,6 +395,7 @@ export class PartitionedQueue<T> {
       const partition = partitions[position]!;
       for (const message of outcome.value) batch.push({ ...message, receipt: partitionedReceipt(partition, message.receipt), partition });
       if (outcome.value.length === shares[position]) filled.push(partition);
+      if (outcome.value.length === 0) this.#noteEmpty(partition);
     }
     if (failed !== undefined) {
       await releaseLeased(this, batch);
@@ -325,10 +404,26 @@ export class PartitionedQueue<T> {
     return filled;
   }
 
+  /** An old partition (of no current layout) leased nothing: maybe read its length, in the background (drained.ts). */
+  #noteEmpty(partition: number): void {
+    if (this.#tracker.current.includes(partition)) return;
+    const stream = this.#queues[partition]!.streamKey;
+    const length = async (): Promise<number> =>
+      Number(
+        await this.#target.send(stream, ['XLEN', stream], {
+          operation: 'PartitionedQueue (drained partition check)',
+          keyType: { key: stream, type: 'stream' },
+        }),
+      );
+    void this.#drained.noteEmpty(partition, this.#tracker.grownAt, performance.now(), length);
+  }
+
   /**
    * As {@link ReliableQueue.ack}, on the partition the receipt names.
-   * @throws {@link RespireValidationError} before any I/O when `message` is not a message this
-   *   queue's receive returned: a plain queue's receipt, or one naming a partition it does not have.
+   * @throws {@link RespireValidationError} before any write when `message` is not a message this
+   *   queue's receive returned: a plain queue's receipt, or one naming a partition it does not have
+   *   (before any I/O, unless the number is beyond the partitions this instance knows: it then
+   *   reads the history first, one GET, as the partition may come from a grow it has not seen).
    */
   async ack(message: MessageReceipt): Promise<boolean> {
     return (await this.ackMany([message]))[0]!;
@@ -374,21 +469,29 @@ export class PartitionedQueue<T> {
     if (list.length > MAX_BATCH) throw new RespireValidationError('messages', `at most ${MAX_BATCH} per call, got ${list.length}`);
     if (list.length === 0) return [];
     const groups = new Map<number, { indices: number[]; receipts: MessageReceipt[] }>();
-    for (const [index, message] of list.entries()) {
+    const refuse = (index: number): never => {
+      throw new RespireValidationError(
+        list.length === 1 ? 'message' : `messages[${index}]`,
+        `must be a message returned by this partitioned queue's receive (with its id and a receipt naming one of its ${this.#queues.length} partitions)`,
+      );
+    };
+    const parsedList = list.map((message, index) => {
       const id = safeGet(message, 'id');
-      const parsed = parsePartitionedReceipt(safeGet(message, 'receipt'), this.partitions);
-      if (!isEntryId(id) || parsed === undefined) {
-        throw new RespireValidationError(
-          list.length === 1 ? 'message' : `messages[${index}]`,
-          `must be a message returned by this partitioned queue's receive (with its id and a receipt naming one of its ${this.partitions} partitions)`,
-        );
-      }
+      const parsed = parsePartitionedReceipt(safeGet(message, 'receipt'), MAX_PARTITION_NUMBERS);
+      return isEntryId(id) && parsed !== undefined ? { id, ...parsed } : refuse(index);
+    });
+    // A receipt may name a partition of a count this instance has not seen yet: read the history
+    // (a GET, no write) before refusing it.
+    if (parsedList.some(({ partition }) => partition >= this.#queues.length)) await this.#tracker.learn();
+    for (const [index, parsed] of parsedList.entries()) {
+      if (parsed.partition >= this.#queues.length) refuse(index);
+      const id = parsed.id;
       let group = groups.get(parsed.partition);
       if (group === undefined) groups.set(parsed.partition, (group = { indices: [], receipts: [] }));
       group.indices.push(index);
       group.receipts.push({ id, receipt: parsed.receipt });
     }
-    await this.#checkPartitionCount();
+    await this.#tracker.ensure();
     const results: boolean[] = new Array<boolean>(list.length);
     await Promise.all(
       [...groups].map(async ([partition, { indices, receipts }]) => {
@@ -399,39 +502,25 @@ export class PartitionedQueue<T> {
     return results;
   }
 
-  /** The partition of a checked send: by deduplication ID's hash, else the next in turn. */
-  #route(prepared: PreparedSend): number {
-    if (prepared.deduplicationId !== undefined) return partitionOfId(prepared.deduplicationId, this.partitions);
-    const partition = this.#sendCursor;
-    this.#sendCursor = (partition + 1) % this.partitions;
-    return partition;
-  }
-
   /**
-   * Records the partition count in the metadata key when absent and checks it (`SET NX GET`: one
-   * round trip, once per instance). A failed check is repeated by the next call; a mismatch is
-   * kept: every later call throws it too.
+   * The partition (number) of a checked send under the current count: by group ID's hash on a
+   * grouped queue, else by deduplication ID's hash, else the next in turn.
    */
-  #checkPartitionCount(): Promise<void> {
-    if (this.#checked === undefined) {
-      const check = this.#readPartitionCount();
-      this.#checked = check;
-      check.catch((error: unknown) => {
-        if (!(error instanceof RespirePartitionCountError) && this.#checked === check) this.#checked = undefined;
-      });
-    }
-    return this.#checked;
+  #route(prepared: PreparedSend): number {
+    const current = this.#tracker.current;
+    const groupId = (prepared as PreparedSend & { readonly groupId?: string }).groupId;
+    const key = groupId ?? prepared.deduplicationId;
+    if (key !== undefined) return current[partitionOfId(key, current.length)]!;
+    const index = this.#sendCursor % current.length;
+    this.#sendCursor = (index + 1) % current.length;
+    return current[index]!;
   }
 
-  async #readPartitionCount(): Promise<void> {
-    const key = this.metadataKey;
-    const recorded = await this.#target.send(key, ['SET', key, String(this.partitions), 'NX', 'GET'], {
-      operation: 'PartitionedQueue (partition count check)',
-      keyType: { key, type: 'string' },
-    });
-    if (recorded === null || recorded === undefined) return;
-    const text = replyString(recorded);
-    if (text !== String(this.partitions)) throw new RespirePartitionCountError(this.name, this.partitions, text);
+  /** Live first copies of the sends' deduplication IDs in earlier counts' partitions (none on a grouped queue). */
+  #earlierCopies(prepared: readonly PreparedSend[], partitionOf: readonly number[]): ReturnType<typeof findEarlierCopies> {
+    const tracker = this.#tracker;
+    if (this.#grouped || tracker.history.generations.length < 2) return Promise.resolve(prepared.map(() => undefined));
+    return findEarlierCopies(this.#target, this.#keyPrefix, tracker.history, tracker.set, prepared, (index) => partitionOf[index]!);
   }
 }
 

@@ -13,8 +13,9 @@ interface Watch {
 
 /** The wait in progress: what ends it, and the cursors a watch (re)started for it blocks from. */
 interface Current {
-  readonly points: readonly WaitPoint[];
-  readonly keys: readonly Pick<QueueKeys, 'stream'>[];
+  /** Each partition's wait point and stream, by partition number. */
+  readonly points: ReadonlyMap<number, WaitPoint>;
+  readonly keys: ReadonlyMap<number, Pick<QueueKeys, 'stream'>>;
   readonly endsAt: number;
   readonly operation: string;
   /** Ends the wait: with the partitions a block found new entries on, or with an error. */
@@ -28,29 +29,31 @@ interface Current {
  * of the caller's Cluster client that connects only to its partition's master); on a standalone
  * client one connection whose single XREAD names every partition's stream and wake stream.
  *
+ * The partitions are those of each wait, so they follow a grow (README "Scaling past one master":
+ * "Growing the partition count"): on a Cluster a partition first waited on gets its own connection
+ * and one no longer waited on (drained) has its connection closed; on a standalone client a wait
+ * on other partitions than the connection's block in flight replaces that connection.
+ *
  * A block left unanswered when a wait ends (another partition woke it) stays in flight and counts
  * for the next wait: it was sent from cursors no entry has followed since (else it would have
  * been answered), so it still wakes on the next send or NACK of its partitions. Nothing is leased
  * by a block: only the receive that follows it leases, so no lease is ever taken and dropped.
  */
 export class PartitionWaiters {
-  readonly #watches: readonly Watch[];
+  readonly #source: CommandTarget;
+  /** On a Cluster client one watch per partition number; on a standalone client one, under key -1. */
+  readonly #watches = new Map<number, Watch>();
   #current: Current | undefined;
   #closed = false;
 
-  /**
-   * @param source - the queue's command target; its client is duplicated for each connection, on first use.
-   * @param partitions - the partition count.
-   */
-  constructor(source: CommandTarget, partitions: number) {
-    const all = Array.from({ length: partitions }, (_, partition) => partition);
-    const groups = source.isCluster ? all.map((partition) => [partition]) : [all];
-    this.#watches = groups.map((group) => ({ waiter: new Waiter(source), partitions: group, inFlight: false }));
+  /** @param source - the queue's command target; its client is duplicated for each connection, on first use. */
+  constructor(source: CommandTarget) {
+    this.#source = source;
   }
 
-  /** How many blocking connections this holds at most: `partitions` on a Cluster client, else 1. */
+  /** How many blocking connections this holds at most now: one per partition of the last wait on a Cluster client, else 1 (0 before any wait). */
   get connections(): number {
-    return this.#watches.length;
+    return this.#watches.size;
   }
 
   get closed(): boolean {
@@ -60,25 +63,33 @@ export class PartitionWaiters {
   /** Closes every connection (blocks in progress reject unheard) and ends a wait in progress; later waits end at once. */
   close(): void {
     this.#closed = true;
-    for (const watch of this.#watches) watch.waiter.close();
+    for (const watch of this.#watches.values()) watch.waiter.close();
     this.#current?.finish([]);
   }
 
   /**
    * Waits until a block is answered with an entry (a send or a NACK on some partition after its
-   * cursor in `points`), or `blockMs` passes, or {@link close}. A watch whose own block time ends
-   * earlier (one left from an earlier, shorter wait) is sent again for what is left.
+   * cursor in `points`), or `blockMs` passes, or {@link close}. `partitions` are the partition
+   * numbers to block on; `points` and `keys` are aligned with them. A watch whose own block time
+   * ends earlier (one left from an earlier, shorter wait) is sent again for what is left.
    * @returns the partitions whose streams the answering block named (none when the time ran out or on close).
    * @throws the first error a block sent for this wait meets (its connection is then closed; the
    *   next block opens a new one). A block left from an earlier wait that fails is sent again instead.
    */
-  wait(points: readonly WaitPoint[], keys: readonly Pick<QueueKeys, 'stream'>[], blockMs: number, operation: string): Promise<readonly number[]> {
+  wait(
+    partitions: readonly number[],
+    points: readonly WaitPoint[],
+    keys: readonly Pick<QueueKeys, 'stream'>[],
+    blockMs: number,
+    operation: string,
+  ): Promise<readonly number[]> {
     if (this.#closed) return Promise.resolve([]);
+    this.#watchOnly(partitions);
     return new Promise<readonly number[]>((resolve, reject) => {
       const timer = setTimeout(() => current.finish([]), blockMs);
       const current: Current = {
-        points,
-        keys,
+        points: new Map(partitions.map((partition, index) => [partition, points[index]!])),
+        keys: new Map(partitions.map((partition, index) => [partition, keys[index]!])),
         endsAt: performance.now() + blockMs,
         operation,
         finish: (woken, error?: unknown) => {
@@ -90,8 +101,34 @@ export class PartitionWaiters {
         },
       };
       this.#current = current;
-      for (const watch of this.#watches) if (!watch.inFlight) this.#start(watch, current);
+      for (const watch of this.#watches.values()) if (!watch.inFlight) this.#start(watch, current);
     });
+  }
+
+  /**
+   * Makes the watches cover exactly `partitions`: on a Cluster client opens (lazily) a watch for
+   * each new one and closes those of partitions no longer waited on; on a standalone client
+   * replaces the one watch when its partitions differ (a block in flight names only its own).
+   */
+  #watchOnly(partitions: readonly number[]): void {
+    if (this.#source.isCluster) {
+      const wanted = new Set(partitions);
+      for (const [partition, watch] of this.#watches) {
+        if (wanted.has(partition)) continue;
+        watch.waiter.close();
+        this.#watches.delete(partition);
+      }
+      for (const partition of partitions) {
+        if (!this.#watches.has(partition)) this.#watches.set(partition, { waiter: new Waiter(this.#source), partitions: [partition], inFlight: false });
+      }
+      return;
+    }
+    const watch = this.#watches.get(-1);
+    const same =
+      watch !== undefined && watch.partitions.length === partitions.length && watch.partitions.every((partition, index) => partition === partitions[index]);
+    if (same) return;
+    watch?.waiter.close();
+    this.#watches.set(-1, { waiter: new Waiter(this.#source), partitions: [...partitions], inFlight: false });
   }
 
   #start(watch: Watch, current: Current): void {
@@ -100,9 +137,10 @@ export class PartitionWaiters {
     const streams: BlockAlso[] = [];
     const partitionOf = new Map<string, number>();
     for (const partition of watch.partitions) {
-      const point = current.points[partition]!;
-      streams.push({ stream: current.keys[partition]!.stream, cursor: point.cursor });
-      partitionOf.set(current.keys[partition]!.stream, partition);
+      const point = current.points.get(partition)!;
+      const stream = current.keys.get(partition)!.stream;
+      streams.push({ stream, cursor: point.cursor });
+      partitionOf.set(stream, partition);
       if (point.also !== undefined) {
         streams.push(point.also);
         partitionOf.set(point.also.stream, partition);
@@ -136,8 +174,8 @@ export class PartitionWaiters {
 }
 
 /** Runs one waiting receive on blocking connections of its own, closed on every path. */
-export async function withPartitionWaiters<M>(source: CommandTarget, partitions: number, run: (waiters: PartitionWaiters) => Promise<M[]>): Promise<M[]> {
-  const waiters = new PartitionWaiters(source, partitions);
+export async function withPartitionWaiters<M>(source: CommandTarget, run: (waiters: PartitionWaiters) => Promise<M[]>): Promise<M[]> {
+  const waiters = new PartitionWaiters(source);
   try {
     return await run(waiters);
   } finally {
@@ -145,12 +183,23 @@ export async function withPartitionWaiters<M>(source: CommandTarget, partitions:
   }
 }
 
+/**
+ * Longest one block of a partitioned waiting receive, in ms. A grow writes only the metadata key,
+ * which no XREAD can watch, so a wait (or a consumer) started before a grow blocks on the new
+ * partitions at most this long after it (plus the history's one-second refresh): a message sent
+ * to a new partition is received within about 6 s. Costs an idle waiting receive one nonblocking
+ * receive and its wait points every 5 s.
+ */
+export const FOLLOW_GROW_MS = 5000;
+
 /** What the partitioned waiting receive needs of its queue. */
 export interface PartitionedWaitingSource<M> {
   /** The queue's command target (its client), for the wait points. */
   readonly target: CommandTarget;
-  /** Each partition's keys, by partition. */
-  readonly keys: readonly Pick<QueueKeys, 'stream' | 'deadlines' | 'wake'>[];
+  /** The partition numbers to block on now: read again before every block, so a wait follows a grow. */
+  partitions(): readonly number[];
+  /** Partition `partition`'s keys. */
+  keysOf(partition: number): Pick<QueueKeys, 'stream' | 'deadlines' | 'wake'>;
   /** One nonblocking receive over the partitions; `first`: partitions a block found new entries on, asked before the others. */
   receiveOnce(first: readonly number[]): Promise<M[]>;
 }
@@ -159,7 +208,10 @@ export interface PartitionedWaitingSource<M> {
  * The waiting receive of a partitioned queue, as {@link receiveWaiting} is a queue's: a
  * nonblocking receive; when empty, every partition's wait point (one read-only script each, all
  * concurrent) and a block on every partition from its cursor until the earliest deadline of any
- * partition or the end of the wait; then receive again. Returns an empty batch at once once
+ * partition or the end of the wait; then receive again. The partitions blocked on are
+ * `source.partitions()` as it is after each receive (which reads the history when it is over a
+ * second old), so a wait started before a grow blocks on the new partitions too, at most
+ * {@link FOLLOW_GROW_MS} after it. Returns an empty batch at once once
  * `waiters` is closed. `beforeWait` runs before the wait points are read.
  * @throws what the receive throws; a killed, reset or frozen blocking connection is replaced
  *   twice, then the third failure in a row is thrown (`RespireTransportError`).
@@ -183,14 +235,17 @@ export async function receivePartitionedWaiting<M>(
     if (remaining < 1) return batch;
     if (beforeWait) await beforeWait();
     if (waiters.closed) return batch;
-    const points = await Promise.all(source.keys.map((keys) => waitPoint(source.target, keys, operation)));
+    const partitions = source.partitions();
+    const keys = partitions.map((partition) => source.keysOf(partition));
+    const points = await Promise.all(keys.map((partitionKeys) => waitPoint(source.target, partitionKeys, operation)));
     if (waiters.closed) return batch;
     // A deadline passing wakes nobody: block no later than the earliest (at least 1 ms).
     let untilDueMs = Number.POSITIVE_INFINITY;
     for (const point of points) if (point.untilDueMs !== undefined) untilDueMs = Math.min(untilDueMs, point.untilDueMs);
-    const blockMs = Math.max(1, Math.min(remaining, untilDueMs + 1));
+    // Nothing wakes a block when the queue grows: end it by FOLLOW_GROW_MS so the next receive reads the history.
+    const blockMs = Math.max(1, Math.min(remaining, untilDueMs + 1, FOLLOW_GROW_MS));
     try {
-      woken = await waiters.wait(points, source.keys, blockMs, operation);
+      woken = await waiters.wait(partitions, points, keys, blockMs, operation);
       failures = 0;
     } catch (error) {
       if (waiters.closed) return batch;
