@@ -65,4 +65,6 @@ export type { PartitionedQueueOptions, PartitionedMessage, PartitionedSendResult
 export type { PartitionedConsumeHandler } from './partitions/partitioned-consume.js';
 export { MAX_PARTITIONS } from './partitions/layout.js';
 export { RespirePartitionGrowthError } from './partitions/grow.js';
+export { RespirePartialSendError } from './partitions/partial-send.js';
+export type { PartialSendItem } from './partitions/partial-send.js';
 export type { GrowOptions, GrowResult } from './partitions/grow.js';

@@ -1,6 +1,6 @@
 // PartitionedQueue: one queue over N ordinary queues (partitions) whose hash tags spread over a
 // Cluster's slots; client-side routing and fan-in (README "Scaling past one master").
-import { RespireValidationError, type RedisClientLike } from '@respire/core-scripts';
+import { RespireValidationError, isRespireError, type RedisClientLike } from '@respire/core-scripts';
 import { commandTarget, queueKeys, safeGet, toDurationMs, toOptions, isEntryId, type CommandTarget, type QueueKeys } from '@respire/core-scripts/internal';
 import { MAX_BATCH, type MessageReceipt } from '../leases/leases.js';
 import {
@@ -23,6 +23,7 @@ import { findEarlierCopies } from './earlier-copies.js';
 import { growPartitions, type GrowOptions, type GrowResult } from './grow.js';
 import { PartitionTracker } from './tracker.js';
 import { DrainedPartitions } from './drained.js';
+import { RespirePartialSendError } from './partial-send.js';
 
 export { RespirePartitionCountError } from './tracker.js';
 
@@ -203,10 +204,11 @@ export class PartitionedQueue<T> {
   /**
    * As {@link ReliableQueue.sendMany}: every item is checked and encoded before any I/O (one bad item
    * sends nothing), then the items are grouped by partition, in order within each, and each
-   * partition touched gets one round trip, all sent concurrently. A failure of one partition's
-   * call rejects the whole call although other partitions may have appended theirs: retry with
-   * deduplication IDs, as after a lost reply.
+   * partition touched gets one round trip, all sent concurrently.
    * @returns one {@link PartitionedSendResult} per item, in order.
+   * @throws as {@link ReliableQueue.sendMany} when every partition's call failed (the first
+   *   failure); {@link RespirePartialSendError} (never `retryable`) when some failed after others
+   *   appended their items: its `results` names the items sent, resend only the others.
    */
   async sendMany(items: readonly SendManyItem<T>[]): Promise<PartitionedSendResult[]> {
     const steps = queueSendSteps();
@@ -227,8 +229,9 @@ export class PartitionedQueue<T> {
       if (indices === undefined) byPartition.set(partition, [index]);
       else indices.push(index);
     }
-    await Promise.all(
-      [...byPartition].map(async ([partition, indices]) => {
+    const calls = [...byPartition];
+    const settled = await Promise.allSettled(
+      calls.map(async ([partition, indices]) => {
         const sent = await steps.sendMany(
           this.#queues[partition]!,
           indices.map((index) => prepared[index]!),
@@ -239,7 +242,12 @@ export class PartitionedQueue<T> {
         }
       }),
     );
-    return results;
+    const failures = new Map<number, unknown>();
+    for (const [position, outcome] of settled.entries()) if (outcome.status === 'rejected') failures.set(calls[position]![0], outcome.reason);
+    if (failures.size === 0) return results;
+    // Every call failed: the first failure says all there is (retryable only if nothing ran).
+    if (failures.size === calls.length) throw failures.values().next().value;
+    throw new RespirePartialSendError(Array.from(results), failures);
   }
 
   /**
@@ -271,10 +279,13 @@ export class PartitionedQueue<T> {
    * grows, so a message sent to a new partition is received within about 6 s.
    *
    * @throws as {@link ReliableQueue.receive}, for the waiting receive too; {@link RespireValidationError}
-   *   for `waitMs` above 0 on a grouped partitioned queue (no waiting receive there yet), before any I/O. When one partition's call
-   *   fails, the call throws its error after NACKing (delay 0) what the other partitions leased in
-   *   this call, so it is receivable again at once (the deliveries still count toward the delivery
-   *   limit); if that NACK fails too, those messages are redelivered after the visibility timeout.
+   *   for `waitMs` above 0 on a grouped partitioned queue (no waiting receive there yet), before any I/O. When a partition's call
+   *   fails with a `retryable` error (it did not run: e.g. `TRYAGAIN` while its slot migrates) and
+   *   other partitions leased messages, the call returns those and skips the failed partition (its
+   *   own instrumentation records the failure). Otherwise a failure is thrown after NACKing (delay
+   *   0) what the other partitions leased in this call, so it is receivable again at once (the
+   *   deliveries still count toward the delivery limit); if that NACK fails too, those messages are
+   *   redelivered after the visibility timeout.
    */
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<PartitionedMessage<T>[]> {
     const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
@@ -398,6 +409,11 @@ export class PartitionedQueue<T> {
       if (outcome.value.length === 0) this.#noteEmpty(partition);
     }
     if (failed !== undefined) {
+      // A partition that cannot answer for now (a migrating slot's TRYAGAIN, a connection not there
+      // yet) must not cost the others' messages a delivery: keep what they leased. Anything else,
+      // or nothing leased, is the caller's to see.
+      const transient = settled.every((outcome) => outcome.status === 'fulfilled' || (isRespireError(outcome.reason) && outcome.reason.retryable));
+      if (transient && batch.length > 0) return filled;
       await releaseLeased(this, batch);
       throw failed.reason;
     }
