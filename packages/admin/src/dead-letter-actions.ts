@@ -22,12 +22,7 @@ export async function retryDeadLetter(ctx: AdminContext, actor: Actor, id: Resou
       return { value: { status: 'refused', reason: `'${r.id}' has no dead-letter stream configured` } as const, result: 'refused' as const };
     }
     const [outcome] = await retry(ctx, r, [rid]);
-    const value: RetryResult =
-      outcome!.status === 1
-        ? { status: 'retried', newId: outcome!.value }
-        : outcome!.status === 0
-          ? { status: 'missing' }
-          : { status: 'refused', reason: outcome!.value };
+    const value = retryResult(outcome!);
     return {
       value,
       result: value.status === 'retried' ? 'ok' : value.status,
@@ -37,6 +32,12 @@ export async function retryDeadLetter(ctx: AdminContext, actor: Actor, id: Resou
 }
 
 /** Retries records (≤ 1000), in order: 1 retried (value = new ID), 0 missing, -1 foreign (value = reason). */
+/** One record's {@link RetryStatus} as the API's {@link RetryResult}. */
+export function retryResult(outcome: RetryStatus): RetryResult {
+  if (outcome.status === 1) return { status: 'retried', newId: outcome.value };
+  return outcome.status === 0 ? { status: 'missing' } : { status: 'refused', reason: outcome.value };
+}
+
 export async function retry(ctx: AdminContext, r: Resource, ids: readonly string[]): Promise<RetryStatus[]> {
   const op = 'RespireAdmin retry';
   const dead = deadLetterKey(r);

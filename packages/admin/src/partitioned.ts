@@ -1,7 +1,7 @@
 // Partitioned queues for operators: discovery, counts per partition and per master, and their dead letters as one list.
 import type { Actor, DeadLetterRecord, DeleteResult, Page, QueueResource, QueueStatus, ResourceId, RetryResult } from './api.js';
 import type { AdminContext } from './context.js';
-import { retry } from './dead-letter-actions.js';
+import { retry, retryResult } from './dead-letter-actions.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
 import { METADATA_MATCH, metadataKey, parseMetadataKey } from './partition-layout.js';
 import { queueRecord } from './records.js';
@@ -285,12 +285,7 @@ export class PartitionedQueues {
     return this.#ctx.auditor.run<RetryResult>(who, 'retry', id, { partition: p, recordId: rid }, async () => {
       const q = await this.#partition(id, p);
       const [outcome] = await retry(this.#ctx, q, [rid]);
-      const value: RetryResult =
-        outcome!.status === 1
-          ? { status: 'retried', newId: outcome!.value }
-          : outcome!.status === 0
-            ? { status: 'missing' }
-            : { status: 'refused', reason: outcome!.value };
+      const value = retryResult(outcome!);
       return {
         value,
         result: value.status === 'retried' ? 'ok' : value.status,
