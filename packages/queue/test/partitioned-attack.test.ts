@@ -143,6 +143,26 @@ describeOnTargets('PartitionedQueue under attack', targets, (_target, connection
     expect(await fresh.ack(message!)).toBe(false);
   });
 
+  it('an instance that has made no call yet, built with the grown count, settles receipts of every partition by number', async () => {
+    const name = uniqueName();
+    const first = queueOf(2, name);
+    await first.sendMany([{ payload: 'a' }, { payload: 'b' }]); // one in each of the first count's partitions
+    await PartitionedQueue.grow(connection().client, name, 5);
+    const grown = queueOf(5, name);
+    await grown.sendMany(Array.from({ length: 5 }, (_, i) => ({ payload: `n${i}`, deduplicationId: idFor(i, 5, 'fresh') })));
+    const all = [];
+    for (let i = 0; i < 10 && all.length < 7; i++) all.push(...(await grown.receive(30_000, { max: 10 })));
+    expect(all.map((m) => m.payload).sort()).toEqual(['a', 'b', 'n0', 'n1', 'n2', 'n3', 'n4']);
+    expect(Math.max(...all.map((m) => m.partition))).toBeGreaterThanOrEqual(5);
+    // Before its first call this instance's numbers are a guess from its option (0..4 for the
+    // 5-partition layout); the receipts use the recorded numbering, which it must read first.
+    const untouched = queueOf(5, name);
+    expect(await untouched.extendMany(all, 30_000)).toEqual(all.map(() => true));
+    expect(await untouched.ackMany(all)).toEqual(all.map(() => true));
+    expect(await grown.receive(30_000, { max: 10 })).toEqual([]);
+    for (const stream of grown.streamKeys) expect(Number(await connection().raw(stream, ['XLEN', stream]))).toBe(0);
+  });
+
   it('two grows racing: one history, both counts in order, and every instance follows the larger', async () => {
     const name = uniqueName();
     const client = connection().client;
