@@ -3,14 +3,7 @@
 // grow the instance never saw, concurrent grows, a rewritten or deleted metadata key, a partition
 // key of the wrong type, and `max` and fairness with uneven backlogs.
 import { expect, it } from 'vitest';
-import {
-  PartitionedQueue,
-  ReliableQueue,
-  RespirePartitionCountError,
-  isRespireError,
-  utf8Codec,
-  type PartitionedQueueOptions,
-} from '@respire/queue';
+import { PartitionedQueue, ReliableQueue, RespirePartitionCountError, isRespireError, utf8Codec, type PartitionedQueueOptions } from '@respire/queue';
 import { partitionOfId } from '../src/partitions/layout.js';
 import { REFRESH_MS } from '../src/partitions/tracker.js';
 import { describeOnTargets, snapshot, targets, uniqueName, type Connection } from './support.js';
@@ -83,7 +76,17 @@ describeOnTargets('PartitionedQueue under attack', targets, (_target, connection
     }
     // A partitioned receipt handed to a plain queue.
     expect(isRespireError(await rejection(plain.ack(message!)))).toBe(true);
-    for (const options of [{ max: 0 }, { max: -1 }, { max: Number.NaN }, { max: Number.POSITIVE_INFINITY }, { max: 1.5 }, { max: 1e9 }, { waitMs: -1 }, { waitMs: Number.NaN }, { waitMs: 1e9 }]) {
+    for (const options of [
+      { max: 0 },
+      { max: -1 },
+      { max: Number.NaN },
+      { max: Number.POSITIVE_INFINITY },
+      { max: 1.5 },
+      { max: 1e9 },
+      { waitMs: -1 },
+      { waitMs: Number.NaN },
+      { waitMs: 1e9 },
+    ]) {
       const error = await rejection(queue.receive(30_000, options), JSON.stringify(options));
       expect(isRespireError(error) && error.code, JSON.stringify(options)).toBe('INVALID_ARGUMENT');
     }
@@ -112,7 +115,10 @@ describeOnTargets('PartitionedQueue under attack', targets, (_target, connection
 
   it('a receipt rewritten to name another partition completes nothing, there or in its own partition', async () => {
     const queue = queueOf(2);
-    await queue.sendMany([{ payload: 'a', deduplicationId: idFor(0, 2, 'r') }, { payload: 'b', deduplicationId: idFor(1, 2, 'r') }]);
+    await queue.sendMany([
+      { payload: 'a', deduplicationId: idFor(0, 2, 'r') },
+      { payload: 'b', deduplicationId: idFor(1, 2, 'r') },
+    ]);
     const batch = await queue.receive(30_000, { max: 2 });
     expect(batch.map((m) => m.partition).sort()).toEqual([0, 1]);
     const [a, b] = batch;
@@ -222,7 +228,9 @@ describeOnTargets('PartitionedQueue under attack', targets, (_target, connection
   it('with uneven backlogs a receive never exceeds max and every partition is served within ceil(partitions / max) receives', async () => {
     const queue = queueOf(5);
     const backlog = [40, 1, 0, 3, 1];
-    const items = backlog.flatMap((n, index) => Array.from({ length: n }, (_, k) => ({ payload: `p${index}-${k}`, deduplicationId: idFor(index, 5, `u${index}-${k}`) })));
+    const items = backlog.flatMap((n, index) =>
+      Array.from({ length: n }, (_, k) => ({ payload: `p${index}-${k}`, deduplicationId: idFor(index, 5, `u${index}-${k}`) })),
+    );
     await queue.sendMany(items);
     for (const max of [1, 2, 3]) {
       const seen = new Set<number>();
