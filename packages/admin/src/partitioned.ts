@@ -374,11 +374,7 @@ export class PartitionedQueues {
    * The counts of every partition named, 32 at a time, in partition order: `queueStatus`, or on a
    * grouped queue the grouped counts (grouped-partition.ts), whose keys hold a grouped partition's messages.
    */
-  #statuses(
-    r: PartitionedQueueResource,
-    names: readonly string[],
-    grouped: boolean,
-  ): Promise<{ status: QueueStatus; grouped: GroupedQueueSummary | null }[]> {
+  #statuses(r: PartitionedQueueResource, names: readonly string[], grouped: boolean): Promise<{ status: QueueStatus; grouped: GroupedQueueSummary | null }[]> {
     return mapLimited(names, CONCURRENCY, async (queue) => {
       const q = queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false);
       return grouped ? groupedPartitionStatus(this.#ctx, q) : { status: await queueStatus(this.#ctx, q), grouped: null };

@@ -90,14 +90,25 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     const id = `{respire-partitioned:${name}}:partitions`;
     const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name }] });
     const status = await admin.partitionedQueue(id);
-    const groupIds = (p: number) => new Set(Array.from({ length: 12 }, (_, i) => i).filter((i) => sent[i]!.partition === p).map((i) => `g${i % 6}`));
+    const groupIds = (p: number) =>
+      new Set(
+        Array.from({ length: 12 }, (_, i) => i)
+          .filter((i) => sent[i]!.partition === p)
+          .map((i) => `g${i % 6}`),
+      );
     for (const p of [0, 1, 2]) {
       const length = per(sent, 3)[p]! - per(lapsed, 3)[p]!;
       const inFlight = per(leased, 3)[p]!;
       const row = status.partitionList[p]!;
       expect(row.status, `partition ${p}`).toMatchObject({ length, inFlight, ready: length - inFlight, due: 0, deadLetters: per(lapsed, 3)[p]! });
       // Every group of the partition still has a message: ready or blocked by its leased head.
-      expect(row.grouped, `partition ${p}`).toMatchObject({ messages: length, inFlight, deadLetters: per(lapsed, 3)[p]!, groups: groupIds(p).size, fair: false });
+      expect(row.grouped, `partition ${p}`).toMatchObject({
+        messages: length,
+        inFlight,
+        deadLetters: per(lapsed, 3)[p]!,
+        groups: groupIds(p).size,
+        fair: false,
+      });
     }
     expect(status.totals).toEqual({ length: 11, ready: 11 - leased.length, inFlight: leased.length, due: 0, deadLetters: 1 });
     const list = await admin.partitionedQueues();
