@@ -69,7 +69,7 @@ export class PartitionWaiters {
 
   /**
    * Waits until a block is answered with an entry (a send or a NACK on some partition after its
-   * cursor in `points`), or `blockMs` passes, or {@link close}. `partitions` are the partition
+   * cursor in `points`; on a grouped partition also an ACK or dead letter that moves a group on), or `blockMs` passes, or {@link close}. `partitions` are the partition
    * numbers to block on; `points` and `keys` are aligned with them. A watch whose own block time
    * ends earlier (one left from an earlier, shorter wait) is sent again for what is left.
    * @returns the partitions whose streams the answering block named (none when the time ran out or on close).
