@@ -306,21 +306,8 @@ export class GroupedQueues {
     return { groupId: g, backlog: Number(size), state, headId, inFlight };
   }
 
-  async #summary(r: GroupedQueueResource): Promise<GroupedQueueSummary> {
-    const op = 'RespireAdmin groupedQueues';
-    const { redis } = this.#ctx;
-    const k = r.keys;
-    const [messages, readyGroups, inFlight, fairGroups, deadLetters] = (
-      await Promise.all([
-        redis.send(k.stream, ['XLEN', k.stream], op),
-        redis.send(k.ready, ['ZCARD', k.ready], op),
-        redis.send(k.leased, ['HLEN', k.leased], op),
-        redis.send(k.inflight, ['HLEN', k.inflight], op),
-        redis.send(k.deadLetter, ['XLEN', k.deadLetter], op),
-      ])
-    ).map(Number) as [number, number, number, number, number];
-    const fair = fairGroups > 0;
-    return { ...r, messages, readyGroups, inFlight, fair, groups: fair ? null : readyGroups + inFlight, deadLetters };
+  #summary(r: GroupedQueueResource): Promise<GroupedQueueSummary> {
+    return groupedSummary(this.#ctx, r);
   }
 
   /** The cached walk, or a new one when it is older than `maxAgeMs` or listed fewer than `top`. */
@@ -410,6 +397,24 @@ export class GroupedQueues {
       .slice(0, step.top);
     return { phase, cursor, read: groups.length, largest };
   }
+}
+
+/** A grouped queue's counts (XLEN, ZCARD, HLEN ×2, XLEN: O(1) each, concurrent); also a grouped partitioned queue's partitions'. */
+export async function groupedSummary(ctx: AdminContext, r: GroupedQueueResource): Promise<GroupedQueueSummary> {
+  const op = 'RespireAdmin groupedQueues';
+  const { redis } = ctx;
+  const k = r.keys;
+  const [messages, readyGroups, inFlight, fairGroups, deadLetters] = (
+    await Promise.all([
+      redis.send(k.stream, ['XLEN', k.stream], op),
+      redis.send(k.ready, ['ZCARD', k.ready], op),
+      redis.send(k.leased, ['HLEN', k.leased], op),
+      redis.send(k.inflight, ['HLEN', k.inflight], op),
+      redis.send(k.deadLetter, ['XLEN', k.deadLetter], op),
+    ])
+  ).map(Number) as [number, number, number, number, number];
+  const fair = fairGroups > 0;
+  return { ...r, messages, readyGroups, inFlight, fair, groups: fair ? null : readyGroups + inFlight, deadLetters };
 }
 
 /** The grouped keys of queue `name` under `keyPrefix`, as `@respire/queue`'s groupedQueueKeys derives them. */

@@ -5,6 +5,8 @@ import { retry, retryResult } from './dead-letter-actions.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
 import { METADATA_MATCH, metadataKey, parseMetadataKey } from './partition-layout.js';
 import { queueRecord } from './records.js';
+import type { GroupedQueueSummary } from './grouped.js';
+import { groupedPartitionStatus } from './grouped-partition.js';
 import {
   MAX_GENERATIONS,
   MAX_PARTITIONS,
@@ -92,8 +94,14 @@ export interface PartitionStatus {
   readonly slot: number;
   /** Address (`host:port`) of the master serving that slot, as the Cluster client's slot map has it; null on a standalone client. */
   readonly master: string | null;
-  /** Its counts, exactly `RespireAdmin.queueStatus` of the partition's queue (its `resource.id` addresses it there). */
+  /**
+   * Its counts: on an ungrouped queue exactly `RespireAdmin.queueStatus` of the partition's queue
+   * (its `resource.id` addresses it there); on a grouped one the grouped queue's counts mapped onto
+   * these fields (`length` messages, `inFlight` in flight, `ready` the rest, `due`, `deadLetters`).
+   */
   readonly status: QueueStatus;
+  /** On a grouped partitioned queue, the partition's grouped counts as `RespireAdmin.groupedQueue` reads them (groups, ready groups, fair); else null. */
+  readonly grouped: GroupedQueueSummary | null;
 }
 
 /** The partitions one master serves, and their counts added. */
@@ -184,8 +192,8 @@ export class PartitionedQueues {
     const read = await mapLimited(resources, QUEUE_CONCURRENCY, async (r): Promise<PartitionedQueueSummary | UnavailablePartitionedQueue> => {
       try {
         const { layout, ...recorded } = await this.#recorded(r, 'RespireAdmin partitionedQueues');
-        const statuses = await this.#statuses(r, layout.names);
-        return { ...r, ...recorded, allPartitions: layout.names.length, totals: sum(statuses) };
+        const statuses = await this.#statuses(r, layout.names, recorded.grouped === true);
+        return { ...r, ...recorded, allPartitions: layout.names.length, totals: sum(statuses.map((p) => p.status)) };
       } catch (error) {
         // A refusal by the server (a key of another type, an ACL) concerns this queue; a transport failure concerns them all.
         if (!isRespireError(error) || error.code === 'TRANSPORT_FAILED') throw error;
@@ -221,16 +229,17 @@ export class PartitionedQueues {
     const r = await this.get(id);
     const op = 'RespireAdmin partitionedQueue';
     const [serverTimeMs, { layout, ...recorded }] = await Promise.all([this.#ctx.redis.timeMs(r.metadataKey, op), this.#recorded(r, op)]);
-    const statuses = await this.#statuses(r, layout.names);
+    const statuses = await this.#statuses(r, layout.names, recorded.grouped === true);
     const partitionList = layout.names.map((queue, index): PartitionStatus => {
-      const slot = keySlot(statuses[index]!.resource.keys.stream);
-      return { index, current: layout.current.has(index), queue, slot, master: this.#masterOf(slot), status: statuses[index]! };
+      const { status, grouped } = statuses[index]!;
+      const slot = keySlot(status.resource.keys.stream);
+      return { index, current: layout.current.has(index), queue, slot, master: this.#masterOf(slot), status, grouped };
     });
     return {
       ...r,
       ...recorded,
       allPartitions: layout.names.length,
-      totals: sum(statuses),
+      totals: sum(statuses.map((p) => p.status)),
       serverTimeMs,
       partitionList,
       masters: this.#ctx.redis.isCluster ? byMaster(partitionList) : null,
@@ -356,9 +365,15 @@ export class PartitionedQueues {
     };
   }
 
-  /** `queueStatus` of every partition named, 32 at a time, in partition order. */
-  #statuses(r: PartitionedQueueResource, names: readonly string[]): Promise<QueueStatus[]> {
-    return mapLimited(names, CONCURRENCY, (queue) => queueStatus(this.#ctx, queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false)));
+  /**
+   * The counts of every partition named, 32 at a time, in partition order: `queueStatus`, or on a
+   * grouped queue the grouped counts (grouped-partition.ts), whose keys hold a grouped partition's messages.
+   */
+  #statuses(r: PartitionedQueueResource, names: readonly string[], grouped: boolean): Promise<{ status: QueueStatus; grouped: GroupedQueueSummary | null }[]> {
+    return mapLimited(names, CONCURRENCY, async (queue) => {
+      const q = queueResource({ name: queue, keyPrefix: r.keyPrefix }, 'partition', false);
+      return grouped ? groupedPartitionStatus(this.#ctx, q) : { status: await queueStatus(this.#ctx, q), grouped: null };
+    });
   }
 
   /** The master serving `slot` in the Cluster client's slot map; null on a standalone client or when the map has none. */

@@ -77,6 +77,45 @@ describe.each(real)('RespireAdmin partitioned queues on $name', (target) => {
     expect(groupedStatus.partitionList.map((p) => [p.index, p.queue, p.current])).toEqual(grouped.partitionNames.map((queueName, n) => [n, queueName, true]));
   });
 
+  it("counts a grouped queue's partitions with the grouped queue's counts: messages, in flight, dead letters, groups", async () => {
+    const name = uniqueQueue('pq');
+    const queue = new PartitionedQueue(conn.client, name, { codec: utf8Codec, partitions: 3, deliveryLimit: 1, groups: {} });
+    const sent = await queue.sendMany(Array.from({ length: 12 }, (_, i) => ({ payload: `m${i}`, groupId: `g${i % 6}` })));
+    // One head dead-lettered: leased for 1 ms, then the next receive of its partition moves it (every partition is asked: max 3).
+    const lapsed = await queue.receive(1, { max: 1 });
+    expect(lapsed).toHaveLength(1);
+    await sleep(20);
+    const leased = await queue.receive(60_000, { max: 3 });
+    expect(leased.length).toBeGreaterThan(0);
+    const id = `{respire-partitioned:${name}}:partitions`;
+    const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name }] });
+    const status = await admin.partitionedQueue(id);
+    const groupIds = (p: number) =>
+      new Set(
+        Array.from({ length: 12 }, (_, i) => i)
+          .filter((i) => sent[i]!.partition === p)
+          .map((i) => `g${i % 6}`),
+      );
+    for (const p of [0, 1, 2]) {
+      const length = per(sent, 3)[p]! - per(lapsed, 3)[p]!;
+      const inFlight = per(leased, 3)[p]!;
+      const row = status.partitionList[p]!;
+      expect(row.status, `partition ${p}`).toMatchObject({ length, inFlight, ready: length - inFlight, due: 0, deadLetters: per(lapsed, 3)[p]! });
+      // Every group of the partition still has a message: ready or blocked by its leased head.
+      expect(row.grouped, `partition ${p}`).toMatchObject({
+        messages: length,
+        inFlight,
+        deadLetters: per(lapsed, 3)[p]!,
+        groups: groupIds(p).size,
+        fair: false,
+      });
+    }
+    expect(status.totals).toEqual({ length: 11, ready: 11 - leased.length, inFlight: leased.length, due: 0, deadLetters: 1 });
+    const list = await admin.partitionedQueues();
+    expect(list.partitionedQueues.map((q) => [q.name, q.grouped, q.totals])).toEqual([[name, true, status.totals]]);
+    await queue.ackMany(leased);
+  });
+
   it('shows each partition with the counts of its queue, the totals, and on a Cluster client the partitions of each master', async () => {
     const w = await world();
     const admin = new RespireAdmin(conn.client, { partitionedQueues: [{ name: w.name }] });

@@ -18,6 +18,8 @@ import {
 import type { ConsumeOptions, QueueConsumer } from '../consumer.js';
 import { startPartitionedConsumer, type PartitionedConsumeHandler } from './partitioned-consume.js';
 import { PartitionWaiters, receivePartitionedWaiting, withPartitionWaiters } from './partitioned-wait.js';
+import { groupedWaitPoint, waitPoint, type WaitPoint } from '../wait.js';
+import { groupedQueueKeys, type GroupedQueueKeys } from '../leases/grouped-source.js';
 import { MAX_PARTITION_NUMBERS, parsePartitionedReceipt, partitionOfId, partitionedMetadataKey, partitionedReceipt, toPartitionCount } from './layout.js';
 import { findEarlierCopies } from './earlier-copies.js';
 import { growPartitions, type GrowOptions, type GrowResult } from './grow.js';
@@ -72,8 +74,8 @@ export interface PartitionedSendResult extends SendResult {
  * its own hash tag, chosen so the partitions spread over the slot range and so over a Cluster's
  * masters; on a standalone server all live on the one server. The API is {@link ReliableQueue}'s
  * (send, sendWithResult, sendMany, receive with or without `waitMs`, ack, ackMany, nack, nackMany,
- * extend, extendMany, consume), with the same options, limits and errors, except: a grouped
- * partitioned queue has no waiting receive and no consume() yet.
+ * extend, extendMany, consume), with the same options, limits and errors; on a grouped
+ * partitioned queue the waiting receive blocks on each partition's grouped wait point.
  *
  * Each message lives in one partition: `id` is its entry ID there, `partition` says which, and the
  * receipt names the partition, so ack, nack and extend go straight to it. Delivery limit and dead
@@ -99,7 +101,7 @@ export class PartitionedQueue<T> {
   readonly #grouped: boolean;
   readonly #drained = new DrainedPartitions();
   /** Each partition's keys by partition number, for the waiting receive's wait points (filled as partitions are first waited on). */
-  readonly #waitKeys: QueueKeys[] = [];
+  readonly #waitKeys: (QueueKeys | GroupedQueueKeys)[] = [];
   // Where the next receive starts and the next send without deduplication ID goes: random per
   // instance, so instances started together do not all begin with partition 0.
   #receiveCursor: number;
@@ -278,8 +280,11 @@ export class PartitionedQueue<T> {
    * grow: one block lasts at most 5 s (`FOLLOW_GROW_MS`), as nothing wakes a block when the queue
    * grows, so a message sent to a new partition is received within about 6 s.
    *
-   * @throws as {@link ReliableQueue.receive}, for the waiting receive too; {@link RespireValidationError}
-   *   for `waitMs` above 0 on a grouped partitioned queue (no waiting receive there yet), before any I/O. When a partition's call
+   * On a grouped partitioned queue each partition's block is the grouped queue's (README "Message
+   * groups"): on its `…:groups:stream` (a send) and `…:groups:wake` (a NACK, or an ACK or dead
+   * letter that moves a group on), and a partition with a ready group ends the block at once.
+   *
+   * @throws as {@link ReliableQueue.receive}, for the waiting receive too. When a partition's call
    *   fails with a `retryable` error (it did not run: e.g. `TRYAGAIN` while its slot migrates) and
    *   other partitions leased messages, the call returns those and skips the failed partition (its
    *   own instrumentation records the failure). Otherwise a failure is thrown after NACKing (delay
@@ -290,7 +295,6 @@ export class PartitionedQueue<T> {
   async receive(visibilityTimeoutMs: number, options: ReceiveOptions = {}): Promise<PartitionedMessage<T>[]> {
     const { timeoutMs, max, waitMs } = toReceiveArguments(visibilityTimeoutMs, options);
     if (waitMs === 0) return this.#receiveOnce(timeoutMs, max);
-    this.#refuseGroupedWait('waitMs');
     return withPartitionWaiters(this.#target, (waiters) => this.#receiveWaiting(timeoutMs, max, waitMs, waiters));
   }
 
@@ -300,11 +304,11 @@ export class PartitionedQueue<T> {
    * by partition, one round trip each) and stop. It waits with the waiting receive on the
    * blocking connections {@link receive} describes, held until `stop()`, and follows a grow as
    * the waiting receive does.
-   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option, or
-   *   on a grouped partitioned queue (no consume() yet), before anything starts.
+   * On a grouped partitioned queue a group's messages are handled one at a time, in send order,
+   * whatever the concurrency (a group lives in one partition, whose receive leases one of it at most).
+   * @throws {@link RespireValidationError} for a handler that is not a function or a bad option, before anything starts.
    */
   consume(handler: PartitionedConsumeHandler<T>, options: ConsumeOptions = {}): QueueConsumer {
-    this.#refuseGroupedWait('consume');
     return startPartitionedConsumer<T>(
       {
         name: this.name,
@@ -316,15 +320,6 @@ export class PartitionedQueue<T> {
       },
       handler,
       options,
-    );
-  }
-
-  /** A grouped partition's wait point differs from an ungrouped one's (README "Message groups"): not built for a partitioned queue. */
-  #refuseGroupedWait(what: 'waitMs' | 'consume'): void {
-    if (!this.#grouped) return;
-    throw new RespireValidationError(
-      what,
-      'a grouped partitioned queue has no waiting receive or consume() yet: poll with waitMs 0 (README "Scaling past one master")',
     );
   }
 
@@ -342,9 +337,9 @@ export class PartitionedQueue<T> {
   ): Promise<PartitionedMessage<T>[]> {
     return receivePartitionedWaiting(
       {
-        target: this.#target,
         partitions: () => this.#receivable(),
         keysOf: (partition) => this.#waitKeysOf(partition),
+        waitPointOf: (partition, operation) => this.#waitPointOf(partition, operation),
         receiveOnce: (woken) => this.#receiveOnce(timeoutMs, max, woken),
       },
       waitMs,
@@ -359,11 +354,24 @@ export class PartitionedQueue<T> {
     return this.#drained.receivable(this.#queues.length, this.#tracker.current, performance.now());
   }
 
-  /** Partition `partition`'s keys (its queue name is fixed for good: numbers never change). */
-  #waitKeysOf(partition: number): QueueKeys {
+  /**
+   * Partition `partition`'s wait keys (its queue name is fixed for good: numbers never change): a
+   * grouped partition's are its `…:groups:` keys (README "Message groups"), whose stream takes the
+   * sends and whose wake stream the NACKs, ACKs and dead letters that move a group on.
+   */
+  #waitKeysOf(partition: number): QueueKeys | GroupedQueueKeys {
     let keys = this.#waitKeys[partition];
-    if (keys === undefined) this.#waitKeys[partition] = keys = queueKeys(this.#tracker.set.names[partition]!, this.#keyPrefix);
+    if (keys === undefined) {
+      const plain = queueKeys(this.#tracker.set.names[partition]!, this.#keyPrefix);
+      this.#waitKeys[partition] = keys = this.#grouped ? groupedQueueKeys(plain) : plain;
+    }
     return keys;
+  }
+
+  /** Partition `partition`'s wait point: the grouped one (one read-only script) on a grouped queue, else the queue's. */
+  #waitPointOf(partition: number, operation: string): Promise<WaitPoint> {
+    const keys = this.#waitKeysOf(partition);
+    return 'ready' in keys ? groupedWaitPoint(this.#target, keys, operation) : waitPoint(this.#target, keys, operation);
   }
 
   /**

@@ -1,7 +1,7 @@
 // A partitioned queue's waiting receive: blocks on every partition at once and leases only by nonblocking receives (README "Scaling past one master").
 import { isRespireError } from '@respire/core-scripts';
 import type { CommandTarget, QueueKeys } from '@respire/core-scripts/internal';
-import { Waiter, waitPoint, type BlockAlso, type WaitPoint } from '../wait.js';
+import { Waiter, type BlockAlso, type WaitPoint } from '../wait.js';
 
 /** One blocking connection and the partitions its XREAD watches. */
 interface Watch {
@@ -69,7 +69,7 @@ export class PartitionWaiters {
 
   /**
    * Waits until a block is answered with an entry (a send or a NACK on some partition after its
-   * cursor in `points`), or `blockMs` passes, or {@link close}. `partitions` are the partition
+   * cursor in `points`; on a grouped partition also an ACK or dead letter that moves a group on), or `blockMs` passes, or {@link close}. `partitions` are the partition
    * numbers to block on; `points` and `keys` are aligned with them. A watch whose own block time
    * ends earlier (one left from an earlier, shorter wait) is sent again for what is left.
    * @returns the partitions whose streams the answering block named (none when the time ran out or on close).
@@ -194,12 +194,15 @@ export const FOLLOW_GROW_MS = 5000;
 
 /** What the partitioned waiting receive needs of its queue. */
 export interface PartitionedWaitingSource<M> {
-  /** The queue's command target (its client), for the wait points. */
-  readonly target: CommandTarget;
   /** The partition numbers to block on now: read again before every block, so a wait follows a grow. */
   partitions(): readonly number[];
-  /** Partition `partition`'s keys. */
-  keysOf(partition: number): Pick<QueueKeys, 'stream' | 'deadlines' | 'wake'>;
+  /** The stream whose appends (sends) wake a block on partition `partition`: a grouped partition's is its `…:groups:stream`. */
+  keysOf(partition: number): Pick<QueueKeys, 'stream'>;
+  /**
+   * Partition `partition`'s wait point: `waitPoint` for an ungrouped partition, `groupedWaitPoint`
+   * for a grouped one (its wake stream also takes the ACKs and dead letters that move a group on).
+   */
+  waitPointOf(partition: number, operation: string): Promise<WaitPoint>;
   /** One nonblocking receive over the partitions; `first`: partitions a block found new entries on, asked before the others. */
   receiveOnce(first: readonly number[]): Promise<M[]>;
 }
@@ -237,7 +240,7 @@ export async function receivePartitionedWaiting<M>(
     if (waiters.closed) return batch;
     const partitions = source.partitions();
     const keys = partitions.map((partition) => source.keysOf(partition));
-    const points = await Promise.all(keys.map((partitionKeys) => waitPoint(source.target, partitionKeys, operation)));
+    const points = await Promise.all(partitions.map((partition) => source.waitPointOf(partition, operation)));
     if (waiters.closed) return batch;
     // A deadline passing wakes nobody: block no later than the earliest (at least 1 ms).
     let untilDueMs = Number.POSITIVE_INFINITY;
