@@ -1,6 +1,6 @@
 --[[ admin-group-backlogs: one bounded step of the walk over a grouped queue's groups, keeping the largest backlogs.
 Reads only. A grouped queue's groups with messages are in its ready ring or in flight (queue README
-"Message groups"); a step reads the backlog size (ZCARD of prefix .. group ID) of at most ARGV[4]
+"Message groups"); a step reads the backlog length (LLEN of prefix .. group ID) of at most ARGV[4]
 groups: first the ring by rank (phase 0), then the groups in flight by HSCAN (phase 1: the
 in-flight counts when there are any, so fair groups are read once per group; else the leased
 hash's values, one per blocked ordered group). It returns where to go on and the ARGV[5] largest
@@ -28,7 +28,7 @@ local found, read = {}, 0
 
 local function measure(group)
   read = read + 1
-  local size = respire_typed_call(prefix .. group, 'zset', 'ZCARD', prefix .. group)
+  local size = respire_typed_call(prefix .. group, 'list', 'LLEN', prefix .. group)
   if size > 0 then found[#found + 1] = { group, size } end
 end
 

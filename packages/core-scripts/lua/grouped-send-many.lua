@@ -17,7 +17,7 @@ ARGV[2..] items: per item payload, group ID, backlog key index, deduplication ke
 
 Reply    { ...results: { entryId: string, duplicate: flag } }   per item, in order: duplicate = 1 when
          its deduplication ID was seen within the window (entryId is then the original's); 0 when appended
-Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, ZADD on a backlog and the ring, SET on a deduplication key), RESPIRE_UNSUPPORTED
+Errors   RESPIRE_WRONGTYPE, RESPIRE_NOPERM (XADD on the stream, RPUSH on a backlog, ZADD on the ring, SET on a deduplication key), RESPIRE_UNSUPPORTED
 ]]
 --@include acl
 --@include types
@@ -29,17 +29,16 @@ local concurrency = tonumber(ARGV[1])
 respire_grouped_expect_mode(KEYS[3])
 
 -- Plan: every read first (a key of another type fails here, before any write).
-local originals, tails, idle, groupOf = {}, {}, {}, {}
+local originals, idle, groupOf = {}, {}, {}
 for i = 2, #ARGV, 6 do
   local backlog, dedup = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   if dedup > 0 and originals[dedup] == nil then
     originals[dedup] = respire_typed_call(KEYS[dedup], 'string', 'GET', KEYS[dedup]) or false
   end
-  if tails[backlog] == nil then
-    tails[backlog] = respire_grouped_tail(KEYS[backlog]) or false
+  if groupOf[backlog] == nil then
     groupOf[backlog] = ARGV[i + 1]
-    -- An idle group joins the ring with its first message; a fair group only with room for one more in flight.
-    idle[backlog] = not tails[backlog]
+    -- An idle group (an empty backlog) joins the ring with its first message; a fair group only with room for one more in flight.
+    idle[backlog] = respire_typed_call(KEYS[backlog], 'list', 'LLEN', KEYS[backlog]) == 0
   end
 end
 local joins = false
@@ -53,7 +52,7 @@ local ringTail = joins and (respire_grouped_tail(ready) or 0) or 0
 respire_expect_type(stream, 'stream')
 respire_allow(stream, 'XADD', stream, '*', 'payload', 'x', 'group', 'x', 'headers', 'x')
 for backlog in pairs(groupOf) do
-  respire_allow(KEYS[backlog], 'ZADD', KEYS[backlog], '1', 'x')
+  respire_allow(KEYS[backlog], 'RPUSH', KEYS[backlog], 'x')
 end
 if joins then respire_allow(ready, 'ZADD', ready, '1', 'x') end
 for dedup, original in pairs(originals) do
@@ -74,8 +73,7 @@ for i = 2, #ARGV, 6 do
       fields[6] = ARGV[i + 5]
     end
     local id = redis.call('XADD', stream, '*', unpack(fields))
-    tails[backlog] = (tails[backlog] or 0) + 1
-    redis.call('ZADD', KEYS[backlog], respire_int(tails[backlog]), id)
+    redis.call('RPUSH', KEYS[backlog], id)
     if idle[backlog] then
       ringTail = ringTail + 1
       redis.call('ZADD', ready, respire_int(ringTail), ARGV[i + 1])

@@ -2,15 +2,15 @@
 A grouped queue's source of messages for the lease engine (leases.lua, included after this file).
 Message bodies are entries of the grouped stream (fields `payload`, `group`, then `headers` when
 the message has any, as a queue entry keeps them: queue-entries.lua). Per group, its
-backlog is a sorted set of its entry IDs scored by send position (deleted when empty, so an empty
-group leaves no key); the ready ring is a sorted set of the group IDs whose head may be taken,
+backlog is a list of its entry IDs in send order (a list key is gone when empty, so an empty group
+leaves no key; RPUSH's reply tells a send whether the group was empty); the ready ring is a sorted set of the group IDs whose head may be taken,
 scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
 group ID) and its group leaves the ring, so at most one message of a group is in flight; the head
 stays in its backlog until it is settled, and a redelivery comes from the deadlines index, so it
 goes before anything later of its group. Settling a head removes it from its backlog and the
 stream and puts its group, when it has more, at the back of the ring (round robin). Every
-operation is O(log n) in the ring, the backlog and the leased hash; nothing scans groups or a
-backlog (except past heads whose stream entries were deleted behind the queue's back).
+operation is O(log n) in the ring and O(1) in the backlog and the leased hash; nothing scans groups
+or a backlog (except past heads whose stream entries were deleted behind the queue's back).
 
 Fair groups (concurrency k > 1): up to k messages of a group are in flight, in no promised order.
 A taken message leaves its backlog at once, the in-flight hash counts each group's messages in
@@ -29,8 +29,8 @@ queue's stream exists (an instance without `groups` used the name) every grouped
                                            the receive's reply (leases-receive.lua)
   respire_grouped_expect_mode(ungrouped)
                                         RESPIRE_WRONGTYPE while the ungrouped queue's stream exists
-  respire_grouped_tail(key)             -> the last score of sorted set `key`, nil when it is empty
-                                        (a member added at the back scores one more)
+  respire_grouped_tail(key)             -> the last score of sorted set `key` (the ring), nil when it is
+                                        empty (a member added at the back scores one more)
   respire_source_check(source)          the key types, and the mode (above)
   respire_source_body(source, id)       -> the field list of entry `id`, or nil when it is gone
   respire_source_allow_take(source)     RESPIRE_NOPERM unless the user may take heads
@@ -110,7 +110,7 @@ end
 local function respire_source_allow_take(source)
   respire_allow(source.ready, 'ZREM', source.ready, 'x')
   respire_allow(source.leased, 'HSET', source.leased, 'x', 'x')
-  respire_allow(source.prefix, 'ZREM', source.prefix, 'x')
+  respire_allow(source.prefix, 'LTRIM', source.prefix, '1', '-1')
   if source.concurrency > 1 then
     respire_allow(source.inflight, 'HINCRBY', source.inflight, 'x', '1')
     respire_allow(source.ready, 'ZADD', source.ready, '1', 'x')
@@ -126,11 +126,11 @@ local function respire_grouped_take_fair(source, groups)
     local backlog = source.prefix .. group
     local i = 0
     while true do
-      local pair = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, i, i + 1)
+      local pair = respire_typed_call(backlog, 'list', 'LRANGE', backlog, i, i + 1)
       local head = pair[1]
       if not head then break end
       local fields = respire_source_body(source, head)
-      gone[#gone + 1] = { backlog, head }
+      gone[backlog] = i + 1
       if fields then
         taken[#taken + 1] = { head, fields }
         leased[#leased + 1] = head
@@ -144,7 +144,7 @@ local function respire_grouped_take_fair(source, groups)
   local tail = #again > 0 and (respire_grouped_tail(source.ready) or 0) or 0
   if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
   if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
-  for _, pair in ipairs(gone) do redis.call('ZREM', pair[1], pair[2]) end
+  for backlog, n in pairs(gone) do redis.call('LTRIM', backlog, n, -1) end
   for f = 2, #leased, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
   respire_grouped_join(source, tail, again)
   return taken
@@ -158,7 +158,7 @@ local function respire_source_take(source, count)
     local backlog = source.prefix .. group
     local i = 0
     while true do
-      local head = respire_typed_call(backlog, 'zset', 'ZRANGE', backlog, i, i)[1]
+      local head = respire_typed_call(backlog, 'list', 'LINDEX', backlog, i)
       if not head then break end
       local fields = respire_source_body(source, head)
       if fields then
@@ -167,14 +167,14 @@ local function respire_source_take(source, count)
         leased[#leased + 1] = group
         break
       end
-      -- Deleted from the stream behind the queue's back: dropped from its backlog.
-      gone[#gone + 1] = { backlog, head }
+      -- Deleted from the stream behind the queue's back: dropped from the front of its backlog.
       i = i + 1
+      gone[backlog] = i
     end
   end
   if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
   if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
-  for _, pair in ipairs(gone) do redis.call('ZREM', pair[1], pair[2]) end
+  for backlog, n in pairs(gone) do redis.call('LTRIM', backlog, n, -1) end
   return taken
 end
 
@@ -191,7 +191,7 @@ local function respire_source_plan_settle(source)
   respire_allow(source.wake, 'XADD', source.wake, 'MAXLEN', '1', '*', 'wake', '1')
   respire_allow(source.stream, 'XDEL', source.stream, '0-1')
   respire_allow(source.leased, 'HDEL', source.leased, 'x')
-  respire_allow(source.prefix, 'ZREM', source.prefix, 'x')
+  respire_allow(source.prefix, 'LREM', source.prefix, '1', 'x')
   respire_allow(source.ready, 'ZADD', source.ready, '1', 'x')
   if source.concurrency > 1 then respire_allow(source.inflight, 'HSET', source.inflight, 'x', '1') end
   if source.concurrency > 1 then respire_allow(source.inflight, 'HDEL', source.inflight, 'x') end
@@ -214,7 +214,7 @@ local function respire_grouped_settle_fair(source, ids)
   for g, group in ipairs(order) do
     left[g] = math.max((tonumber(counts[g]) or 0) - settled[group], 0)
     local backlog = source.prefix .. group
-    if left[g] < source.concurrency and respire_typed_call(backlog, 'zset', 'ZCARD', backlog) > 0 and not redis.call('ZSCORE', source.ready, group) then
+    if left[g] < source.concurrency and respire_typed_call(backlog, 'list', 'LLEN', backlog) > 0 and not redis.call('ZSCORE', source.ready, group) then
       join[#join + 1] = group
     end
   end
@@ -234,9 +234,9 @@ end
 
 local function respire_source_settle(source, ids)
   if source.concurrency > 1 then return respire_grouped_settle_fair(source, ids) end
-  -- Reads first: a key of another type fails here, before anything changed. A backlog's size
-  -- (ZCARD, cheaper than reading its first two) and what the ZREM below removes tell whether more of
-  -- the group waits: a settled message is its group's head (one in flight per group).
+  -- Reads first: a key of another type fails here, before anything changed. A backlog's length and
+  -- what the LREM below removes tell whether more of the group waits: a settled message is its
+  -- group's head (one in flight per group), so LREM finds it first.
   local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
   local backlogs, left, order = {}, {}, {}
   for i, group in ipairs(groups) do
@@ -244,7 +244,7 @@ local function respire_source_settle(source, ids)
       local backlog = source.prefix .. group
       backlogs[i] = backlog
       if left[backlog] == nil then
-        left[backlog] = respire_typed_call(backlog, 'zset', 'ZCARD', backlog)
+        left[backlog] = respire_typed_call(backlog, 'list', 'LLEN', backlog)
         order[#order + 1] = { backlog, group }
       end
     end
@@ -252,7 +252,7 @@ local function respire_source_settle(source, ids)
   if #order > 0 then respire_expect_type(source.ready, 'zset') end
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
   redis.call('HDEL', source.leased, unpack(ids))
-  for i, backlog in pairs(backlogs) do left[backlog] = left[backlog] - redis.call('ZREM', backlog, ids[i]) end
+  for i, backlog in pairs(backlogs) do left[backlog] = left[backlog] - redis.call('LREM', backlog, 1, ids[i]) end
   -- A group moves on: to the back of the ring (in settling order) when more of it waits.
   local join = {}
   for _, pair in ipairs(order) do

@@ -418,7 +418,7 @@ export interface GroupedSendArgs {
   readonly stream: string;
   /** KEYS[2] ready ring (sorted set: group ID -> position) */
   readonly ready: string;
-  /** KEYS[3] the group's backlog (sorted set: entry ID -> position; deleted when empty) */
+  /** KEYS[3] the group's backlog (list: entry IDs in send order; gone when empty) */
   readonly backlog: string;
   /** KEYS[4] deduplication key of this ID (string: the original entry ID, with PX expiry; unused when windowMs is 0) */
   readonly deduplicationKey: string;
