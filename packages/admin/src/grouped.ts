@@ -57,7 +57,7 @@ export interface GroupedQueueSummary extends GroupedQueueResource {
 export interface GroupBacklog {
   /** The group ID: user data, render it inert. */
   readonly groupId: string;
-  /** Messages in the group's backlog (ZCARD): for ordered groups its head too, leased or not; fair groups' taken messages have left it. */
+  /** Messages in the group's backlog (LLEN): for ordered groups its head too, leased or not; fair groups' taken messages have left it. */
   readonly backlog: number;
 }
 
@@ -212,7 +212,7 @@ export class GroupedQueues {
 
   /**
    * One page of the ready ring, in the order receives take its groups, with each backlog: ZRANGE
-   * BYSCORE after the cursor's position, LIMIT count, then one ZCARD per row: O(log G + count).
+   * BYSCORE after the cursor's position, LIMIT count, then one LLEN per row: O(log G + count).
    */
   async readyGroups(id: ResourceId, options?: { readonly count?: number; readonly cursor?: string }): Promise<Page<ReadyGroup>> {
     const o = toOptions('options', options, ['count', 'cursor']);
@@ -227,7 +227,7 @@ export class GroupedQueues {
     );
     const rows = parseWithScores(reply);
     const page = rows.slice(0, count);
-    const backlogs = await Promise.all(page.map(([g]) => this.#ctx.redis.send(r.keys.ready, ['ZCARD', r.keys.backlogPrefix + g], op)));
+    const backlogs = await Promise.all(page.map(([g]) => this.#ctx.redis.send(r.keys.ready, ['LLEN', r.keys.backlogPrefix + g], op)));
     return {
       items: page.map(([groupId, position], i) => ({ groupId, position, backlog: Number(backlogs[i]) })),
       next: rows.length > count ? String(page[page.length - 1]![1]) : undefined,
@@ -291,12 +291,12 @@ export class GroupedQueues {
     const { redis } = this.#ctx;
     const backlog = r.keys.backlogPrefix + g;
     const [size, head, ready, fair] = await Promise.all([
-      redis.send(backlog, ['ZCARD', backlog], op),
-      redis.send(backlog, ['ZRANGE', backlog, '0', '0'], op),
+      redis.send(backlog, ['LLEN', backlog], op),
+      redis.send(backlog, ['LINDEX', backlog, '0'], op),
       redis.send(r.keys.ready, ['ZSCORE', r.keys.ready, g], op),
       redis.send(r.keys.inflight, ['HGET', r.keys.inflight, g], op),
     ]);
-    const headId = Array.isArray(head) && head.length > 0 ? text(head[0]) : null;
+    const headId = head === null || head === undefined ? null : text(head);
     let inFlight = fair === null || fair === undefined ? 0 : Number(text(fair));
     if (inFlight === 0 && headId !== null) {
       const owner = await redis.send(r.keys.leased, ['HGET', r.keys.leased, headId], op);
@@ -323,7 +323,7 @@ export class GroupedQueues {
 
   /**
    * Every group with messages, walked on the server in steps of {@link WALK_STEP} groups (script
-   * `admin-group-backlogs`: the ring by rank, then the groups in flight by HSCAN, one ZCARD per
+   * `admin-group-backlogs`: the ring by rank, then the groups in flight by HSCAN, one LLEN per
    * group, returning the step's largest); keeps the `top` largest. Not a snapshot: a group that
    * moves between the ring and the in-flight set during the walk may be read twice or not at all.
    */
@@ -344,7 +344,7 @@ export class GroupedQueues {
         ? await redis
             .script('groupBacklogs', { ready: k.ready, leased: k.leased, inflight: k.inflight, backlogPrefix: k.backlogPrefix, ...args }, op)
             .catch((error: unknown) => {
-              // A read-only user (`+@read`) may not run scripts: the same step from here, one ZCARD per group.
+              // A read-only user (`+@read`) may not run scripts: the same step from here, one LLEN per group.
               if (!isRespireError(error, 'PERMISSION_DENIED')) throw error;
               scripted = false;
               return this.#clientStep(r, args, op);
@@ -364,7 +364,7 @@ export class GroupedQueues {
   /**
    * One step of the walk as `admin-group-backlogs` does it, by commands from the client (for a
    * user that may not run scripts): the ring by rank or the groups in flight by HSCAN, then one
-   * ZCARD per group, sent together. Slower (a round trip's worth of replies per group).
+   * LLEN per group, sent together. Slower (a round trip's worth of replies per group).
    */
   async #clientStep(
     r: GroupedQueueResource,
@@ -389,7 +389,7 @@ export class GroupedQueues {
       groups = flat.filter((_, i) => i % 2 === (fair ? 0 : 1));
       if (cursor === '0') phase = 2;
     }
-    const sizes = await Promise.all(groups.map((g) => redis.send(k.ready, ['ZCARD', k.backlogPrefix + g], op)));
+    const sizes = await Promise.all(groups.map((g) => redis.send(k.ready, ['LLEN', k.backlogPrefix + g], op)));
     const largest = groups
       .map((group, i) => ({ group, backlog: Number(sizes[i]) }))
       .filter((b) => b.backlog > 0)

@@ -74,6 +74,7 @@ export async function groupedSnapshot(conn: Connection, name: string): Promise<s
     const read: Record<string, string[]> = {
       stream: ['XRANGE', key, '-', '+'],
       zset: ['ZRANGE', key, '0', '-1', 'WITHSCORES'],
+      list: ['LRANGE', key, '0', '-1'],
       hash: ['HGETALL', key],
       string: ['GET', key],
     };

@@ -25,7 +25,7 @@ export interface GroupedQueueKeys {
    * dead letter puts it back on the ring) and when a NACK releases a lease: a waiting receive blocks on it beside the stream.
    */
   readonly wake: string;
-  /** Key prefix of each group's backlog (a sorted set of entry IDs by send position); the group ID follows. */
+  /** Key prefix of each group's backlog (a list of entry IDs in send order); the group ID follows. */
   readonly backlogPrefix: string;
   /** Key prefix of the deduplication keys; the deduplication ID follows. */
   readonly deduplicationPrefix: string;
