@@ -15,8 +15,10 @@ The one writer and reader of the format in Lua; src/formats/receipts.ts is the o
 ]]
 --@include server
 
+-- One '%d' format (printf's integer path) for both numbers: two '%.0f' formats cost about a
+-- microsecond a leased message. Counts and positions are whole numbers far below 2^53.
 local function respire_receipt(count, token, position)
-  return respire_int(count) .. '.' .. token .. '.' .. respire_int(position)
+  return string.format('%d.%s.%d', count, token, position)
 end
 
 local function respire_member(id, state)
