@@ -31,8 +31,8 @@ export interface ClientState {
   close(): void;
 }
 
-/** Command flags that change how the engine treats a command. */
-export type CommandFlag = 'write' | 'readonly' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
+/** Command flags, as COMMAND INFO reports them; some change how the engine treats a command (`denyoom` does not). */
+export type CommandFlag = 'write' | 'readonly' | 'denyoom' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
 
 /** Everything a handler may use while executing one command. */
 export interface CommandContext {
