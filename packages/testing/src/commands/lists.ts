@@ -1,17 +1,22 @@
 // List commands of the fake server, with Redis 7.0's replies, argument checks and their order.
+import type { KeyAccess } from '../acl.js';
 import { CommandError, NULL_ARRAY, OK, fail, type Reply } from '../reply.js';
 import { command, is, keyRange, parseInteger, type CommandContext, type CommandFlag, type CommandSpec } from './types.js';
 
 /** A list command: one key at position 1; flags and categories as Redis 7.0's COMMAND INFO gives them. */
-const list = (name: string, arity: number, flags: readonly CommandFlag[], handler: CommandSpec['handler']): CommandSpec =>
+const list = (name: string, arity: number, flags: readonly CommandFlag[], handler: CommandSpec['handler'], keyAccess?: KeyAccess): CommandSpec =>
   command({
     name,
     arity,
     flags,
     categories: [flags.includes('write') ? 'write' : 'read', 'list', flags.includes('fast') ? 'fast' : 'slow'],
     keys: keyRange(1),
+    ...(keyAccess && { keyAccess }),
     handler,
   });
+
+/** LPOP and RPOP read what they delete (key spec RW ACCESS DELETE): an ACL user needs both permissions. */
+const readWrite: KeyAccess = { read: true, write: true };
 
 /** Parses a count that must be >= 0; a non-integer gets the same `message` (Redis's getPositiveLongFromObjectOrReply). */
 function nonNegative(text: string, message: string): number {
@@ -155,9 +160,10 @@ export const listCommands: CommandSpec[] = [
   list('lpush', -3, ['write', 'denyoom', 'fast'], (ctx) => push(ctx, true, false)),
   list('rpushx', -3, ['write', 'denyoom', 'fast'], (ctx) => push(ctx, false, true)),
   list('lpushx', -3, ['write', 'denyoom', 'fast'], (ctx) => push(ctx, true, true)),
-  list('lpop', -2, ['write', 'fast'], (ctx) => pop(ctx, true)),
-  list('rpop', -2, ['write', 'fast'], (ctx) => pop(ctx, false)),
-  list('llen', 2, ['readonly', 'fast'], (ctx) => ctx.db.get(ctx.args[1]!, 'list')?.length ?? 0),
+  list('lpop', -2, ['write', 'fast'], (ctx) => pop(ctx, true), readWrite),
+  list('rpop', -2, ['write', 'fast'], (ctx) => pop(ctx, false), readWrite),
+  // LLEN reads no element (key spec RO without ACCESS): any key pattern that matches allows it.
+  list('llen', 2, ['readonly', 'fast'], (ctx) => ctx.db.get(ctx.args[1]!, 'list')?.length ?? 0, { read: false, write: false }),
   // LINDEX looks the key up before it parses the index: a missing key answers nil to any index.
   list('lindex', 3, ['readonly'], (ctx) => {
     const items = ctx.db.get(ctx.args[1]!, 'list');
