@@ -6,7 +6,7 @@
 export interface Step {
   readonly args: readonly string[];
   /** Mask time-dependent fields of this reply before comparing. */
-  readonly mask?: 'pending-idle' | 'consumer-idle' | 'sorted';
+  readonly mask?: 'pending-idle' | 'consumer-idle' | 'sorted' | 'command-info';
 }
 
 export interface Case {
