@@ -29,7 +29,15 @@ describe('lists', () => {
       // The grouped queue's scripts ask before they write (respire_allow); each answer follows the
       // user's rules as on a real 7.0 server. The key goes in ARGV: Redis checks EVAL's KEYS for writing.
       const check = (cmd: string, ...args: string[]) => `redis.acl_check_cmd('${cmd}', ARGV[1]${args.map((a) => `, '${a}'`).join('')}) and 1 or 0`;
-      const calls = [check('LTRIM', '0', '-1'), check('RPUSH', 'x'), check('LREM', '0', 'x'), check('LRANGE', '0', '-1'), check('LINDEX', '0'), check('LLEN'), check('LPOP')];
+      const calls = [
+        check('LTRIM', '0', '-1'),
+        check('RPUSH', 'x'),
+        check('LREM', '0', 'x'),
+        check('LRANGE', '0', '-1'),
+        check('LINDEX', '0'),
+        check('LLEN'),
+        check('LPOP'),
+      ];
       const script = ['EVAL', `return {${calls.join(', ')}}`, '0', 'q:l'];
       expect(await admin.sendCommand(script)).toEqual([1, 1, 1, 1, 1, 1, 1]);
       expect(await nolist.sendCommand(script)).toEqual([0, 0, 0, 0, 0, 0, 0]);
