@@ -18,7 +18,7 @@ const list = (name: string, arity: number, flags: readonly CommandFlag[], handle
 /** LPOP and RPOP read what they delete (key spec RW ACCESS DELETE): an ACL user needs both permissions. */
 const readWrite: KeyAccess = { read: true, write: true };
 
-/** Parses a count that must be >= 0; a non-integer gets the same `message` (Redis's getPositiveLongFromObjectOrReply). */
+/** Parses a count that must not be negative; a non-integer gets the same `message`, as Redis answers both. */
 function nonNegative(text: string, message: string): number {
   const value = parseInteger(text, message);
   if (value < 0) throw new CommandError(message);
@@ -81,7 +81,7 @@ function pop(ctx: CommandContext, head: boolean): Reply {
   return withCount ? popped : popped[0]!;
 }
 
-/** LREM key count element: removes up to |count| matches from the head (count > 0) or the tail (< 0), all for 0. */
+/** LREM key count element: removes up to |count| matches from the head (positive count) or the tail (negative), all for 0. */
 function remove(ctx: CommandContext): Reply {
   const count = parseInteger(ctx.args[2]!);
   const [key, element] = [ctx.args[1]!, ctx.args[3]!];
