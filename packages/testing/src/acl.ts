@@ -3,12 +3,19 @@ import { globMatch } from './keyspace.js';
 import { CommandError } from './reply.js';
 import type { ServerModel } from './versions.js';
 
+/** The key permissions a command needs (Redis's key-spec ACCESS for read; INSERT, DELETE, UPDATE for write). */
+export interface KeyAccess {
+  readonly read: boolean;
+  readonly write: boolean;
+}
+
 /** What an ACL check reads of a command (the engine's CommandSpec has it all). */
 interface AclCommand {
   readonly name: string;
   readonly flags: readonly string[];
   readonly categories: readonly string[];
   keys(args: readonly string[]): number[];
+  readonly keyAccess?: KeyAccess;
 }
 
 /** An ACL user given in the server options. */
@@ -167,11 +174,11 @@ export class Acl {
         ? `NOPERM User ${user.name} has no permissions to run the '${spec.name}' command`
         : `NOPERM this user has no permissions to run the '${spec.name}' command`;
     }
-    const write = spec.flags.includes('write');
-    const read = !write || spec.categories.includes('read');
+    const write = spec.keyAccess?.write ?? spec.flags.includes('write');
+    const read = spec.keyAccess?.read ?? !write;
     for (const index of spec.keys(args)) {
       const key = args[index];
-      if (key !== undefined && !user.mayAccess(key, read && !write ? true : false, write)) {
+      if (key !== undefined && !user.mayAccess(key, read, write)) {
         return model.aclMessages72
           ? 'NOPERM No permissions to access a key'
           : 'NOPERM this user has no permissions to access one of the keys used as arguments';

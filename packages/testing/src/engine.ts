@@ -1,6 +1,6 @@
 // The fake server's command engine (dispatch, MULTI/EXEC, WATCH, blocked clients) and its contract with the commands.
 import { createHash } from 'node:crypto';
-import type { Acl, AclUser } from './acl.js';
+import type { Acl, AclUser, KeyAccess } from './acl.js';
 import type { FakeClock } from './clock.js';
 import type { CommandLog } from './command-log.js';
 import { Database } from './keyspace.js';
@@ -31,8 +31,8 @@ export interface ClientState {
   close(): void;
 }
 
-/** Command flags that change how the engine treats a command. */
-export type CommandFlag = 'write' | 'readonly' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
+/** Command flags, as COMMAND INFO reports them; some change how the engine treats a command (`denyoom` does not). */
+export type CommandFlag = 'write' | 'readonly' | 'denyoom' | 'noscript' | 'blocking' | 'admin' | 'no-auth' | 'no-multi' | 'fast' | 'allow-busy';
 
 /** Everything a handler may use while executing one command. */
 export interface CommandContext {
@@ -78,6 +78,11 @@ export interface CommandSpec {
   readonly categories: readonly string[];
   /** Positions of key arguments in `args` (the name is position 0). */
   keys(args: readonly string[]): number[];
+  /**
+   * The key permissions ACL checks need, when Redis's key specs differ from what the flags give
+   * (write permission for `write` commands, read for the others): LPOP reads and writes, LLEN neither.
+   */
+  readonly keyAccess?: KeyAccess;
   /** Whether the modelled server has this command. */
   available?(model: ServerModel): boolean;
   /** Subcommands by lower-case name (XGROUP, XINFO, CLIENT, SCRIPT, ...). */

@@ -4,10 +4,15 @@ import type { Stream } from './stream-model.js';
 import type { SortedSet } from './zset-model.js';
 
 /** The data types the fake stores, named as TYPE reports them. */
-type ValueType = 'string' | 'hash' | 'zset' | 'stream';
+type ValueType = 'string' | 'hash' | 'list' | 'zset' | 'stream';
 
+/** A list holds its elements head first (index 0 is LINDEX 0), latin1 strings like every value. */
 type StoredValue =
-  { type: 'string'; value: string } | { type: 'hash'; value: Map<string, string> } | { type: 'zset'; value: SortedSet } | { type: 'stream'; value: Stream };
+  | { type: 'string'; value: string }
+  | { type: 'hash'; value: Map<string, string> }
+  | { type: 'list'; value: string[] }
+  | { type: 'zset'; value: SortedSet }
+  | { type: 'stream'; value: Stream };
 
 interface Slot {
   data: StoredValue;

@@ -1,4 +1,5 @@
 // Helpers of the fake server's tests: a server per test, clients of both node-redis versions.
+import { createConnection } from 'node:net';
 import { createClient } from 'redis';
 import type { createClient as createClientV5 } from 'redis5';
 import { FakeRedisServer, type FakeRedisServerOptions } from '../src/index.js';
@@ -36,4 +37,21 @@ export async function attempt(client: { sendCommand(args: string[]): Promise<unk
   } catch (error) {
     return { error: (error as Error).message };
   }
+}
+
+/** Sends raw bytes and collects what comes back until `until` matches. */
+export function rawExchange(port: number, payload: string, until: RegExp, host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host, port });
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+      if (until.test(received)) {
+        socket.destroy();
+        resolve(received);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(payload);
+  });
 }

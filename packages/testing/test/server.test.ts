@@ -1,26 +1,8 @@
 // The fake server end to end over node-redis.
-import { createConnection } from 'node:net';
 import { createClient as createClientV5 } from 'redis5';
 import { describe, expect, it } from 'vitest';
 import { FakeRedisServer } from '../src/index.js';
-import { attempt, withServer } from './helpers.js';
-
-/** Sends raw bytes and collects what comes back until `until` matches. */
-function rawExchange(port: number, payload: string, until: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    let received = '';
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1');
-      if (until.test(received)) {
-        socket.destroy();
-        resolve(received);
-      }
-    });
-    socket.on('error', reject);
-    socket.write(payload);
-  });
-}
+import { attempt, rawExchange, withServer } from './helpers.js';
 
 describe('FakeRedisServer', () => {
   it('listens on 127.0.0.1 with a free port and a redis:// URL', async () => {

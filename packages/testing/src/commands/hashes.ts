@@ -89,7 +89,7 @@ export const hashCommands: CommandSpec[] = [
     const key = ctx.args[1]!;
     const map = ctx.db.getOrCreate(key, 'hash', () => new Map());
     const current = map.get(ctx.args[2]!) ?? '0';
-    if (!/^-?(0|[1-9]\d{0,18})$/.test(current)) throw new CommandError('ERR hash value is not an integer');
+    if (!/^(0|-?[1-9]\d{0,18})$/.test(current)) throw new CommandError('ERR hash value is not an integer');
     const next = Number(current) + parseInteger(ctx.args[3]!);
     if (!Number.isSafeInteger(next)) throw new CommandError('ERR increment or decrement would overflow');
     map.set(ctx.args[2]!, String(next));

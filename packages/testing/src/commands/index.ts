@@ -2,6 +2,7 @@
 import { aclCommands } from './acl-commands.js';
 import { hashCommands } from './hashes.js';
 import { keyCommands } from './keys.js';
+import { listCommands } from './lists.js';
 import { scriptingCommands } from './scripting.js';
 import { serverCommands } from './server.js';
 import { streamGroupCommands } from './stream-groups.js';
@@ -18,6 +19,7 @@ export function commandTable(): Map<string, CommandSpec> {
     ...keyCommands,
     ...stringCommands,
     ...hashCommands,
+    ...listCommands,
     ...zsetCommands,
     ...streamCommands,
     ...streamReadCommands,

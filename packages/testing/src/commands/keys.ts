@@ -28,8 +28,13 @@ function expireCommand(name: string, unitMs: number, absolute: boolean): Command
       }
       if (nx && (xx || gt || lt)) throw new CommandError('ERR NX and XX, GT or LT options at the same time are not compatible');
       if (gt && lt) throw new CommandError('ERR GT and LT options at the same time are not compatible');
+      // Redis refuses a time whose milliseconds overflow a 64-bit integer, before it looks at the key.
+      const baseMs = absolute ? 0 : ctx.nowMs();
+      if (Math.abs(amount) > 2 ** 63 / unitMs || amount * unitMs > 2 ** 63 - baseMs) {
+        throw new CommandError(`ERR invalid expire time in '${name}' command`);
+      }
       if (!ctx.db.has(key)) return 0;
-      const atMs = absolute ? amount * unitMs : ctx.nowMs() + amount * unitMs;
+      const atMs = baseMs + amount * unitMs;
       const current = ctx.db.expiresAt(key);
       if (nx && current !== undefined) return 0;
       if (xx && current === undefined) return 0;

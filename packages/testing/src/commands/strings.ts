@@ -6,7 +6,7 @@ function incrBy(ctx: CommandContext, key: string, delta: number): Reply {
   const current = ctx.db.get(key, 'string');
   let value = 0;
   if (current !== undefined) {
-    if (!/^-?(0|[1-9]\d{0,18})$/.test(current)) throw new CommandError(NOT_INTEGER);
+    if (!/^(0|-?[1-9]\d{0,18})$/.test(current)) throw new CommandError(NOT_INTEGER);
     value = Number(current);
   }
   const next = value + delta;

@@ -44,11 +44,16 @@ export function container(name: string, arity: number, subcommands: Record<strin
   };
 }
 
-/** Parses a 64-bit signed integer argument. @throws CommandError `ERR value is not an integer or out of range`. */
+/**
+ * Parses a 64-bit signed integer argument as Redis's string2ll does: no sign on 0 (`-0` is
+ * refused), no `+`, from -2^63 to 2^63 - 1 (beyond 2^53 the number is rounded).
+ * @throws CommandError `ERR value is not an integer or out of range` (or `message`).
+ */
 export function parseInteger(text: string, message = 'ERR value is not an integer or out of range'): number {
-  if (!/^-?(0|[1-9]\d{0,18})$/.test(text)) throw new CommandError(message);
-  const digits = text.startsWith('-') ? text.slice(1) : text;
-  if (digits.length === 19 && digits > '9223372036854775807') throw new CommandError(message);
+  if (!/^(0|-?[1-9]\d{0,18})$/.test(text)) throw new CommandError(message);
+  const negative = text.startsWith('-');
+  const digits = negative ? text.slice(1) : text;
+  if (digits.length === 19 && digits > (negative ? '9223372036854775808' : '9223372036854775807')) throw new CommandError(message);
   return Number(text);
 }
 

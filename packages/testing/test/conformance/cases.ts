@@ -6,7 +6,7 @@
 export interface Step {
   readonly args: readonly string[];
   /** Mask time-dependent fields of this reply before comparing. */
-  readonly mask?: 'pending-idle' | 'consumer-idle' | 'sorted';
+  readonly mask?: 'pending-idle' | 'consumer-idle' | 'sorted' | 'command-info';
 }
 
 export interface Case {
@@ -60,6 +60,10 @@ export const cases: Case[] = [
       s('PEXPIRE', '{p}k2', '100000'),
       s('EXPIRE', '{p}none', '10'),
       s('EXPIRE', '{p}k1', 'abc'),
+      s('EXPIRE', '{p}k1', '-0'),
+      s('EXPIRE', '{p}none', '9223372036854775807'),
+      s('PEXPIRE', '{p}none', '-9223372036854775808'),
+      s('INCRBY', '{p}k1', '-0'),
       { args: ['KEYS', '{p}k[12]'], mask: 'sorted' },
       s('DEL', '{p}k1', '{p}k2', '{p}none'),
       s('EXISTS', '{p}k1'),
