@@ -25,7 +25,9 @@ try {
     const before = await usedMemory();
     await pooled(messages, 256, groups === 0 ? () => queue.send(payload) : (i) => queue.send(payload, { groupId: `g${i % groups}` }));
     const perMessage = ((await usedMemory()) - before) / messages;
-    console.log(`${groups === 0 ? 'ungrouped' : `${groups.toLocaleString('en-US')} groups of ${(messages / groups).toLocaleString('en-US')}`}: ${perMessage.toFixed(0)} bytes a message`);
+    console.log(
+      `${groups === 0 ? 'ungrouped' : `${groups.toLocaleString('en-US')} groups of ${(messages / groups).toLocaleString('en-US')}`}: ${perMessage.toFixed(0)} bytes a message`,
+    );
   }
 } finally {
   client.destroy();
