@@ -6,7 +6,7 @@
  * server commands per message by name (INFO commandstats deltas: a script's inner commands count).
  * Usage: `cd tooling/bench && npx tsx --conditions=@respire/source src/profile-groups.ts
  * [messages] [groups] [rounds]` (default 20,000, 1,000, 3; the first round warms up and is not
- * printed); `REDIS_SERVER=<binary>` picks the server.
+ * printed); `REDIS_SERVER=<binary>` picks the server; `NOISY=<n>` sends the first n messages to one group.
  */
 import { startRedisServer } from '@respire/harness';
 import { ReliableQueue, bytesCodec } from '@respire/queue';
@@ -15,6 +15,8 @@ import { delta, pooled, sampleServer, type ServerSample } from './server-stats.j
 
 const [messages = 20_000, groups = 1000, rounds = 3] = process.argv.slice(2).map(Number);
 const binary = process.env.REDIS_SERVER;
+// NOISY=n: the first n messages go to one group (a backlog far behind the others' heads).
+const noisy = Number(process.env.NOISY ?? 0);
 const server = await startRedisServer(binary ? { binary } : {});
 const client = await connect(server.url, 'timeout-0');
 const raw = client as unknown as { sendCommand(args: string[]): Promise<unknown> };
@@ -40,7 +42,7 @@ try {
     const queue = new ReliableQueue(client, `profile-${round}`, { codec: bytesCodec, ...(groups > 0 ? { groups: {} } : {}) });
     let before: ServerSample = await sampleServer(raw);
     let c0 = await cpuUs();
-    await pooled(messages, 256, (i) => (groups > 0 ? queue.send(payload, { groupId: `g${i % groups}` }) : queue.send(payload)));
+    await pooled(messages, 256, (i) => (groups > 0 ? queue.send(payload, { groupId: i < noisy ? 'noisy' : `g${i % groups}` }) : queue.send(payload)));
     const sendUs = (await cpuUs()) - c0 - probeUs;
     const sendCalls = delta(before, await sampleServer(raw)).calls;
     before = await sampleServer(raw);
