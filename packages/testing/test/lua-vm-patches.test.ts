@@ -100,4 +100,26 @@ describe('patched fengari VM', () => {
       ]);
     });
   });
+
+  it("formats %d of a number as Redis's Lua 5.1 does (past 2^31, fractions truncated) and leaves other %d formats to fengari", async () => {
+    await withServer({}, async (_server, open) => {
+      const client = await open();
+      const script = `
+        local f = string.format
+        return { f('%d %s', 2^40, 'x'), f('%d', -2^31 - 1), f('%d', 1e15 + 0.5), f('%%%d%%', 7), f('%d', -0.5),
+                 f('%d-%x', 1, 255), f('%5d', 3), f('%d', '12'), pcall(f, '%d', 'x') and 'no' or 'arg-error', pcall(f, '%d') and 'no' or 'arg-error' }`;
+      expect(await client.sendCommand(['EVAL', script, '0'])).toEqual([
+        '1099511627776 x',
+        '-2147483649',
+        '1000000000000000',
+        '%7%',
+        '0',
+        '1-ff',
+        '    3',
+        '12',
+        'arg-error',
+        'arg-error',
+      ]);
+    });
+  });
 });

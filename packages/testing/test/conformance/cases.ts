@@ -316,6 +316,9 @@ export const cases: Case[] = [
       s('EVAL', "return redis.sha1hex('abc')", '0'),
       s('EVAL', "return {tostring(3), tostring(2.5), tostring(1e15), tostring(0.1), string.format('%.0f', 2^40), tostring(10/4)}", '0'),
       s('EVAL', "return {65536 * 65536, 3000000000 * 10, tonumber('1796020824030') * 1000, #KEYS + 2^31}", '0'),
+      // '%d' is C's (long) cast of a double in Lua 5.1: whole numbers past 2^31 (receipts, ring positions), fractions truncated.
+      s('EVAL', "return {string.format('%d', 2^31), string.format('%d', tonumber('2147483647') + 1), string.format('%d', 2^53)}", '0'),
+      s('EVAL', "return {string.format('%d.%s.%d', 4294967296, 'tok', 1000), string.format('%d|%d|%d%%', 2.7, -2.7, -0.5)}", '0'),
       s(
         'EVAL',
         "local t = {} for i = 1, 2000 do t[i] = tostring(i) end redis.call('HSET', KEYS[1], unpack(t)) return redis.call('HLEN', KEYS[1])",
