@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAclUser } from '@respire/harness';
 import { ReliableQueue, RespireKeyTypeError, isRespireError, utf8Codec } from '@respire/queue';
-import { groupedKeys, groupedSnapshot } from './groups-support.js';
+import { groupedKeys, groupedSnapshot, untilAllGroupedDue } from './groups-support.js';
 import { describeOnTargets, queueFixture, standalone, targets, uniqueName, type Connection } from './support.js';
 
 describeOnTargets('ReliableQueue with groups: key types', targets, (_target, connection) => {
@@ -32,6 +32,35 @@ describeOnTargets('ReliableQueue with groups: key types', targets, (_target, con
     await expect(queue.send('b2', { groupId: 'b' })).rejects.toThrow(RespireKeyTypeError);
     expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
   });
+
+  // The receive takes new heads before it settles due ones: a settled head's backlog is type-checked
+  // first, or the groups taken before the failure would stay leased with no deadline, blocked.
+  for (const [mode, groups] of [
+    ['ordered', {}],
+    ['fair', { groupConcurrency: 2 }],
+  ] as const) {
+    for (const fate of ['deleted', 'exhausted'] as const) {
+      it(`${mode}: a due head ${fate} whose group's backlog is of another type: receive throws RespireKeyTypeError, and nothing changes`, async () => {
+        const queue = queueOf<string>({ groups, deliveryLimit: 1 });
+        const keys = groupedKeys(queue.name);
+        await queue.send('a1', { groupId: 'a' });
+        const [leased] = await queue.receive(20);
+        expect(leased?.payload).toBe('a1');
+        await queue.send('b1', { groupId: 'b' });
+        await untilAllGroupedDue(connection(), queue.name);
+        if (fate === 'deleted') await connection().raw(keys.stream, ['XDEL', keys.stream, leased!.id]);
+        await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}a`]);
+        await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}a`, 'x']);
+        const before = await groupedSnapshot(connection(), queue.name);
+        await expect(queue.receive(30_000, { max: 10 })).rejects.toThrow(RespireKeyTypeError);
+        expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+        // Repaired, the next receive settles the head and delivers b1.
+        await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}a`]);
+        const next = await queue.receive(30_000, { max: 10 });
+        expect(next.map((m) => m.payload)).toEqual(['b1']);
+      });
+    }
+  }
 
   it("a string at one item's backlog: sendMany throws RespireKeyTypeError, and no item of the batch is appended", async () => {
     const queue = queueOf<string>({ groups: {} });

@@ -40,7 +40,10 @@ queue's stream exists (an instance without `groups` used the name) every grouped
                                            due at once
   respire_source_headers(fields)       -> the message's encoded headers as a queue entry keeps them
                                           (queue-entries.lua), '' for none
-  respire_source_plan_settle(source)    checks the permissions settling needs
+  respire_source_plan_settle(source, ids)
+                                        checks the permissions settling needs and, given `ids`, the
+                                          types of their groups' backlogs (a receive takes, and
+                                          writes, before it settles)
   respire_source_settle(source, ids)    removes settled heads and advances their groups (a group
                                           back on the ring appends to the wake stream)
 ]]
@@ -213,7 +216,12 @@ local function respire_source_headers(fields)
   return respire_queue_entry_headers(fields)
 end
 
-local function respire_source_plan_settle(source)
+local function respire_source_plan_settle(source, ids)
+  if ids and #ids > 0 then
+    for _, group in ipairs(respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))) do
+      if group then respire_expect_type(source.prefix .. group, 'list') end
+    end
+  end
   respire_expect_type(source.wake, 'stream')
   respire_allow(source.wake, 'XADD', source.wake, 'MAXLEN', '1', '*', 'wake', '1')
   respire_allow(source.stream, 'XDEL', source.stream, '0-1')

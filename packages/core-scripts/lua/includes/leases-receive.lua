@@ -57,8 +57,14 @@ if #exhausted > 0 then
   respire_expect_type(dead, 'stream')
   respire_queue_dead_letter_allow(dead)
 end
+-- What leaves the engine: the source checks its keys for these ids here, since the take below writes first.
+local settled = {}
+for _, entry in ipairs(exhausted) do settled[#settled + 1] = entry[1] end
+for _, id in ipairs(vanished) do
+  if id then settled[#settled + 1] = id end
+end
 local plan = nil
-if #exhausted > 0 or #vanished > 0 then plan = respire_source_plan_settle(source) end
+if #exhausted > 0 or #vanished > 0 then plan = respire_source_plan_settle(source, settled) end
 if #due > 0 then respire_allow(deadlines, 'ZREM', deadlines, 'x') end
 if slots > 0 then respire_source_allow_take(source) end
 respire_allow(deadlines, 'ZADD', deadlines, '0', 'x')
@@ -84,13 +90,8 @@ while room > 0 do
   if #taken < want or #parked >= 2 * RESPIRE_MAX_PARKED or takes >= RESPIRE_MAX_TAKES then break end
 end
 
-local settled = {}
 for _, entry in ipairs(exhausted) do
   respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3], entry[4])
-  settled[#settled + 1] = entry[1]
-end
-for _, id in ipairs(vanished) do
-  if id then settled[#settled + 1] = id end
 end
 if #settled > 0 then respire_source_settle(source, settled, plan) end
 if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end

@@ -22,7 +22,9 @@ calls with the source's keys (a table the source makes):
   respire_source_due(fields)              -> when a new message may first be delivered (ms, server
                                              clock), or nil: at once
   respire_source_headers(fields)          -> a message's headers, bytes the engine hands on ('' for none)
-  respire_source_plan_settle(source)      checks the permissions that settling needs; -> a plan
+  respire_source_plan_settle(source, ids) checks the permissions that settling `ids` needs (and, for
+                                             a source whose settle reads keys the take may have
+                                             written first, their types); -> a plan
   respire_source_settle(source, ids, plan)
                                           completes messages that leave the engine (acknowledged,
                                           dead-lettered, or whose body is gone); may be the first write
