@@ -28,9 +28,11 @@ local stream, ready, inflight = KEYS[1], KEYS[2], KEYS[4]
 local concurrency = tonumber(ARGV[1])
 respire_grouped_expect_mode(KEYS[3])
 
--- Plan: every read first (a key of another type fails here, before any write).
+-- Plan: every read first (a key of another type fails here, before any write). The loops count
+-- rather than use `#t + 1`: they run once per message.
 local originals, idle, groupOf = {}, {}, {}
-for i = 2, #ARGV, 6 do
+local last = #ARGV
+for i = 2, last, 6 do
   local backlog, dedup = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   if dedup > 0 and originals[dedup] == nil then
     originals[dedup] = respire_typed_call(KEYS[dedup], 'string', 'GET', KEYS[dedup]) or false
@@ -38,7 +40,10 @@ for i = 2, #ARGV, 6 do
   if groupOf[backlog] == nil then
     groupOf[backlog] = ARGV[i + 1]
     -- An idle group (an empty backlog) joins the ring with its first message; a fair group only with room for one more in flight.
-    idle[backlog] = respire_typed_call(KEYS[backlog], 'list', 'LLEN', KEYS[backlog]) == 0
+    local key = KEYS[backlog]
+    local length = redis.pcall('LLEN', key)
+    if type(length) == 'table' then length = respire_typed_call(key, 'list', 'LLEN', key) end
+    idle[backlog] = length == 0
   end
 end
 local joins = false
@@ -59,20 +64,20 @@ for dedup, original in pairs(originals) do
   if not original then respire_allow(KEYS[dedup], 'SET', KEYS[dedup], 'x', 'PX', '1') end
 end
 
-local reply = {}
-for i = 2, #ARGV, 6 do
+local reply, r = {}, 0
+for i = 2, last, 6 do
   local backlog, dedup = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   local original = dedup > 0 and originals[dedup]
   if original then
-    reply[#reply + 1] = original
-    reply[#reply + 1] = 1
+    reply[r + 1] = original
+    reply[r + 2] = 1
   else
-    local fields = { 'payload', ARGV[i], 'group', ARGV[i + 1] }
+    local id
     if ARGV[i + 5] ~= '' then
-      fields[5] = 'headers'
-      fields[6] = ARGV[i + 5]
+      id = redis.call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1], 'headers', ARGV[i + 5])
+    else
+      id = redis.call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1])
     end
-    local id = redis.call('XADD', stream, '*', unpack(fields))
     redis.call('RPUSH', KEYS[backlog], id)
     if idle[backlog] then
       ringTail = ringTail + 1
@@ -84,8 +89,9 @@ for i = 2, #ARGV, 6 do
       -- A later item with the same ID in this batch is its duplicate.
       originals[dedup] = id
     end
-    reply[#reply + 1] = id
-    reply[#reply + 1] = 0
+    reply[r + 1] = id
+    reply[r + 2] = 0
   end
+  r = r + 2
 end
 return reply

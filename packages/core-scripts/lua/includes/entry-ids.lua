@@ -8,6 +8,9 @@ agree).
                                      or nil when `id` is not an entry ID
   respire_entry_id_compare(a, b)  -> -1, 0 or 1: the order of two entry IDs, exact past 2^53 (where
                                      Lua's numbers are not); nil unless both are entry IDs
+  respire_entry_id_before(a, b)   -> true when entry ID `a` is older than `b`, both as Redis wrote
+                                     them (no leading zeros: IDs read from Redis, not from a caller);
+                                     no pattern matching and no new strings in the usual cases
 ]]
 local RESPIRE_MAX_ID_PART = '18446744073709551615'
 
@@ -39,4 +42,16 @@ local function respire_entry_id_compare(a, b)
   local c = respire_compare_digits(am, bm)
   if c ~= 0 then return c end
   return respire_compare_digits(as, bs)
+end
+
+-- IDs without leading zeros: a shorter ms part is older; with ms parts of one length, IDs of one
+-- length compare as strings (the dash at the same place), else the ms parts decide unless equal,
+-- and then the shorter seq part is older.
+local function respire_entry_id_before(a, b)
+  local da, db = string.find(a, '-', 1, true), string.find(b, '-', 1, true)
+  if da ~= db then return da < db end
+  if #a == #b then return a < b end
+  local ma, mb = string.sub(a, 1, da), string.sub(b, 1, db)
+  if ma ~= mb then return ma < mb end
+  return #a < #b
 end

@@ -156,55 +156,72 @@ local function respire_grouped_take_fair(source, groups)
   return taken
 end
 
--- The bodies of `heads` that one XRANGE from the oldest of them finds among as many entries (head
--- ID -> field list): heads taken in ring order are often close together in the stream, and one
--- read of n entries costs well under n reads by ID. A head it does not find is read by ID.
-local function respire_grouped_bodies(source, heads)
+-- The bodies of `heads` (n of them) that one XRANGE from the oldest finds among as many entries
+-- (head ID -> field list): heads taken in ring order are often close together in the stream, and
+-- one read of n entries costs well under n reads by ID. A head it does not find is read by ID.
+local function respire_grouped_bodies(source, heads, n)
   local bodies = {}
-  if #heads < 2 then return bodies end
+  if n < 2 then return bodies end
   local oldest = heads[1]
-  for h = 2, #heads do
-    if respire_entry_id_compare(heads[h], oldest) == -1 then oldest = heads[h] end
+  for h = 2, n do
+    if respire_entry_id_before(heads[h], oldest) then oldest = heads[h] end
   end
-  for _, entry in ipairs(redis.call('XRANGE', source.stream, oldest, '+', 'COUNT', #heads)) do
+  local entries = redis.call('XRANGE', source.stream, oldest, '+', 'COUNT', n)
+  for e = 1, #entries do
+    local entry = entries[e]
     bodies[entry[1]] = entry[2]
   end
   return bodies
 end
 
+-- A backlog's head (LINDEX reads no more than that); a backlog of another type fails, before any write.
+local function respire_grouped_head(backlog)
+  local head = redis.pcall('LINDEX', backlog, '0')
+  if type(head) == 'table' then return respire_typed_call(backlog, 'list', 'LINDEX', backlog, '0') end
+  return head
+end
+
+-- Ordered groups: each group's head stays in its backlog until settled; heads whose stream entries
+-- are gone are dropped from the front. The loops count instead of using ipairs and `#t + 1`: this
+-- runs once per message, and each ipairs step is a function call.
 local function respire_source_take(source, count)
   local groups = redis.call('ZRANGE', source.ready, 0, count - 1)
   if source.concurrency > 1 then return respire_grouped_take_fair(source, groups) end
-  local taken, leased, gone, heads = {}, {}, {}, {}
-  for g, group in ipairs(groups) do
-    local backlog = source.prefix .. group
-    heads[g] = respire_typed_call(backlog, 'list', 'LINDEX', backlog, '0')
+  local n, prefix = #groups, source.prefix
+  local backlogs, heads, present, found = {}, {}, {}, 0
+  for g = 1, n do
+    local backlog = prefix .. groups[g]
+    local head = respire_grouped_head(backlog)
+    backlogs[g] = backlog
+    heads[g] = head
+    if head then
+      found = found + 1
+      present[found] = head
+    end
   end
-  local present = {}
-  for g = 1, #groups do
-    if heads[g] then present[#present + 1] = heads[g] end
-  end
-  local bodies = respire_grouped_bodies(source, present)
-  for g, group in ipairs(groups) do
-    local backlog = source.prefix .. group
+  local bodies = respire_grouped_bodies(source, present, found)
+  local taken, leased, gone, t, l = {}, {}, {}, 0, 0
+  for g = 1, n do
     local head, i = heads[g], 0
     while head do
       local fields = bodies[head] or respire_source_body(source, head)
       if fields then
-        taken[#taken + 1] = { head, fields }
-        leased[#leased + 1] = head
-        leased[#leased + 1] = group
+        t = t + 1
+        taken[t] = { head, fields }
+        leased[l + 1] = head
+        leased[l + 2] = groups[g]
+        l = l + 2
         break
       end
       -- Deleted from the stream behind the queue's back: dropped from the front of its backlog.
       i = i + 1
-      gone[backlog] = i
-      head = redis.call('LINDEX', backlog, i)
+      gone[backlogs[g]] = i
+      head = redis.call('LINDEX', backlogs[g], i)
     end
   end
-  if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
-  if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
-  for backlog, n in pairs(gone) do redis.call('LTRIM', backlog, n, -1) end
+  if n > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
+  if l > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
   return taken
 end
 
@@ -273,27 +290,39 @@ local function respire_source_settle(source, ids)
   -- what the LREM below removes tell whether more of the group waits: a settled message is its
   -- group's head (one in flight per group), so LREM finds it first.
   local groups = respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
-  local backlogs, left, order = {}, {}, {}
-  for i, group in ipairs(groups) do
+  local n, prefix = #ids, source.prefix
+  local backlogs, left, order, orderBacklogs, o = {}, {}, {}, {}, 0
+  for i = 1, n do
+    local group = groups[i]
     if group then
-      local backlog = source.prefix .. group
+      local backlog = prefix .. group
       backlogs[i] = backlog
       if left[backlog] == nil then
-        left[backlog] = respire_typed_call(backlog, 'list', 'LLEN', backlog)
-        order[#order + 1] = { backlog, group }
+        local length = redis.pcall('LLEN', backlog)
+        if type(length) == 'table' then length = respire_typed_call(backlog, 'list', 'LLEN', backlog) end
+        left[backlog] = length
+        o = o + 1
+        order[o] = group
+        orderBacklogs[o] = backlog
       end
     end
   end
-  if #order > 0 then respire_expect_type(source.ready, 'zset') end
+  if o > 0 then respire_expect_type(source.ready, 'zset') end
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
   redis.call('HDEL', source.leased, unpack(ids))
-  for i, backlog in pairs(backlogs) do left[backlog] = left[backlog] - redis.call('LREM', backlog, '1', ids[i]) end
-  -- A group moves on: to the back of the ring (in settling order) when more of it waits.
-  local join = {}
-  for _, pair in ipairs(order) do
-    if left[pair[1]] > 0 then join[#join + 1] = pair[2] end
+  for i = 1, n do
+    local backlog = backlogs[i]
+    if backlog then left[backlog] = left[backlog] - redis.call('LREM', backlog, '1', ids[i]) end
   end
-  if #join > 0 then
+  -- A group moves on: to the back of the ring (in settling order) when more of it waits.
+  local join, j = {}, 0
+  for g = 1, o do
+    if left[orderBacklogs[g]] > 0 then
+      j = j + 1
+      join[j] = order[g]
+    end
+  end
+  if j > 0 then
     respire_grouped_join(source, respire_grouped_tail(source.ready) or 0, join)
     respire_grouped_wake(source)
   end

@@ -128,6 +128,22 @@ return out`,
       expect([...sample].sort(compareEntryIds)).toEqual(expected);
       expect(comparisons).toEqual(sample.flatMap((a) => sample.map((b) => compareEntryIds(a, b))));
     });
+    it("as Redis writes them, are ordered by the quick comparison as by the exact one (the grouped take's oldest head)", async () => {
+      // Canonical IDs (no leading zeros): ms parts and seq parts of equal and unequal lengths, equal ms parts, past 2^53.
+      const sample = ['0-0', '0-1', '9-0', '9-9', '9-10', '10-0', '10-9', '99-100', '100-99', '1700000000000-0', '1700000000000-10', '1700000000001-2'];
+      sample.push('9007199254740993-0', '9007199254740992-1', '18446744073709551615-18446744073709551615', '18446744073709551614-99');
+      const lua = program(
+        ['entry-ids'],
+        `local out = {}
+for i = 1, #ARGV do
+  for j = 1, #ARGV do out[#out + 1] = respire_entry_id_before(ARGV[i], ARGV[j]) and 1 or 0 end
+end
+return out`,
+      );
+      const quick = (await evalLua(lua, ['{f}'], sample)) as number[];
+      expect(quick).toEqual(sample.flatMap((a) => sample.map((b) => (compareEntryIds(a, b) < 0 ? 1 : 0))));
+      expect(quick.filter((v) => v === 1)).toHaveLength((sample.length * (sample.length - 1)) / 2);
+    });
   });
 
   describe('receipts and deadlines-index members', () => {
