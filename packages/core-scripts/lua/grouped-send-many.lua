@@ -28,8 +28,10 @@ local stream, ready, inflight = KEYS[1], KEYS[2], KEYS[4]
 local concurrency = tonumber(ARGV[1])
 respire_grouped_expect_mode(KEYS[3])
 
--- Plan: every read first (a key of another type fails here, before any write). The loops count
--- rather than use `#t + 1`: they run once per message.
+-- Plan: every read first (a key of another type fails here, before any write). The loops run once
+-- per message: they count rather than use `#t + 1`, and read ARGV, KEYS and redis.call from locals
+-- (a global is a table lookup by name).
+local ARGV, KEYS, redis_call, redis_pcall = ARGV, KEYS, redis.call, redis.pcall
 local originals, idle, groupOf = {}, {}, {}
 local last = #ARGV
 for i = 2, last, 6 do
@@ -41,7 +43,7 @@ for i = 2, last, 6 do
     groupOf[backlog] = ARGV[i + 1]
     -- An idle group (an empty backlog) joins the ring with its first message; a fair group only with room for one more in flight.
     local key = KEYS[backlog]
-    local length = redis.pcall('LLEN', key)
+    local length = redis_pcall('LLEN', key)
     if type(length) == 'table' then length = respire_typed_call(key, 'list', 'LLEN', key) end
     idle[backlog] = length == 0
   end
@@ -74,18 +76,18 @@ for i = 2, last, 6 do
   else
     local id
     if ARGV[i + 5] ~= '' then
-      id = redis.call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1], 'headers', ARGV[i + 5])
+      id = redis_call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1], 'headers', ARGV[i + 5])
     else
-      id = redis.call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1])
+      id = redis_call('XADD', stream, '*', 'payload', ARGV[i], 'group', ARGV[i + 1])
     end
-    redis.call('RPUSH', KEYS[backlog], id)
+    redis_call('RPUSH', KEYS[backlog], id)
     if idle[backlog] then
       ringTail = ringTail + 1
-      redis.call('ZADD', ready, respire_int(ringTail), ARGV[i + 1])
+      redis_call('ZADD', ready, respire_int(ringTail), ARGV[i + 1])
       idle[backlog] = false
     end
     if dedup > 0 then
-      redis.call('SET', KEYS[dedup], id, 'PX', ARGV[i + 4])
+      redis_call('SET', KEYS[dedup], id, 'PX', ARGV[i + 4])
       -- A later item with the same ID in this batch is its duplicate.
       originals[dedup] = id
     end
