@@ -29,6 +29,37 @@ describeOnTargets('ReliableQueue with groups', targets, (_target, connection) =>
     expect(payloads(await queue.receive(30_000, { max: 10 }))).toEqual(['b2']);
   });
 
+  // The ACK reads its heads' groups with HMGET, or with one HGETALL when the leased hash is small
+  // and the batch a good part of it: each way, every group moves on in order.
+  for (const [title, groups, acked] of [
+    ['a whole small batch (one HGETALL)', 40, 40],
+    ['a few of a small batch (HMGET)', 40, 3],
+    ['most of a batch past 128 leased (HMGET)', 200, 150],
+  ] as const) {
+    it(`ackMany of ${title}: each acknowledged group delivers its next message, the others stay blocked`, async () => {
+      const queue = groupedOf();
+      const batch = Array.from({ length: groups }, (_, g) => [
+        { payload: `g${g}-1`, groupId: `g${g}` },
+        { payload: `g${g}-2`, groupId: `g${g}` },
+      ]).flat();
+      await queue.sendMany(batch.filter((_, i) => i % 2 === 0));
+      await queue.sendMany(batch.filter((_, i) => i % 2 === 1));
+      const first = await queue.receive(30_000, { max: 1000 });
+      expect(first).toHaveLength(groups);
+      const settled = first.slice(0, acked);
+      expect(await queue.ackMany(settled)).toEqual(settled.map(() => true));
+      const next = await queue.receive(30_000, { max: 1000 });
+      expect(payloads(next).sort()).toEqual(settled.map((m) => `${m.groupId}-2`).sort());
+      expect(await queue.ackMany([...first.slice(acked), ...next])).toEqual([...first.slice(acked), ...next].map(() => true));
+      expect(payloads(await queue.receive(30_000, { max: 1000 })).sort()).toEqual(
+        first
+          .slice(acked)
+          .map((m) => `${m.groupId}-2`)
+          .sort(),
+      );
+    });
+  }
+
   it('redelivers a NACKed head before anything later of its group, and keeps the group blocked until then', async () => {
     const queue = groupedOf();
     await queue.send('a1', { groupId: 'a' });
