@@ -26,6 +26,8 @@ export interface GroupedKeys {
   readonly ready: string;
   readonly leased: string;
   readonly inflight: string;
+  /** The wake stream (one entry at most): appended to when a group moves on without a send. */
+  readonly wake: string;
   /** Each group's backlog key is this prefix followed by the group ID. */
   readonly backlogPrefix: string;
 }
@@ -427,6 +429,7 @@ export function groupedKeys(name: string, keyPrefix: string): GroupedKeys {
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
     inflight: `${base}:groups:in-flight`,
+    wake: `${base}:groups:wake`,
     backlogPrefix: `${base}:groups:group:`,
   };
 }
