@@ -60,6 +60,7 @@ import * as status from './status.js';
 import {
   GroupedQueues,
   type GroupDetail,
+  type GroupedQueueConfig,
   type GroupedQueueStatus,
   type GroupedQueueSummary,
   type GroupedStatusOptions,
@@ -109,8 +110,12 @@ export interface RespireAdminOptions {
    * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverTopics?: boolean | DiscoveryOptions;
-  /** Grouped queues to show (`new ReliableQueue(client, name, { groups })`, queue README "Message groups"). @defaultValue `[]` */
-  readonly groupedQueues?: readonly QueueConfig[];
+  /**
+   * Grouped queues to show (`new ReliableQueue(client, name, { groups })`, queue README "Message
+   * groups"), each optionally with its `groupConcurrency` (1..1000), which retries of its dead
+   * letters use to let an idle fair group with room join the ready ring at once. @defaultValue `[]`
+   */
+  readonly groupedQueues?: readonly GroupedQueueConfig[];
   /**
    * Also find grouped queues with a bounded SCAN (MATCH `*{respire-queue:*}:groups:stream`, TYPE
    * stream, COUNT, a page limit; every master of a Cluster; never KEYS), as `discoverQueues`.

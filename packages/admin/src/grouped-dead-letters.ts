@@ -23,9 +23,9 @@ export function groupedDeadLetters(ctx: AdminContext, grouped: GroupedQueues, id
 }
 
 /**
- * Retries records (≤ 1000) with `admin-retry-grouped-dead-letters`, in order. The admin does not
- * know a queue's `groupConcurrency`: it passes 0, so a group that was idle joins the ready ring
- * when none of its messages is in flight (else the settle of one of them lets it join).
+ * Retries records (≤ 1000) with `admin-retry-grouped-dead-letters`, in order, with the queue's
+ * configured `groupConcurrency`; unknown, it passes 0, so a group that was idle joins the ready
+ * ring when none of its messages is in flight (else the settle of one of them lets it join).
  */
 export async function retryGrouped(ctx: AdminContext, r: GroupedQueueResource, ids: readonly string[]): Promise<RetryStatus[]> {
   const k = r.keys;
@@ -40,7 +40,7 @@ export async function retryGrouped(ctx: AdminContext, r: GroupedQueueResource, i
       inflight: k.inflight,
       wake: k.wake,
       backlogPrefix: k.backlogPrefix,
-      concurrency: 0,
+      concurrency: r.groupConcurrency ?? 0,
       recordIds: ids,
     },
     'RespireAdmin retry',

@@ -115,6 +115,26 @@ describe.each(targets)('RespireAdmin grouped dead letters on $name', (target) =>
     expect((await queue.receive(60_000, { max: 10 })).map((m) => [m.payload, m.deliveryCount])).toEqual([['x', 1]]);
   });
 
+  it('with groupConcurrency configured, a fair group with room joins the ring at once; a bad groupConcurrency is refused when the admin is made', async () => {
+    const name = uniqueQueue('gdl');
+    const queue = grouped(name, { groupConcurrency: 3 });
+    const k = keysOf(name);
+    await deadLettered(queue, [['x', 'f']]);
+    const admin = new RespireAdmin(conn.client, { groupedQueues: [{ name, groupConcurrency: 3 }] });
+    const [record] = (await admin.groupedDeadLetters(k.id)).items;
+    await queue.send('f1', { groupId: 'f' });
+    const [f1] = await queue.receive(60_000);
+    expect(await admin.retryGroupedDeadLetter(operator, k.id, record!.id)).toMatchObject({ status: 'retried' });
+    expect(await conn.raw(k.ready, ['ZRANGE', k.ready, '0', '-1'])).toEqual(['f']);
+    expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['x']);
+    await queue.ack(f1!);
+    for (const groupConcurrency of [0, 1001, 1.5, '2']) {
+      expect(() => new RespireAdmin(conn.client, { groupedQueues: [{ name, groupConcurrency: groupConcurrency as number }] })).toThrow(
+        expect.objectContaining({ name: 'RespireValidationError' }),
+      );
+    }
+  });
+
   it('reports missing and foreign records and leaves them; the ungrouped retry refuses a grouped record, the grouped retry an ungrouped one', async () => {
     const name = uniqueQueue('gdl');
     const queue = grouped(name);
