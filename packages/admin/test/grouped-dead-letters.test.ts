@@ -188,6 +188,18 @@ describe.each(targets)('RespireAdmin grouped dead letters on $name', (target) =>
     expect(await conn.raw(k.ready, ['ZCARD', k.ready])).toBe(0);
     expect(Number(await conn.raw(k.backlog('a'), ['EXISTS', k.backlog('a')]))).toBe(0);
 
+    // One name, one mode: while the ungrouped queue's stream of the name exists, the retry refuses.
+    await conn.raw(k.backlog('b'), ['DEL', k.backlog('b')]);
+    const ungrouped = `{respire-queue:${name}}:stream`;
+    await conn.raw(ungrouped, ['XADD', ungrouped, '*', 'payload', 'x']);
+    await expect(admin.retryGroupedDeadLetter(operator, k.id, ids[0]!)).rejects.toMatchObject({
+      name: 'RespireKeyTypeError',
+      message: expect.stringContaining('ungrouped queue'),
+    });
+    expect((await range(conn, k.dead)).map(([id]) => id)).toEqual(ids);
+    expect(await range(conn, k.id)).toEqual(streamBefore);
+    await conn.raw(ungrouped, ['DEL', ungrouped]);
+
     await expect(admin.retryGroupedDeadLetter(viewer, k.id, ids[0]!)).rejects.toMatchObject({ name: 'RespirePermissionError' });
     await expect(admin.deleteAllGroupedDeadLetters(operator, k.id, { pageSize: 0 })).rejects.toMatchObject({ name: 'RespireValidationError' });
     await expect(admin.groupedDeadLetters(k.id, { count: 0 })).rejects.toMatchObject({ name: 'RespireValidationError' });
@@ -198,6 +210,7 @@ describe.each(targets)('RespireAdmin grouped dead letters on $name', (target) =>
     expect(Number(await conn.raw(k.dead, ['XLEN', k.dead]))).toBe(0);
     expect(records.map((r) => [r.action, r.result])).toEqual([
       ['retry-all', 'refused'],
+      ['retry', 'refused'],
       ['retry', 'refused'],
       ['delete', 'ok'],
       ['delete', 'missing'],
