@@ -10,11 +10,11 @@ import { toEntryId } from './validate.js';
 
 /**
  * Reads a grouped queue's dead-letter record: the queue's format with its `group` (core-scripts'
- * queue dead-letter format). A record without a group names no group to retry into: foreign.
+ * queue dead-letter format). A record without a group (or with an empty one) names no group to retry into: foreign.
  */
 export function groupedRecord(id: string, fields: readonly (readonly [Buffer, Buffer])[]): DeadLetterRecord {
   const record = queueRecord(id, fields);
-  return record.kind === 'queue' && record.group === undefined ? { kind: 'foreign', id, fields } : record;
+  return record.kind === 'queue' && (record.group === undefined || record.group === '') ? { kind: 'foreign', id, fields } : record;
 }
 
 /** One page of a grouped queue's dead letters (see `RespireAdmin.groupedDeadLetters`). */

@@ -12,14 +12,15 @@ agree).
                                             to `dead`
   respire_queue_dead_letter_add(dead, payload, source_id, count, headers, group)
                                             appends a record (XADD *); `headers` nil or '' for none,
-                                            `group` nil for an ungrouped queue's record
+                                            `group` nil or '' for an ungrouped queue's record
   respire_queue_dead_letter_problem(fields) -> nil for a record of this format (grouped or not), else
                                             what is wrong
   respire_queue_dead_letter_ungrouped_problem(fields)
                                          -> nil for an ungrouped record of this format, else what
                                             is wrong (a grouped record is refused: it has a group)
   respire_queue_dead_letter_grouped_problem(fields)
-                                         -> nil for a grouped record of this format, else what is wrong
+                                         -> nil for a grouped record of this format with a nonempty
+                                            group, else what is wrong
   respire_queue_dead_letter_payload(fields) -> the payload of a record of this format
   respire_queue_dead_letter_headers(fields) -> the headers of a record of this format ('' for none)
   respire_queue_dead_letter_group(fields)   -> the group of a record of this format (nil for none)
@@ -37,7 +38,7 @@ local function respire_queue_dead_letter_add(dead, payload, source_id, count, he
     fields[7] = 'headers'
     fields[8] = headers
   end
-  if group then
+  if group and group ~= '' then
     fields[#fields + 1] = 'group'
     fields[#fields + 1] = group
   end
@@ -79,6 +80,7 @@ local function respire_queue_dead_letter_grouped_problem(fields)
   if not respire_queue_dead_letter_group(fields) then
     return "an ungrouped queue's record (it has no group field): it names no group to retry it into"
   end
+  if respire_queue_dead_letter_group(fields) == '' then return 'group is empty: it names no group to retry it into' end
   return nil
 end
 

@@ -59,6 +59,6 @@ export function queueDeadLetterFields(record: QueueDeadLetter): Buffer[] {
     Buffer.from('delivery_count'),
     Buffer.from(String(record.deliveryCount)),
     ...(record.headers !== undefined && record.headers.length > 0 ? [Buffer.from('headers'), record.headers] : []),
-    ...(record.group !== undefined ? [Buffer.from('group'), Buffer.from(record.group)] : []),
+    ...(record.group !== undefined && record.group !== '' ? [Buffer.from('group'), Buffer.from(record.group)] : []),
   ];
 }

@@ -309,12 +309,16 @@ return out`,
       await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-9', deliveryCount: 2, headers, group: 'g' })]);
       await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-10', deliveryCount: 2, group: 'h' })]);
       await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-11', deliveryCount: 2 })]);
+      await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-12', deliveryCount: 2, group: '' })]);
+      await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-13', 'delivery_count', '2', 'group', '']);
       const fromLua = (await evalLua(read, [key2], [])) as unknown[][];
       const norm = (v: unknown) => (v === null ? false : v);
       expect(fromLua.map((r) => r.map(norm))).toEqual([
         [false, '1:k1:v', 'g', false, expect.stringContaining('group field')],
         [false, '', 'h', false, expect.stringContaining('group field')],
         [false, '', false, expect.stringContaining('no group field'), false],
+        [false, '', false, expect.stringContaining('no group field'), false],
+        [false, '', '', 'group is empty: it names no group to retry it into', expect.stringContaining('group field')],
       ]);
     });
 
