@@ -44,6 +44,7 @@ import { Auditor, DEFAULT_AUDIT_STREAM_MAX_LENGTH } from './audit.js';
 import type { AdminContext } from './context.js';
 import * as deadLetterActions from './dead-letter-actions.js';
 import * as deadLetterPages from './dead-letter-pages.js';
+import * as groupedDeadLetters from './grouped-dead-letters.js';
 import { find } from './find.js';
 import { groupOf } from './groups.js';
 import * as historyModule from './history.js';
@@ -59,6 +60,7 @@ import * as status from './status.js';
 import {
   GroupedQueues,
   type GroupDetail,
+  type GroupedQueueConfig,
   type GroupedQueueStatus,
   type GroupedQueueSummary,
   type GroupedStatusOptions,
@@ -108,8 +110,12 @@ export interface RespireAdminOptions {
    * `true` uses the default bounds. @defaultValue false
    */
   readonly discoverTopics?: boolean | DiscoveryOptions;
-  /** Grouped queues to show (`new ReliableQueue(client, name, { groups })`, queue README "Message groups"). @defaultValue `[]` */
-  readonly groupedQueues?: readonly QueueConfig[];
+  /**
+   * Grouped queues to show (`new ReliableQueue(client, name, { groups })`, queue README "Message
+   * groups"), each optionally with its `groupConcurrency` (1..1000), which retries of its dead
+   * letters use to let an idle fair group with room join the ready ring at once. @defaultValue `[]`
+   */
+  readonly groupedQueues?: readonly GroupedQueueConfig[];
   /**
    * Also find grouped queues with a bounded SCAN (MATCH `*{respire-queue:*}:groups:stream`, TYPE
    * stream, COUNT, a page limit; every master of a Cluster; never KEYS), as `discoverQueues`.
@@ -719,6 +725,52 @@ export class RespireAdmin implements AdminApi {
    */
   messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail> {
     return this.#grouped.group(id, groupId);
+  }
+
+  // ---- dead letters of grouped queues ---------------------------------------------------
+
+  /**
+   * One page of a grouped queue's dead letters, with the options and paging of {@link deadLetters}
+   * (`filter.group` matches the message's group). Each record is a queue record with its `group`;
+   * a record without one (written before records named their group) is foreign: it can be
+   * deleted, not retried.
+   * @throws {@link RespireValidationError} for a bad option, before any I/O.
+   * @throws {@link RespireNotFoundError} (`resource`) for a grouped queue neither configured nor discoverable.
+   */
+  groupedDeadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage> {
+    return groupedDeadLetters.groupedDeadLetters(this.#ctx, this.#grouped, id, options);
+  }
+
+  /**
+   * Puts a grouped dead letter back at the end of its group and removes the record, in one script
+   * (`admin-retry-grouped-dead-letters`): a fresh message with the same payload, group and headers
+   * (its delivery count starts again), behind everything its group already has; an idle group
+   * joins the back of the ready ring when none of its messages is in flight (queue README
+   * "Dead letters of a grouped queue"). A record without a group is refused. Audited as `retry`.
+   * @throws {@link RespirePermissionError} for a viewer (before any I/O) or a server ACL refusal (nothing changed).
+   * @throws {@link RespireValidationError} for a bad record ID, before any I/O.
+   */
+  retryGroupedDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult> {
+    return groupedDeadLetters.retryGroupedDeadLetter(this.#ctx, this.#grouped, actor, id, recordId);
+  }
+
+  /** Deletes one grouped dead-letter record (XDEL); audited as `delete`, refused as {@link retryGroupedDeadLetter}. */
+  deleteGroupedDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult> {
+    return groupedDeadLetters.deleteGroupedDeadLetter(this.#ctx, this.#grouped, actor, id, recordId);
+  }
+
+  /**
+   * Retries every grouped dead letter present when it starts, oldest first, one script call per
+   * page, with the options of {@link retryAllDeadLetters}; records without a group count as failed.
+   * Audited as `retry-all`.
+   */
+  retryAllGroupedDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult> {
+    return groupedDeadLetters.retryAllGroupedDeadLetters(this.#ctx, this.#grouped, actor, id, options);
+  }
+
+  /** Deletes every grouped dead letter present when it starts, oldest first, one XDEL per page; audited as `delete-all`. */
+  deleteAllGroupedDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult> {
+    return groupedDeadLetters.deleteAllGroupedDeadLetters(this.#ctx, this.#grouped, actor, id, options);
   }
 
   // ---- partitioned queues ----------------------------------------------------------------

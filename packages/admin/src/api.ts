@@ -225,7 +225,7 @@ export interface PendingOptions extends PageOptions {
 export interface DeadLetterFilter {
   /** The record's reason: a worker's `explicit`, `nack`, `processing-failed`, `delivery-limit`; `delivery-limit` for every queue record. */
   readonly reason?: string;
-  /** The worker's consumer group (`_respire.group`); queue records have none. */
+  /** The worker's consumer group (`_respire.group`), or a grouped queue record's message group; ungrouped queue records have none. */
   readonly group?: string;
   /** The worker's exception type, exactly; queue records have none. */
   readonly exceptionType?: string;
@@ -287,6 +287,8 @@ export interface QueueDeadLetter {
   readonly sourceId: string;
   readonly deliveryCount: number;
   readonly payload: Buffer;
+  /** The message's group, for a grouped queue's record (user data: render it inert); absent for an ungrouped queue's. */
+  readonly group?: string;
 }
 
 /** A record that does not have the shape its stream's owner writes (shown raw, never retried). */
@@ -569,6 +571,13 @@ export interface AdminApi {
   ): Promise<Page<InFlightHead> & { readonly serverTimeMs: number }>;
   /** One group: backlog, head, state, messages in flight. */
   messageGroup(id: ResourceId, groupId: string): Promise<GroupDetail>;
+  /** One page of a grouped queue's dead letters, as {@link deadLetters}, each record with its group. */
+  groupedDeadLetters(id: ResourceId, options?: DeadLetterOptions): Promise<DeadLetterPage>;
+  /** Appends a grouped dead letter to the back of its group (a fresh message) and removes the record. */
+  retryGroupedDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<RetryResult>;
+  deleteGroupedDeadLetter(actor: Actor, id: ResourceId, recordId: string): Promise<DeleteResult>;
+  retryAllGroupedDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
+  deleteAllGroupedDeadLetters(actor: Actor, id: ResourceId, options?: BulkOptions): Promise<BulkResult>;
 
   /** Partitioned queues (configured, then discovered) with their partition counts and totals. */
   partitionedQueues(): Promise<{

@@ -90,7 +90,9 @@ export function matcher(f: DeadLetterFilter): (record: DeadLetterRecord) => bool
     if ((f.sinceMs !== undefined && at < f.sinceMs) || (f.untilMs !== undefined && at > f.untilMs)) return false;
     if (record.kind === 'foreign') return f.reason === undefined && f.group === undefined && f.exceptionType === undefined && f.sourceId === undefined;
     if (f.sourceId !== undefined && record.sourceId !== f.sourceId) return false;
-    if (record.kind === 'queue') return (f.reason === undefined || f.reason === QUEUE_REASON) && f.group === undefined && f.exceptionType === undefined;
+    if (record.kind === 'queue') {
+      return (f.reason === undefined || f.reason === QUEUE_REASON) && (f.group === undefined || record.group === f.group) && f.exceptionType === undefined;
+    }
     return (
       (f.reason === undefined || record.reason === f.reason) &&
       (f.group === undefined || record.group === f.group) &&

@@ -16,6 +16,18 @@ export interface GroupedQueueResource {
   readonly keys: GroupedKeys;
   /** Found by the discovery SCAN rather than configured. */
   readonly discovered: boolean;
+  /**
+   * The queue's `groupConcurrency` when configured (1 ordered, 2..1000 fair): a retried dead letter's
+   * idle group joins the ready ring while it has room. Unknown (discovered, or not given): it joins
+   * only with none of its messages in flight.
+   */
+  readonly groupConcurrency?: number;
+}
+
+/** A grouped queue to show: a queue's name and key prefix, and optionally its `groupConcurrency`. */
+export interface GroupedQueueConfig extends QueueConfig {
+  /** The queue's `groups.groupConcurrency` (1..1000), for retries of its dead letters. @defaultValue unknown */
+  readonly groupConcurrency?: number;
 }
 
 /** The keys of a grouped queue, as `@respire/queue` derives them. */
@@ -26,6 +38,8 @@ export interface GroupedKeys {
   readonly ready: string;
   readonly leased: string;
   readonly inflight: string;
+  /** The wake stream (one entry at most): appended to when a group moves on without a send. */
+  readonly wake: string;
   /** Each group's backlog key is this prefix followed by the group ID. */
   readonly backlogPrefix: string;
 }
@@ -134,7 +148,7 @@ export class GroupedQueues {
   readonly #walks = new Map<ResourceId, { at: number; top: number; promise: Promise<LargestBacklogs> }>();
 
   /** @throws {@link RespireValidationError} for a bad name, key prefix, discovery bounds, or a queue configured twice. */
-  constructor(ctx: AdminContext, queues: readonly QueueConfig[], discover: unknown) {
+  constructor(ctx: AdminContext, queues: readonly GroupedQueueConfig[], discover: unknown) {
     this.#ctx = ctx;
     for (const [i, q] of queues.entries()) {
       const r = groupedResource(q, `groupedQueues[${i}]`, false);
@@ -427,12 +441,14 @@ export function groupedKeys(name: string, keyPrefix: string): GroupedKeys {
     ready: `${base}:groups:ready`,
     leased: `${base}:groups:leased`,
     inflight: `${base}:groups:in-flight`,
+    wake: `${base}:groups:wake`,
     backlogPrefix: `${base}:groups:group:`,
   };
 }
 
-function groupedResource(config: QueueConfig, argument: string, discovered: boolean): GroupedQueueResource {
-  const c = toOptions(argument, config, ['name', 'keyPrefix']);
+function groupedResource(config: GroupedQueueConfig, argument: string, discovered: boolean): GroupedQueueResource {
+  const c = toOptions(argument, config, ['name', 'keyPrefix', 'groupConcurrency']);
+  const concurrency = c.groupConcurrency === undefined ? undefined : toCount(`${argument}.groupConcurrency`, c.groupConcurrency, 1, 1, 1000);
   const keyPrefix = toKeyPrefix(c.keyPrefix);
   let keys: GroupedKeys;
   try {
@@ -441,7 +457,15 @@ function groupedResource(config: QueueConfig, argument: string, discovered: bool
     if (isRespireError(error, 'INVALID_ARGUMENT')) throw new RespireValidationError(`${argument}.name`, (error as Error).message);
     throw error;
   }
-  return { kind: 'grouped-queue', id: keys.stream, name: c.name as string, keyPrefix, keys, discovered };
+  return {
+    kind: 'grouped-queue',
+    id: keys.stream,
+    name: c.name as string,
+    keyPrefix,
+    keys,
+    discovered,
+    ...(concurrency === undefined ? {} : { groupConcurrency: concurrency }),
+  };
 }
 
 function parseGroupedKey(key: string): GroupedQueueResource | undefined {

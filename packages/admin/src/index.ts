@@ -13,6 +13,7 @@ export type {
   GroupBacklog,
   GroupDetail,
   GroupedKeys,
+  GroupedQueueConfig,
   GroupedQueueResource,
   GroupedQueueStatus,
   GroupedQueueSummary,

@@ -75,6 +75,7 @@ export { MAX_GENERATIONS, MAX_PARTITIONS, parseHistory, partitionNames, partitio
 const adminScripts = {
   retryWorker: scriptCalls.adminRetryWorkerDeadLetters,
   retryQueue: scriptCalls.adminRetryQueueDeadLetters,
+  retryGrouped: scriptCalls.adminRetryGroupedDeadLetters,
   retrySubscription: scriptCalls.adminRetrySubscriptionDeadLetters,
   append: scriptCalls.adminAppendRetried,
   releasePending: scriptCalls.adminReleasePending,
@@ -98,6 +99,7 @@ const adminScripts = {
 const REPAIRS: ReadonlySet<string> = new Set([
   'retryWorker',
   'retryQueue',
+  'retryGrouped',
   'retrySubscription',
   'append',
   'releasePending',

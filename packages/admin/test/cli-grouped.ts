@@ -57,4 +57,63 @@ export function groupedCommandTests(respire: Run, connection: () => HarnessConne
     expect(typo.code).toBe(1);
     expect(JSON.parse(typo.stdout).error).toMatchObject({ code: 'NOT_FOUND', notFound: { known: [name] } });
   });
+
+  it('groups dead-letters, retry-dead-letters and delete-dead-letters: records with their groups, retried into them, confirmation for deletes and --all', async () => {
+    const name = uniqueQueue('cligdl');
+    const conn = connection();
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, groups: {}, keyPrefix: 'cli:', deliveryLimit: 1 });
+    const evil = 'g\u001b[31m';
+    for (const [payload, groupId] of [
+      ['one', evil],
+      ['two', 'b'],
+      ['three', 'c'],
+      ['four', 'd'],
+    ]) {
+      await queue.send(payload!, { groupId: groupId! });
+    }
+    for (const m of await queue.receive(60_000, { max: 10 })) await queue.nack(m);
+    expect(await queue.receive(60_000, { max: 10 })).toEqual([]);
+    const address = ['--queue', name, '--key-prefix', 'cli:'];
+
+    const list = await respire(['groups', 'dead-letters', ...address, '--oldest']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toContain('\u001b');
+    expect(list.stdout).toMatch(/^ID +GROUP +SOURCE ID +DELIVERIES +PAYLOAD\n\S+ +g\\x1b\[31m +\S+ +1 +.*one/);
+    const json = JSON.parse((await respire(['groups', 'dead-letters', ...address, '--oldest', '--json'])).stdout);
+    expect(json.items.map((r: { group: string; deliveryCount: number; payload: { text: string } }) => [r.group, r.deliveryCount, r.payload.text])).toEqual([
+      [evil, 1, 'one'],
+      ['b', 1, 'two'],
+      ['c', 1, 'three'],
+      ['d', 1, 'four'],
+    ]);
+    const ids: string[] = json.items.map((r: { id: string }) => r.id);
+    const byGroup = JSON.parse((await respire(['groups', 'dead-letters', ...address, '--group', 'c', '--json'])).stdout);
+    expect(byGroup.items.map((r: { id: string }) => r.id)).toEqual([ids[2]]);
+
+    expect((await respire(['groups', 'retry-dead-letters', ...address])).code).toBe(2);
+    const retried = await respire(['groups', 'retry-dead-letters', ...address, '--id', ids[0]!, '1-1']);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toMatch(new RegExp(`^${ids[0]}: retried as \\d+-\\d+\n1-1: missing`));
+    const [again] = await queue.receive(60_000);
+    expect([again!.payload, again!.groupId, again!.deliveryCount]).toEqual(['one', evil, 1]);
+
+    const refused = await respire(['groups', 'delete-dead-letters', ...address, '--id', ids[1]!]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/stdin is not a terminal: pass --yes/);
+    const deleted = JSON.parse((await respire(['groups', 'delete-dead-letters', ...address, '--id', ids[1]!, '--yes', '--json'])).stdout);
+    expect(deleted.results).toEqual([{ id: ids[1], status: 'deleted' }]);
+
+    expect((await respire(['groups', 'retry-dead-letters', ...address, '--all'])).code).toBe(2);
+    const all = await respire(['groups', 'retry-dead-letters', ...address, '--all', '--limit', '1', '--yes', '--json']);
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toEqual({ done: 1, failed: 0, aborted: false });
+    const purged = await respire(['groups', 'delete-dead-letters', ...address, '--all', '--yes']);
+    expect(purged.stdout).toBe('Deleted 1.\n');
+    expect(JSON.parse((await respire(['groups', 'dead-letters', ...address, '--json'])).stdout).items).toEqual([]);
+    expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['three']);
+
+    const typo = await respire(['groups', 'dead-letters', '--queue', `${name}x`, '--key-prefix', 'cli:', '--json']);
+    expect(typo.code).toBe(1);
+    expect(JSON.parse(typo.stdout).error).toMatchObject({ code: 'NOT_FOUND' });
+  });
 }

@@ -37,6 +37,18 @@ describe.each(targets)('RespireAdmin retries a subscription dead letter on $name
 
   const exists = (key: string) => conn.raw(key, ['EXISTS', key]).then(Number);
 
+  it("refuses a grouped queue's record (one with a group field) in a subscription's dead letters; nothing changed", async () => {
+    const { keys, admin, recordId, stream } = await world();
+    const [, fields] = ((await conn.raw(keys.deadLetter, ['XRANGE', keys.deadLetter, recordId, recordId])) as [string, string[]][])[0]!;
+    const grouped = String(await conn.raw(keys.deadLetter, ['XADD', keys.deadLetter, '*', ...fields, 'group', 'g']));
+    expect(await admin().retrySubscriptionDeadLetter(operator, stream, 'dl', grouped)).toEqual({
+      status: 'refused',
+      reason: expect.stringContaining('group field'),
+    });
+    expect(Number(await conn.raw(keys.deadLetter, ['XLEN', keys.deadLetter]))).toBe(2);
+    expect(await exists(keys.retried)).toBe(0);
+  });
+
   it('redelivers a trimmed publication to that subscription only, from its kept body, with its headers; a repeat is missing; audited', async () => {
     const { topic, dl, other, id, keys, admin, recordId, stream } = await world();
     const { records, audit } = recordingAudit();

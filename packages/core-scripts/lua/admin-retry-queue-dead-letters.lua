@@ -3,7 +3,8 @@ A queue's dead-letter record holds the binary payload, the original source_id an
 delivery_count, and the message's headers when it had any (fields payload, source_id,
 delivery_count, headers, in that order: includes/queue-dead-letters.lua; queue README, "The
 contract", "Headers"). For each record ID, in order: a missing record (or an ID repeated in this call) is
-"missing"; a record of another shape is "foreign" and left alone; otherwise its payload is appended
+"missing"; a record of another shape is "foreign" and left alone, and so is a grouped queue's record
+(one with a group field: admin-retry-grouped-dead-letters retries it into its group); otherwise its payload is appended
 to the queue's ready stream as a fresh message with its headers (XADD * payload <bytes>
 [headers <bytes>], includes/queue-entries.lua, as a send without a deduplication ID or delay: its
 delivery count starts again) and the record is deleted (XDEL). Every record
@@ -31,7 +32,7 @@ respire_require_acl()
 local dead, stream = KEYS[1], KEYS[2]
 
 -- Plan: read and classify every record before writing anything.
-local reply, plan = respire_plan_records(dead, ARGV, respire_queue_dead_letter_problem)
+local reply, plan = respire_plan_records(dead, ARGV, respire_queue_dead_letter_ungrouped_problem)
 if #plan == 0 then return reply end
 
 -- Preflight: every write this call will make.

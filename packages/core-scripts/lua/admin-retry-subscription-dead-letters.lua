@@ -4,8 +4,8 @@ payload, source_id = the publication's entry ID, delivery_count, headers). The t
 shared by every subscription, so a retry never appends to it (that would deliver to all of them):
 it makes the publication due again for this subscription only (queue README "Reliable topic",
 "Dead letters of a subscription"). For each record ID, in order: a missing record (or an ID
-repeated in this call) is "missing"; a record of another shape is "foreign" and left alone;
-(also one whose source_id is no entry ID); otherwise the record is deleted (XDEL) and
+repeated in this call) is "missing"; a record of another shape is "foreign" and left alone
+(also one whose source_id is no entry ID, and a grouped queue's record: one with a group field); otherwise the record is deleted (XDEL) and
   - when the subscription will get the publication anyway (it is in its pending entries list,
     already retried and not yet completed, or retained after its last-delivered ID), nothing else
     changes;
@@ -67,7 +67,7 @@ end
 local ids = {}
 for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end
 local function problem(fields)
-  local reason = respire_queue_dead_letter_problem(fields)
+  local reason = respire_queue_dead_letter_ungrouped_problem(fields)
   if reason then return reason end
   if not respire_entry_id_parts(fields[4]) then return 'source_id is not an entry ID' end
   return nil

@@ -39,6 +39,15 @@ export function noticeOf(q: Record<string, string>): Notice {
         text: `Retried ${count(done)} dead letter${done === 1 ? '' : 's'} for this subscription only${failed > 0 ? `; left ${count(failed)} that Respire did not write` : ''}.`,
       };
     }
+    case 'grouped-retry-all': {
+      const [done, failed] = [n('done'), n('failed', 0)];
+      if (done === undefined || failed === undefined) return undefined;
+      return {
+        kind: failed > 0 ? 'warn' : 'ok',
+        text: `Retried ${count(done)} dead letter${done === 1 ? '' : 's'} to the end of their groups${failed > 0 ? `; left ${count(failed)} without a group` : ''}.`,
+      };
+    }
+    case 'grouped-delete-all':
     case 'subscription-delete-all': {
       const done = n('done');
       return done === undefined ? undefined : { kind: 'ok', text: `Deleted ${count(done)} dead letter${done === 1 ? '' : 's'}.` };

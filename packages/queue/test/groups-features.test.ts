@@ -98,10 +98,14 @@ describeOnTargets('ReliableQueue with groups: group IDs and headers', targets, (
     // The limit is reached: this receive moves it to the dead letters, headers kept.
     expect(await queue.receive(30_000)).toEqual([]);
     const [dead] = (await entriesOf(connection(), queue.deadLetterStreamKey)).map(
-      (e) => readQueueDeadLetter(e.fields) as { payload: Buffer; headers?: Buffer },
+      (e) => readQueueDeadLetter(e.fields) as { payload: Buffer; headers?: Buffer; group?: string },
     );
     expect(dead!.payload.toString()).toBe('h');
     expect(readHeaders(dead!.headers!)).toEqual({ headers: { tenant: 'ünï', raw: bytes, empty: '' } });
+    // The record names its group, after the headers.
+    expect(dead).toMatchObject({ group: 'a', deliveryCount: 2 });
+    const [record] = await entriesOf(connection(), queue.deadLetterStreamKey);
+    expect(record!.fields.map(([name]) => name.toString())).toEqual(['payload', 'source_id', 'delivery_count', 'headers', 'group']);
   });
 
   it('sendMany appends each item to the back of its group in batch order, the idle groups joining the ring in order of first item', async () => {

@@ -226,6 +226,12 @@ function preview(fields: readonly (readonly [Buffer, Buffer])[]): string {
 /** The reason of every queue dead letter (its record has no reason field). */
 const QUEUE_REASON = 'delivery limit';
 
+/** A grouped queue's dead letter as a table row: ID, group, source ID, deliveries, payload preview. */
+export function groupedRecordRow(r: DeadLetterRecord): string[] {
+  if (r.kind === 'queue') return [r.id, r.group ?? '-', r.sourceId, String(r.deliveryCount), preview([[Buffer.from('payload'), r.payload]])];
+  return [r.id, '(foreign)', '-', '-', preview(r.fields)];
+}
+
 export function recordRow(r: DeadLetterRecord): string[] {
   if (r.kind === 'worker')
     return [r.id, 'worker', r.sourceId, String(r.attempt), r.exceptionType ? `${r.reason} (${r.exceptionType})` : r.reason, preview(r.fields)];
@@ -243,7 +249,14 @@ export function recordJson(r: DeadLetterRecord, full: boolean, maxBytes?: number
   const fields = (list: readonly (readonly [Buffer, Buffer])[]) =>
     list.map(([f, v]) => ({ field: bytesJson(f, full, maxBytes), value: bytesJson(v, full, maxBytes) }));
   if (r.kind === 'queue')
-    return { kind: r.kind, id: r.id, sourceId: r.sourceId, deliveryCount: r.deliveryCount, payload: bytesJson(r.payload, full, maxBytes) };
+    return {
+      kind: r.kind,
+      id: r.id,
+      sourceId: r.sourceId,
+      deliveryCount: r.deliveryCount,
+      ...(r.group === undefined ? {} : { group: r.group }),
+      payload: bytesJson(r.payload, full, maxBytes),
+    };
   if (r.kind === 'worker') {
     return {
       kind: r.kind,
@@ -269,7 +282,13 @@ export function renderRecord(r: DeadLetterRecord, maxBytes: number): string {
       .join('\n')}`;
   };
   if (r.kind === 'queue')
-    lines.push(`source id: ${safe(r.sourceId)}`, `delivery count: ${r.deliveryCount}`, `reason: ${QUEUE_REASON}`, `payload: ${value(r.payload)}`);
+    lines.push(
+      `source id: ${safe(r.sourceId)}`,
+      ...(r.group === undefined ? [] : [`group: ${safe(r.group)}`]),
+      `delivery count: ${r.deliveryCount}`,
+      `reason: ${QUEUE_REASON}`,
+      `payload: ${value(r.payload)}`,
+    );
   else {
     if (r.kind === 'worker')
       lines.push(

@@ -1,10 +1,11 @@
-// The CLI's grouped-queue commands: list grouped queues, show one's groups (largest backlogs, blocked heads), page the ring, one group.
+// The CLI's grouped-queue commands: list grouped queues, show one's groups (largest backlogs, blocked heads), page the ring, one group, its dead letters.
 import type { Command } from 'commander';
+import type { BulkResult, DeleteResult, RetryResult } from '../api.js';
 import type { GroupedQueueStatus } from '../grouped.js';
 import type { RespireAdmin } from '../admin.js';
 import { RespireNotFoundError, nearest } from '../not-found.js';
-import { UsageError, parseWhole, type Cli, type GlobalOptions } from './context.js';
-import { duration, pageText, safe, table } from './format.js';
+import { UsageError, pageOptions, parseWhole, type Cli, type GlobalOptions } from './context.js';
+import { duration, groupedRecordRow, pageText, recordJson, safe, table } from './format.js';
 
 /** The grouped queue a command addresses (`--queue` and the global `--key-prefix`), as admin options and its id. */
 function addressed(cmd: Command): {
@@ -37,9 +38,9 @@ async function existing(admin: RespireAdmin, id: string, name: string, g: Global
 
 const count = (v: string): number => parseWhole(v, '--count');
 
-/** `respire groups list | show | ready | group` (grouped queues, read-only). */
+/** `respire groups list | show | ready | group | dead-letters | retry-dead-letters | delete-dead-letters` (grouped queues). */
 export function groupedCommands(program: Command, cli: Cli): void {
-  const groups = program.command('groups').description("grouped queues' message groups: counts, largest backlogs, blocked heads (read-only)");
+  const groups = program.command('groups').description("grouped queues' message groups: counts, largest backlogs, blocked heads; their dead letters");
   groups
     .command('list')
     .description('every grouped queue (found by a bounded SCAN, or given with --queue) with its messages, groups and dead letters')
@@ -150,4 +151,134 @@ export function groupedCommands(program: Command, cli: Cli): void {
         [`group ${safe(d.groupId)}: ${d.state}`, `backlog: ${d.backlog}`, `head: ${d.headId ?? '-'}`, `in flight: ${d.inFlight}`].join('\n'),
       );
     });
+  cli
+    .withPaging(groups.command('dead-letters').description("one page of a grouped queue's dead letters, newest first, each with its group"), 20)
+    .requiredOption('--queue <name>', 'the grouped queue (its name)')
+    .option('--oldest', 'oldest first')
+    .option('--group <groupId>', 'only records of this message group (a search)')
+    .option('--scan-limit <n>', 'with --group: records read at most per page (1..100000)', (v) => parseWhole(v, '--scan-limit'), 10_000)
+    .action(
+      async (o: { count: number; cursor?: string; before?: string; last?: boolean; oldest?: boolean; group?: string; scanLimit: number }, cmd: Command) => {
+        const a = addressed(cmd);
+        const { admin, g } = await cli.connect(cmd, a.options);
+        const page = await admin.groupedDeadLetters(a.id, {
+          count: o.count,
+          order: o.oldest ? 'oldest' : 'newest',
+          ...pageOptions(o),
+          ...(o.group !== undefined ? { filter: { group: o.group }, scanLimit: o.scanLimit } : {}),
+        });
+        // An empty first page: the name may be mistyped.
+        if (page.items.length === 0 && !o.cursor && !o.before) await existing(admin, a.id, a.name, g, 1);
+        const searched =
+          o.group !== undefined
+            ? `searched ${page.scanned} records${page.complete ? '' : ', stopped at --scan-limit: the next page continues the search'}`
+            : undefined;
+        const doc = {
+          items: page.items.map((r) => recordJson(r, false)),
+          next: page.next ?? null,
+          previous: page.previous ?? null,
+          ...(o.group !== undefined ? { scanned: page.scanned, complete: page.complete } : {}),
+        };
+        cli.print(g, doc, () =>
+          [pageText(table(['ID', 'GROUP', 'SOURCE ID', 'DELIVERIES', 'PAYLOAD'], page.items.map(groupedRecordRow)), page.next, page.previous), searched]
+            .filter(Boolean)
+            .join('\n'),
+        );
+      },
+    );
+  groups
+    .command('retry-dead-letters')
+    .description("put a grouped queue's dead letters back at the end of their groups (fresh messages) and remove them")
+    .requiredOption('--queue <name>', 'the grouped queue (its name)')
+    .option('--id <ids...>', 'record IDs')
+    .option('--all', 'every dead letter present now, oldest first (asks first unless --yes)')
+    .option('--limit <n>', 'with --all: at most this many', (v) => parseWhole(v, '--limit'))
+    .option('--page-size <n>', 'with --all: records per script call (1..1000)', (v) => parseWhole(v, '--page-size'), 100)
+    .action(async (o: BulkFlags, cmd: Command) => {
+      const a = addressed(cmd);
+      const ids = o.id ?? [];
+      if (Boolean(o.all) === ids.length > 0) throw new UsageError('pass --id ID... or --all');
+      const { admin, g, actor } = await cli.connect(cmd, a.options);
+      await existing(admin, a.id, a.name, g, 1);
+      if (o.all) {
+        await cli.confirm(g, `retry every dead letter of grouped queue ${safe(a.name)} into its group?`);
+        return bulkAll(cli, g, 'retried', (options) => admin.retryAllGroupedDeadLetters(actor, a.id, options), o);
+      }
+      const results: ({ id: string } & RetryResult)[] = [];
+      for (const rid of ids) results.push({ id: rid, ...(await admin.retryGroupedDeadLetter(actor, a.id, rid)) });
+      cli.print(g, { results }, () =>
+        results
+          .map((r) =>
+            r.status === 'retried'
+              ? `${r.id}: retried as ${r.newId}`
+              : r.status === 'missing'
+                ? `${r.id}: missing (retried, deleted, or never there)`
+                : `${r.id}: refused (${safe(r.reason)})`,
+          )
+          .join('\n'),
+      );
+      if (results.some((r) => r.status !== 'retried')) cli.fail();
+    });
+  groups
+    .command('delete-dead-letters')
+    .description("delete a grouped queue's dead letters (asks first unless --yes)")
+    .requiredOption('--queue <name>', 'the grouped queue (its name)')
+    .option('--id <ids...>', 'record IDs')
+    .option('--all', 'every dead letter present now, oldest first')
+    .option('--limit <n>', 'with --all: at most this many', (v) => parseWhole(v, '--limit'))
+    .option('--page-size <n>', 'with --all: records per XDEL (1..1000)', (v) => parseWhole(v, '--page-size'), 100)
+    .action(async (o: BulkFlags, cmd: Command) => {
+      const a = addressed(cmd);
+      const ids = o.id ?? [];
+      if (Boolean(o.all) === ids.length > 0) throw new UsageError('pass --id ID... or --all');
+      const { admin, g, actor } = await cli.connect(cmd, a.options);
+      await existing(admin, a.id, a.name, g, 1);
+      if (o.all) {
+        await cli.confirm(g, `delete every dead letter of grouped queue ${safe(a.name)}?`);
+        return bulkAll(cli, g, 'deleted', (options) => admin.deleteAllGroupedDeadLetters(actor, a.id, options), o);
+      }
+      await cli.confirm(g, `delete ${ids.length} dead letter(s) of grouped queue ${safe(a.name)}?`);
+      const results: ({ id: string } & DeleteResult)[] = [];
+      for (const rid of ids) results.push({ id: rid, ...(await admin.deleteGroupedDeadLetter(actor, a.id, rid)) });
+      cli.print(g, { results }, () =>
+        results.map((r) => `${r.id}: ${r.status === 'deleted' ? 'deleted' : 'missing (retried, deleted, or never there)'}`).join('\n'),
+      );
+      if (results.some((r) => r.status !== 'deleted')) cli.fail();
+    });
+}
+
+interface BulkFlags {
+  id?: string[];
+  all?: boolean;
+  limit?: number;
+  pageSize: number;
+}
+
+/** A bounded retry-all or delete-all in the foreground: progress on stderr, Ctrl-C stops it between pages (exit 1). */
+async function bulkAll(
+  cli: Cli,
+  g: GlobalOptions,
+  verb: 'retried' | 'deleted',
+  run: (options: { pageSize: number; limit?: number; signal: AbortSignal; onProgress: (p: { done: number; failed: number }) => void }) => Promise<BulkResult>,
+  o: BulkFlags,
+): Promise<void> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  try {
+    const result = await run({
+      pageSize: o.pageSize,
+      signal: controller.signal,
+      ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      onProgress: (p) => cli.err(`${verb} ${p.done}${p.failed ? `, left ${p.failed}` : ''}…`),
+    });
+    cli.print(g, result, () =>
+      result.aborted
+        ? `Stopped (Ctrl-C): ${verb} ${result.done} first; the rest are still there.`
+        : `${verb[0]!.toUpperCase()}${verb.slice(1)} ${result.done}.${result.failed ? ` ${result.failed} left in place: not records of a grouped queue (no group to retry into).` : ''}`,
+    );
+    if (result.aborted || result.failed > 0) cli.fail();
+  } finally {
+    process.removeListener('SIGINT', stop);
+  }
 }

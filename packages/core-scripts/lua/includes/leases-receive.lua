@@ -7,7 +7,7 @@ and these locals:
   token       the receipt token of this call
 At most `max` due members (oldest first) are examined: those with deliveries left are leased again
 (count + 1) and come first; exhausted ones (count >= limit) are appended to `dead` (the format of
-queue-dead-letters.lua, headers kept) and settled, taking no batch slot; vanished ones (body gone) are settled
+queue-dead-letters.lua, headers kept, and the group when the source has `group_of`) and settled, taking no batch slot; vanished ones (body gone) are settled
 and take no slot. New messages from the source fill the remaining slots; a new message not yet due
 (respire_source_due) is parked instead, as "<id>:0" scored with its due time, taking no slot (the
 source is read again for the slots left, at most 64 reads and 1000 parked entries per call).
@@ -45,7 +45,7 @@ for _, member in ipairs(due) do
   if not fields then
     vanished[#vanished + 1] = id
   elseif count >= limit then
-    exhausted[#exhausted + 1] = { id, respire_payload(fields), count, respire_source_headers(fields) }
+    exhausted[#exhausted + 1] = { id, respire_payload(fields), count, respire_source_headers(fields), source.group_of and source.group_of(fields) }
   else
     redeliver[#redeliver + 1] = { id, respire_payload(fields), count + 1, respire_source_headers(fields), fields }
   end
@@ -91,7 +91,7 @@ while room > 0 do
 end
 
 for _, entry in ipairs(exhausted) do
-  respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3], entry[4])
+  respire_queue_dead_letter_add(dead, entry[2], entry[1], entry[3], entry[4], entry[5])
 end
 if #settled > 0 then respire_source_settle(source, settled, plan) end
 if #due > 0 then redis.call('ZREM', deadlines, unpack(due)) end

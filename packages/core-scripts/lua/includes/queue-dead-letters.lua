@@ -2,17 +2,28 @@
 A dead-letter record of the lease engine (a reliable queue's, leases.lua): the field/value pairs
 payload (the message's bytes), source_id (its entry ID) and delivery_count (the deliveries made,
 in decimal), in that order, then headers (the message's encoded headers, copied as bytes) when it
-had any. The one writer and reader of the format in Lua;
+had any, then group (its group ID) when it came from a grouped queue (leases-grouped.lua), so it can
+be retried into its group; an ungrouped queue's record has no group field. The one writer and reader
+of the format in Lua;
 src/formats/queue-dead-letters.ts is the one in TypeScript (test/formats.test.ts checks that they
 agree).
 
   respire_queue_dead_letter_allow(dead)     raises RESPIRE_NOPERM unless the user may append a record
                                             to `dead`
-  respire_queue_dead_letter_add(dead, payload, source_id, count, headers)
-                                            appends a record (XADD *); `headers` nil or '' for none
-  respire_queue_dead_letter_problem(fields) -> nil for a record of this format, else what is wrong
+  respire_queue_dead_letter_add(dead, payload, source_id, count, headers, group)
+                                            appends a record (XADD *); `headers` nil or '' for none,
+                                            `group` nil or '' for an ungrouped queue's record
+  respire_queue_dead_letter_problem(fields) -> nil for a record of this format (grouped or not), else
+                                            what is wrong
+  respire_queue_dead_letter_ungrouped_problem(fields)
+                                         -> nil for an ungrouped record of this format, else what
+                                            is wrong (a grouped record is refused: it has a group)
+  respire_queue_dead_letter_grouped_problem(fields)
+                                         -> nil for a grouped record of this format with a nonempty
+                                            group, else what is wrong
   respire_queue_dead_letter_payload(fields) -> the payload of a record of this format
   respire_queue_dead_letter_headers(fields) -> the headers of a record of this format ('' for none)
+  respire_queue_dead_letter_group(fields)   -> the group of a record of this format (nil for none)
 ]]
 --@include server
 --@include acl
@@ -21,19 +32,55 @@ local function respire_queue_dead_letter_allow(dead)
   respire_allow(dead, 'XADD', dead, '*', 'payload', 'x', 'source_id', '0-1', 'delivery_count', '1')
 end
 
-local function respire_queue_dead_letter_add(dead, payload, source_id, count, headers)
+local function respire_queue_dead_letter_add(dead, payload, source_id, count, headers, group)
+  local fields = { 'payload', payload, 'source_id', source_id, 'delivery_count', respire_int(count) }
   if headers and headers ~= '' then
-    return redis.call('XADD', dead, '*', 'payload', payload, 'source_id', source_id, 'delivery_count', respire_int(count), 'headers', headers)
+    fields[7] = 'headers'
+    fields[8] = headers
   end
-  return redis.call('XADD', dead, '*', 'payload', payload, 'source_id', source_id, 'delivery_count', respire_int(count))
+  if group and group ~= '' then
+    fields[#fields + 1] = 'group'
+    fields[#fields + 1] = group
+  end
+  return redis.call('XADD', dead, '*', unpack(fields))
+end
+
+-- The optional fields after the first three pairs: headers, then group, each at most once, in that order.
+local function respire_queue_dead_letter_tail(fields)
+  if #fields == 6 then return true end
+  if #fields == 8 then return fields[7] == 'headers' or fields[7] == 'group' end
+  return #fields == 10 and fields[7] == 'headers' and fields[9] == 'group'
 end
 
 local function respire_queue_dead_letter_problem(fields)
-  local withHeaders = #fields == 8 and fields[7] == 'headers'
-  if (#fields ~= 6 and not withHeaders) or fields[1] ~= 'payload' or fields[3] ~= 'source_id' or fields[5] ~= 'delivery_count' then
-    return 'fields are not payload, source_id, delivery_count (and headers)'
+  if not respire_queue_dead_letter_tail(fields) or fields[1] ~= 'payload' or fields[3] ~= 'source_id' or fields[5] ~= 'delivery_count' then
+    return 'fields are not payload, source_id, delivery_count (and headers, group)'
   end
   if not string.match(fields[6], '^%d+$') then return 'delivery_count is not a whole number' end
+  return nil
+end
+
+local function respire_queue_dead_letter_group(fields)
+  if fields[#fields - 1] == 'group' and #fields > 6 then return fields[#fields] end
+  return nil
+end
+
+local function respire_queue_dead_letter_ungrouped_problem(fields)
+  local problem = respire_queue_dead_letter_problem(fields)
+  if problem then return problem end
+  if respire_queue_dead_letter_group(fields) then
+    return "a grouped queue's record (it has a group field): retry it into its group (admin-retry-grouped-dead-letters)"
+  end
+  return nil
+end
+
+local function respire_queue_dead_letter_grouped_problem(fields)
+  local problem = respire_queue_dead_letter_problem(fields)
+  if problem then return problem end
+  if not respire_queue_dead_letter_group(fields) then
+    return "an ungrouped queue's record (it has no group field): it names no group to retry it into"
+  end
+  if respire_queue_dead_letter_group(fields) == '' then return 'group is empty: it names no group to retry it into' end
   return nil
 end
 
@@ -42,5 +89,6 @@ local function respire_queue_dead_letter_payload(fields)
 end
 
 local function respire_queue_dead_letter_headers(fields)
-  return fields[8] or ''
+  if fields[7] == 'headers' then return fields[8] end
+  return ''
 end

@@ -266,6 +266,34 @@ export async function adminRemoveIdleConsumers(target: CommandTarget, args: Admi
   return replies.decodeAdminRemoveIdleConsumersReply(reply, options?.operation);
 }
 
+/** KEYS and ARGV of `admin-retry-grouped-dead-letters`, named as in its header. */
+export interface AdminRetryGroupedDeadLettersArgs {
+  /** KEYS[1] the grouped dead-letter stream (stream) */
+  readonly deadLetterStream: string;
+  /** KEYS[2] grouped stream (stream: fields payload, group, headers when any; same hash tag {respire-queue:<name>}) */
+  readonly stream: string;
+  /** KEYS[3] ready ring (sorted set: group ID -> position) */
+  readonly ready: string;
+  /** KEYS[4] the ungrouped queue's stream (must not exist) */
+  readonly ungroupedStream: string;
+  /** KEYS[5] messages in flight per group (hash: group ID -> count; fair groups only) */
+  readonly inflight: string;
+  /** KEYS[6] wake stream (stream of at most one entry) */
+  readonly wake: string;
+  /** ARGV[1] key prefix of the group backlogs (the group ID follows) */
+  readonly backlogPrefix: ScriptArg;
+  /** ARGV[2] most messages of a group in flight (1: ordered groups; 2..1000: fair groups; 0: unknown) */
+  readonly concurrency: ScriptArg;
+  /** ARGV[3..] record IDs (1..1000 stream IDs) */
+  readonly recordIds: readonly ScriptArg[];
+}
+
+/** Runs `admin-retry-grouped-dead-letters` (send a grouped queue's dead letters back to the end of their groups) through {@link runScript} and decodes its reply. */
+export async function adminRetryGroupedDeadLetters(target: CommandTarget, args: AdminRetryGroupedDeadLettersArgs, options?: ScriptCallOptions): Promise<replies.AdminRetryGroupedDeadLettersReply> {
+  const reply = await runScript(target, scripts.adminRetryGroupedDeadLetters, [args.deadLetterStream, args.stream, args.ready, args.ungroupedStream, args.inflight, args.wake], [args.backlogPrefix, args.concurrency, ...args.recordIds], options);
+  return replies.decodeAdminRetryGroupedDeadLettersReply(reply, options?.operation);
+}
+
 /** KEYS and ARGV of `admin-retry-queue-dead-letters`, named as in its header. */
 export interface AdminRetryQueueDeadLettersArgs {
   /** KEYS[1] dead-letter stream (stream) */

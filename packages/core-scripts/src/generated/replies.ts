@@ -314,46 +314,54 @@ export function decodeAdminRemoveIdleConsumersReply(value: unknown, operation = 
   return { removed: adminAckPendingReply2(t[0], operation), kept: adminAckPendingReply2(t[1], operation) };
 }
 
-/** The reply of `admin-retry-queue-dead-letters`: `[{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
-export type AdminRetryQueueDeadLettersReply = ({ readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[];
+/** The reply of `admin-retry-grouped-dead-letters`: `[{ 1 retried, entryId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
+export type AdminRetryGroupedDeadLettersReply = ({ readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[];
 
 /**
- * Decodes a reply of `admin-retry-queue-dead-letters`; `operation` names the call in errors.
+ * Decodes a reply of `admin-retry-grouped-dead-letters`; `operation` names the call in errors.
  * @throws {@link RespireServerError} for a reply of another shape.
  */
-export function decodeAdminRetryQueueDeadLettersReply(value: unknown, operation = "admin-retry-queue-dead-letters"): AdminRetryQueueDeadLettersReply {
+export function decodeAdminRetryGroupedDeadLettersReply(value: unknown, operation = "admin-retry-grouped-dead-letters"): AdminRetryGroupedDeadLettersReply {
   const list = d.array(value, operation);
   const out: ({ readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string })[] = [];
-  for (const element of list) out.push(adminRetryQueueDeadLettersReply1(element, operation));
+  for (const element of list) out.push(adminRetryGroupedDeadLettersReply1(element, operation));
   return out;
 }
 
-function adminRetryQueueDeadLettersReply1(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string } {
+function adminRetryGroupedDeadLettersReply1(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } | { readonly status: "missing" } | { readonly status: "foreign"; readonly reason: string } {
   switch (d.int(d.array(value, operation)[0], operation)) {
     case 1:
-      return adminRetryQueueDeadLettersReply2(value, operation);
+      return adminRetryGroupedDeadLettersReply2(value, operation);
     case 0:
-      return adminRetryQueueDeadLettersReply3(value, operation);
+      return adminRetryGroupedDeadLettersReply3(value, operation);
     case -1:
-      return adminRetryQueueDeadLettersReply4(value, operation);
+      return adminRetryGroupedDeadLettersReply4(value, operation);
     default:
       return d.unexpected(operation, 'a table opening with one of the codes 1, 0, -1', value);
   }
 }
 
-function adminRetryQueueDeadLettersReply2(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } {
+function adminRetryGroupedDeadLettersReply2(value: unknown, operation: string): { readonly status: "retried"; readonly entryId: string } {
   const t = d.table(value, 2, operation);
   return { status: "retried", entryId: d.string(t[1], operation) };
 }
 
-function adminRetryQueueDeadLettersReply3(value: unknown, operation: string): { readonly status: "missing" } {
+function adminRetryGroupedDeadLettersReply3(value: unknown, operation: string): { readonly status: "missing" } {
   d.table(value, 2, operation);
   return { status: "missing" };
 }
 
-function adminRetryQueueDeadLettersReply4(value: unknown, operation: string): { readonly status: "foreign"; readonly reason: string } {
+function adminRetryGroupedDeadLettersReply4(value: unknown, operation: string): { readonly status: "foreign"; readonly reason: string } {
   const t = d.table(value, 2, operation);
   return { status: "foreign", reason: d.string(t[1], operation) };
+}
+
+/** The reply of `admin-retry-queue-dead-letters`: the same as `admin-retry-grouped-dead-letters`'s. */
+export type AdminRetryQueueDeadLettersReply = AdminRetryGroupedDeadLettersReply;
+
+/** Decodes a reply of `admin-retry-queue-dead-letters` (as {@link decodeAdminRetryGroupedDeadLettersReply}). */
+export function decodeAdminRetryQueueDeadLettersReply(value: unknown, operation = "admin-retry-queue-dead-letters"): AdminRetryQueueDeadLettersReply {
+  return decodeAdminRetryGroupedDeadLettersReply(value, operation);
 }
 
 /** The reply of `admin-retry-subscription-dead-letters`: `[{ 1 retried, sourceId: string } | { 0 missing, '' } | { -1 foreign, reason: string }]`, as its header's `Reply` line declares it. */
@@ -375,9 +383,9 @@ function adminRetrySubscriptionDeadLettersReply1(value: unknown, operation: stri
     case 1:
       return adminRetrySubscriptionDeadLettersReply2(value, operation);
     case 0:
-      return adminRetryQueueDeadLettersReply3(value, operation);
+      return adminRetryGroupedDeadLettersReply3(value, operation);
     case -1:
-      return adminRetryQueueDeadLettersReply4(value, operation);
+      return adminRetryGroupedDeadLettersReply4(value, operation);
     default:
       return d.unexpected(operation, 'a table opening with one of the codes 1, 0, -1', value);
   }
@@ -388,12 +396,12 @@ function adminRetrySubscriptionDeadLettersReply2(value: unknown, operation: stri
   return { status: "retried", sourceId: d.string(t[1], operation) };
 }
 
-/** The reply of `admin-retry-worker-dead-letters`: the same as `admin-retry-queue-dead-letters`'s. */
-export type AdminRetryWorkerDeadLettersReply = AdminRetryQueueDeadLettersReply;
+/** The reply of `admin-retry-worker-dead-letters`: the same as `admin-retry-grouped-dead-letters`'s. */
+export type AdminRetryWorkerDeadLettersReply = AdminRetryGroupedDeadLettersReply;
 
-/** Decodes a reply of `admin-retry-worker-dead-letters` (as {@link decodeAdminRetryQueueDeadLettersReply}). */
+/** Decodes a reply of `admin-retry-worker-dead-letters` (as {@link decodeAdminRetryGroupedDeadLettersReply}). */
 export function decodeAdminRetryWorkerDeadLettersReply(value: unknown, operation = "admin-retry-worker-dead-letters"): AdminRetryWorkerDeadLettersReply {
-  return decodeAdminRetryQueueDeadLettersReply(value, operation);
+  return decodeAdminRetryGroupedDeadLettersReply(value, operation);
 }
 
 /** The reply of `grouped-ack`: `[flag]`, as its header's `Reply` line declares it. */

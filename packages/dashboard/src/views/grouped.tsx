@@ -1,8 +1,9 @@
 // Grouped queues: the list, and one queue's groups (counts, largest backlogs, the heads in flight). Group IDs are user data: always escaped by JSX.
-import type { GroupedQueueStatus, GroupedQueueSummary, InFlightHead } from '@respire/admin';
+import type { DeadLetterPage, GroupedQueueStatus, GroupedQueueSummary, InFlightHead } from '@respire/admin';
 import { count, duration, maybeCount, serverTime } from '../format.js';
 import { Count, num, Pager, Table, type Paging } from './components.js';
-import { href, Layout, type PageContext } from './layout.js';
+import { GROUPED_RETRY_TEXT, GroupedDeadLetterBulk, GroupedDeadLettersTable } from './grouped-dead-letters.js';
+import { href, Layout, type Notice, type PageContext } from './layout.js';
 import { Name } from './name.js';
 
 /** Every grouped queue this principal sees: messages, groups with messages, ready groups, in flight, dead letters. */
@@ -51,17 +52,21 @@ function headState(h: InFlightHead, nowMs: number): string {
   return h.leased ? `leased, ${duration(h.deadlineMs - nowMs)} left` : `NACKed, due in ${duration(h.deadlineMs - nowMs)}`;
 }
 
-/** One grouped queue: its counts, its largest backlogs, and one page of its heads in flight (ordered groups: the blocked groups). */
+/** One grouped queue: its counts, its largest backlogs, one page of its heads in flight (ordered groups: the blocked groups), and its newest dead letters. */
 export function GroupedQueuePage({
   ctx,
   queue,
   heads,
   paging,
+  deadLetters,
+  notice,
 }: {
   ctx: PageContext;
   queue: GroupedQueueStatus;
   heads: { readonly items: readonly InFlightHead[]; readonly serverTimeMs: number };
   paging: Paging;
+  deadLetters: DeadLetterPage;
+  notice?: Notice;
 }) {
   const label = `${queue.keyPrefix}${queue.name}`;
   const largest = queue.largestBacklogs;
@@ -79,6 +84,7 @@ export function GroupedQueuePage({
         { kind: 'Grouped queue', label },
       ]}
       serverTimeMs={queue.serverTimeMs}
+      notice={notice}
     >
       <dl class="facts">
         <dt>Groups with messages</dt>
@@ -143,6 +149,22 @@ export function GroupedQueuePage({
         </Table>
       )}
       <Pager paging={paging} label={queue.fair ? 'Messages in flight' : 'Blocked heads'} />
+      <h2 id="dead-letters">Dead letters</h2>
+      <p class="muted">Messages given up on at the delivery limit, newest first, each with its group. {GROUPED_RETRY_TEXT}</p>
+      <div class="toolbar">
+        <p>
+          <strong>{count(queue.deadLetters)}</strong> dead letters
+          {deadLetters.next ? (
+            <>
+              ; the newest shown. <a href={href(ctx, '/grouped-dead-letters', { id: queue.id })}>All dead letters</a>
+            </>
+          ) : (
+            '.'
+          )}
+        </p>
+        <GroupedDeadLetterBulk ctx={ctx} queue={queue} />
+      </div>
+      <GroupedDeadLettersTable ctx={ctx} queue={queue} records={deadLetters.items} />
     </Layout>
   );
 }
