@@ -33,9 +33,12 @@ respire_grouped_expect_mode(KEYS[3])
 -- (a global is a table lookup by name).
 local ARGV, KEYS, redis_call, redis_pcall = ARGV, KEYS, redis.call, redis.pcall
 local originals, idle, groupOf = {}, {}, {}
+-- Each item's key indexes, parsed once (tonumber of a string is a strtod).
+local backlogOf, dedupOf = {}, {}
 local last = #ARGV
 for i = 2, last, 6 do
   local backlog, dedup = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+  backlogOf[i], dedupOf[i] = backlog, dedup
   if dedup > 0 and originals[dedup] == nil then
     originals[dedup] = respire_typed_call(KEYS[dedup], 'string', 'GET', KEYS[dedup]) or false
   end
@@ -68,7 +71,7 @@ end
 
 local reply, r = {}, 0
 for i = 2, last, 6 do
-  local backlog, dedup = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+  local backlog, dedup = backlogOf[i], dedupOf[i]
   local original = dedup > 0 and originals[dedup]
   if original then
     reply[r + 1] = original
