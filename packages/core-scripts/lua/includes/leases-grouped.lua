@@ -123,39 +123,6 @@ local function respire_source_allow_take(source)
   end
 end
 
--- Fair groups: a group's next message leaves its backlog when taken; the group goes back to the
--- end of the ring while it has more and fewer than `concurrency` in flight.
-local function respire_grouped_take_fair(source, groups)
-  local taken, leased, gone, again = {}, {}, {}, {}
-  local counts = #groups > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(groups)) or {}
-  for g, group in ipairs(groups) do
-    local backlog = source.prefix .. group
-    local i = 0
-    while true do
-      local pair = respire_typed_call(backlog, 'list', 'LRANGE', backlog, i, i + 1)
-      local head = pair[1]
-      if not head then break end
-      local fields = respire_source_body(source, head)
-      gone[backlog] = i + 1
-      if fields then
-        taken[#taken + 1] = { head, fields }
-        leased[#leased + 1] = head
-        leased[#leased + 1] = group
-        if pair[2] and (tonumber(counts[g]) or 0) + 1 < source.concurrency then again[#again + 1] = group end
-        break
-      end
-      i = i + 1
-    end
-  end
-  local tail = #again > 0 and (respire_grouped_tail(source.ready) or 0) or 0
-  if #groups > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
-  if #leased > 0 then redis.call('HSET', source.leased, unpack(leased)) end
-  for backlog, n in pairs(gone) do redis.call('LTRIM', backlog, n, -1) end
-  for f = 2, #leased, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
-  respire_grouped_join(source, tail, again)
-  return taken
-end
-
 -- The bodies of `heads` (n of them) that one XRANGE from the oldest finds among as many entries
 -- (head ID -> field list): heads taken in ring order are often close together in the stream, and
 -- one read of n entries costs well under n reads by ID. A head it does not find is read by ID.
@@ -173,6 +140,57 @@ local function respire_grouped_bodies(source, heads, n)
   end
   return bodies
 end
+
+-- Fair groups: a group's next message leaves its backlog when taken; the group goes back to the
+-- end of the ring while it has more and fewer than `concurrency` in flight. The front two of each
+-- backlog are read first, then the heads' bodies in one read (as the ordered take does).
+local function respire_grouped_take_fair(source, groups)
+  local n, prefix = #groups, source.prefix
+  local counts = n > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(groups)) or {}
+  local backlogs, fronts, present, found = {}, {}, {}, 0
+  for g = 1, n do
+    local backlog = prefix .. groups[g]
+    local front = respire_typed_call(backlog, 'list', 'LRANGE', backlog, '0', '1')
+    backlogs[g], fronts[g] = backlog, front
+    if front[1] then
+      found = found + 1
+      present[found] = front[1]
+    end
+  end
+  local bodies = respire_grouped_bodies(source, present, found)
+  local taken, leased, gone, again, t, l, a = {}, {}, {}, {}, 0, 0, 0
+  for g = 1, n do
+    local backlog, front, i = backlogs[g], fronts[g], 0
+    while front[1] do
+      local head = front[1]
+      local fields = bodies[head] or respire_source_body(source, head)
+      gone[backlog] = i + 1
+      if fields then
+        t = t + 1
+        taken[t] = { head, fields }
+        leased[l + 1] = head
+        leased[l + 2] = groups[g]
+        l = l + 2
+        if front[2] and (tonumber(counts[g]) or 0) + 1 < source.concurrency then
+          a = a + 1
+          again[a] = groups[g]
+        end
+        break
+      end
+      -- Deleted from the stream behind the queue's back: walked past, and dropped with the taken one.
+      i = i + 1
+      front = redis.call('LRANGE', backlog, string.format('%d', i), string.format('%d', i + 1))
+    end
+  end
+  local tail = a > 0 and (respire_grouped_tail(source.ready) or 0) or 0
+  if n > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
+  if l > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
+  for f = 2, l, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
+  respire_grouped_join(source, tail, again)
+  return taken
+end
+
 
 -- A backlog's head (LINDEX reads no more than that); a backlog of another type fails, before any write.
 local function respire_grouped_head(backlog)
