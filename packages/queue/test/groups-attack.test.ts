@@ -538,4 +538,38 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
       expect(await withoutWake(connection(), queue.name)).toEqual([keys.stream]);
     });
   }
+
+  for (const [mode, groups] of MODES.slice(0, 2)) {
+    const k = groups.groupConcurrency ?? 1;
+    it(`${mode}: a receipt repeated in ackMany, nackMany and extendMany counts once, and the group's room stays right`, async () => {
+      const queue = queueOf<string>({ groups });
+      const keys = groupedKeys(queue.name);
+      await queue.sendMany(['x/1', 'x/2', 'x/3', 'x/4'].map((payload) => ({ payload, groupId: 'x' })));
+      const first = await queue.receive(60_000, { max: 1 });
+      expect(await queue.extendMany([first[0]!, first[0]!], 60_000)).toEqual([true, false]);
+      expect(await queue.nackMany([first[0]!, first[0]!])).toEqual([true, false]);
+      const [again] = await queue.receive(60_000, { max: 1 });
+      expect(again).toMatchObject({ payload: 'x/1', deliveryCount: 2 });
+      // The stale receipt of the first delivery beside the current one: only the current one counts.
+      expect(await queue.ackMany([first[0]!, again!, again!])).toEqual([false, true, false]);
+      // x has nothing in flight now: k more may be taken, one per receive.
+      const taken: string[] = [];
+      for (let i = 0; i < 4; i++) taken.push(...(await queue.receive(60_000, { max: 10 })).map((m) => m.payload));
+      expect(taken).toEqual(['x/2', 'x/3', 'x/4'].slice(0, k));
+      expect((await leasedPerGroup(connection(), queue.name)).get('x')).toBe(k);
+      if (k > 1) expect(Number(await connection().raw(keys.leased, ['HGET', inFlightKey(queue.name), 'x']))).toBe(k);
+    });
+
+    it(`${mode}: a waiting receive behind a group whose every message was deleted gets the next ready group's head at once`, async () => {
+      const queue = queueOf<string>({ groups });
+      const sent = await queue.sendMany(['a/1', 'a/2', 'b/1'].map((payload) => ({ payload, groupId: payload[0]! })));
+      await xdel(connection(), queue.name, [sent[0]!.id, sent[1]!.id]);
+      const started = performance.now();
+      const batch = await queue.receive(60_000, { max: 1, waitMs: 5_000 });
+      expect(batch.map((m) => m.payload)).toEqual(['b/1']);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(await queue.ackMany(batch)).toEqual([true]);
+      expect(await withoutWake(connection(), queue.name)).toEqual([groupedKeys(queue.name).stream]);
+    });
+  }
 });
