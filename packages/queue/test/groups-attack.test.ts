@@ -188,9 +188,11 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
           let run: () => Promise<unknown>;
           if (call === 'receive') {
             // a/1 due and exhausted, b/1 due and deleted, c ready: the receive takes, dead-letters and settles.
-            const sent = await queue.sendMany(['a/1', 'a/2', 'b/1', 'b/2', 'c/1', 'c/2'].map((payload) => ({ payload, groupId: payload[0]! })));
+            // Fair groups: a and b have nothing more, so they are off the ring and only the settle reads their backlogs.
+            const payloads = fair ? ['a/1', 'b/1', 'c/1', 'c/2'] : ['a/1', 'a/2', 'b/1', 'b/2', 'c/1', 'c/2'];
+            const sent = await queue.sendMany(payloads.map((payload) => ({ payload, groupId: payload[0]! })));
             expect((await queue.receive(20, { max: 2 })).map((m) => m.payload)).toEqual(['a/1', 'b/1']);
-            await xdel(connection(), queue.name, [sent[2]!.id]);
+            await xdel(connection(), queue.name, [sent[payloads.indexOf('b/1')]!.id]);
             await untilServerPasses(connection(), queue.name, 25);
             run = () => queue.receive(60_000, { max: 10 });
           } else if (call === 'send' || call === 'sendMany') {
@@ -284,6 +286,7 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
           ['receive', 4],
           ['ack', 3],
           ['nack', 1],
+          ['extend', 1],
           ['expire', 1],
           ['delete', 2],
         ] as const);
@@ -300,6 +303,17 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
         } else if (op === 'receive') {
           const leaseMs = random.chance(0.3) ? 30 : 60_000;
           await received(await queue.receive(leaseMs, { max: random.int(1, 100) }), leaseMs);
+        } else if (op === 'extend') {
+          // A held lease is extended; a loose one maybe, and then it is held again.
+          const all = [...held.values(), ...loose.values()];
+          if (all.length === 0) continue;
+          const m = random.pick(all);
+          const extended = await queue.extend(m, 60_000);
+          if (held.has(m.id)) expect(extended, `${why}: extend of a held lease`).toBe(true);
+          if (extended) {
+            loose.delete(m.id);
+            held.set(m.id, m);
+          }
         } else if (op === 'ack' || op === 'nack') {
           const all = [...held.values(), ...loose.values()];
           if (all.length === 0) continue;
