@@ -96,7 +96,7 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
         if (state === 'leased then nacked') expect(await queue.nack(head!)).toBe(true);
         if (state === 'expired' || state === 'exhausted') await untilAllGroupedDue(connection(), queue.name);
         const delivered = await drain(connection(), queue);
-        expect(delivered.sort()).toEqual(['a/2', 'a/3', 'b/1']);
+        expect([...delivered].sort()).toEqual(['a/2', 'a/3', 'b/1']);
         if (ordered) {
           // Drained with max 100 and acked at once: one message of a per receive, in order.
           expect(ofGroup(delivered, 'a')).toEqual(['a/2', 'a/3']);
