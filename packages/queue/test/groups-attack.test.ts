@@ -586,4 +586,56 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
       expect(await withoutWake(connection(), queue.name)).toEqual([groupedKeys(queue.name).stream]);
     });
   }
+
+  for (const [mode, groups] of MODES) {
+    const k = groups.groupConcurrency ?? 1;
+    it(
+      `${mode}: consumers in parallel with leases shorter than their work: the server never holds more than k of a group, each group's first deliveries in order`,
+      { timeout: 30_000 },
+      async () => {
+        const queue = queueOf<string>({ groups, deliveryLimit: 1000 });
+        const keys = groupedKeys(queue.name);
+        const GROUP_IDS = ['p0', 'p1', 'p2', 'p3'];
+        const PER_GROUP = 12;
+        await queue.sendMany(GROUP_IDS.flatMap((groupId) => Array.from({ length: PER_GROUP }, (_, n) => ({ payload: `${groupId}/${n}`, groupId }))));
+        const firstSeen = new Map<string, number[]>();
+        const acked = new Set<string>();
+        let violation: string | undefined;
+        const consumer = async (c: number): Promise<void> => {
+          for (let round = 0; acked.size < GROUP_IDS.length * PER_GROUP && violation === undefined; round++) {
+            if (round > 3000) throw new Error(`consumer ${c} did not finish`);
+            const batch = await queue.receive(8, { max: 1 + ((round + c) % 3) });
+            for (const [group, n] of await leasedPerGroup(connection(), queue.name)) if (n > k) violation = `${n} of ${group} in flight on the server`;
+            if (batch.length === 0) {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              continue;
+            }
+            for (const m of batch) {
+              const n = Number(m.payload.split('/')[1]);
+              const seen = firstSeen.get(m.groupId!) ?? [];
+              if (!seen.includes(n)) firstSeen.set(m.groupId!, [...seen, n]);
+            }
+            // Sometimes slower than the lease: its ACK is refused and the message comes again.
+            await new Promise((resolve) => setTimeout(resolve, (round * 7 + c) % 12));
+            const flags = await queue.ackMany(batch);
+            batch.forEach((m, i) => {
+              if (!flags[i]) return;
+              if (acked.has(m.id)) violation = `${m.payload} acknowledged twice`;
+              acked.add(m.id);
+            });
+          }
+        };
+        await Promise.all([0, 1, 2, 3].map(consumer));
+        expect(violation).toBeUndefined();
+        expect(acked.size).toBe(GROUP_IDS.length * PER_GROUP);
+        for (const group of GROUP_IDS) {
+          const order = firstSeen.get(group)!;
+          expect([...order].sort((x, y) => x - y)).toEqual(Array.from({ length: PER_GROUP }, (_, n) => n));
+          if (k === 1) expect(order).toEqual(Array.from({ length: PER_GROUP }, (_, n) => n));
+        }
+        expect(await deadLetters(connection(), keys.deadLetter)).toEqual([]);
+        expect(await withoutWake(connection(), queue.name)).toEqual([keys.stream]);
+      },
+    );
+  }
 });
