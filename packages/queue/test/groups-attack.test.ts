@@ -408,7 +408,7 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
       const id = await dueWith(count);
       expect(await queue.receive(60_000, { max: 10 })).toEqual([]);
       const record = (await connection().raw(keys.deadLetter, ['XREVRANGE', keys.deadLetter, '+', '-', 'COUNT', '1'])) as [string, string[]][];
-      expect(record[0]![1].map(String)).toEqual(['payload', payload, 'source_id', id, 'delivery_count', String(count)]);
+      expect(record[0]![1].map(String)).toEqual(['payload', payload, 'source_id', id, 'delivery_count', String(count), 'group', 'a']);
     }
     const [last] = await queue.receive(60_000, { max: 10 });
     expect(last).toMatchObject({ payload: 'a/4', deliveryCount: 1 });
