@@ -2,7 +2,7 @@
 import { MAX_GROUP_ID_BYTES, ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { targets, uniqueQueue, type Connection } from './support.js';
+import { operator, targets, uniqueQueue, type Connection } from './support.js';
 
 describe.each(targets)('RespireAdmin grouped queues under attack on $name', (target) => {
   let conn: Connection;
@@ -133,5 +133,33 @@ describe.each(targets)('RespireAdmin grouped queues under attack on $name', (tar
     const inFlight = await allPages((cursor) => admin.groupsInFlight(k.id, { count: 11, cursor }));
     expect(inFlight.map((h) => h.groupId).sort()).toEqual(ids.slice(0, 300));
     expect(await admin.groupedQueue(k.id, { maxAgeMs: 0 })).toMatchObject({ messages: 2000, readyGroups: 700, inFlight: 300, groups: 1000 });
+  });
+
+  it("dead letters retried into groups whose heads were deleted behind the queue's back: each comes once, after what its group had, no key left", async () => {
+    const name = uniqueQueue('g');
+    const k = keysOf(name);
+    const queue = new ReliableQueue(conn.client, name, { codec: utf8Codec, groups: {}, deliveryLimit: 1 });
+    // Dead letters of groups a and b (deliveryLimit 1: receive, NACK, receive).
+    await queue.sendMany(['a/dead', 'b/dead'].map((payload) => ({ payload, groupId: payload[0]! })));
+    for (const m of await queue.receive(60_000, { max: 10 })) await queue.nack(m);
+    expect(await queue.receive(60_000, { max: 10 })).toEqual([]);
+    // a: its head leased, then deleted; b: every message deleted while it is on the ring.
+    const sent = await queue.sendMany(['a/1', 'a/2', 'b/1', 'b/2'].map((payload) => ({ payload, groupId: payload[0]! })));
+    const [a1] = await queue.receive(60_000, { max: 1 });
+    expect(a1!.payload).toBe('a/1');
+    await conn.raw(k.stream, ['XDEL', k.stream, sent[0]!.id, sent[2]!.id, sent[3]!.id]);
+    const admin = new RespireAdmin(conn.client, { groupedQueues: [{ name }] });
+    expect(await admin.retryAllGroupedDeadLetters(operator, k.id)).toMatchObject({ done: 2, failed: 0 });
+    const delivered: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const batch = await queue.receive(60_000, { max: 10 });
+      delivered.push(...batch.map((m) => m.payload));
+      if (round === 0) expect(await queue.ack(a1!)).toBe(true);
+      expect((await queue.ackMany(batch)).every(Boolean)).toBe(true);
+    }
+    // b's deleted messages are walked past; a's retried one waits behind a/2.
+    expect(delivered).toEqual(['b/dead', 'a/2', 'a/dead']);
+    const keys = (await conn.raw(k.stream, ['KEYS', `{respire-queue:${name}}:*`])) as string[];
+    expect(keys.map(String).sort()).toEqual([`{respire-queue:${name}}:groups:dead-letter`, k.stream, `{respire-queue:${name}}:groups:wake`].sort());
   });
 });
