@@ -644,4 +644,43 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
       },
     );
   }
+
+  // Settling 16 or more heads of a small leased hash reads it whole (one HGETALL): with some of them
+  // deleted behind the queue's back, by an ACK and by a receive that finds them due.
+  for (const [mode, groups] of MODES.slice(0, 2)) {
+    it(`${mode}: twenty heads settled at once, some deleted behind the queue's back, by ackMany and by a receive: each group moves on once`, async () => {
+      const queue = queueOf<string>({ groups });
+      const keys = groupedKeys(queue.name);
+      const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+      await queue.sendMany([1, 2, 3].flatMap((n) => ids.map((groupId) => ({ payload: `${groupId}/${n}`, groupId }))));
+      // Ordered: the twenty heads; fair: the twenty first messages (each group then back on the ring).
+      const first = await queue.receive(60_000, { max: 20 });
+      expect(first.map((m) => m.payload)).toEqual(ids.map((g) => `${g}/1`));
+      await xdel(
+        connection(),
+        queue.name,
+        first.filter((_, i) => i % 4 === 0).map((m) => m.id),
+      );
+      expect(await queue.ackMany(first)).toEqual(first.map(() => true));
+      // The next twenty, with short leases.
+      const second = await queue.receive(20, { max: 20 });
+      expect(second.map((m) => m.payload)).toEqual(ids.map((g) => `${g}/2`));
+      // Every second message deleted while leased: the receive that finds them due settles all twenty.
+      await xdel(
+        connection(),
+        queue.name,
+        second.map((m) => m.id),
+      );
+      await untilServerPasses(connection(), queue.name, 25);
+      const third: string[] = [];
+      for (let round = 0; third.length < 20; round++) {
+        expect(round).toBeLessThan(3);
+        const batch = await queue.receive(60_000, { max: 20 });
+        third.push(...batch.map((m) => m.payload));
+        expect((await queue.ackMany(batch)).every(Boolean)).toBe(true);
+      }
+      expect(third).toEqual(ids.map((g) => `${g}/3`));
+      expect(await withoutWake(connection(), queue.name)).toEqual([keys.stream]);
+    });
+  }
 });
