@@ -574,6 +574,16 @@ describeOnTargets('ReliableQueue with groups: attacks', targets, (target, connec
       if (k > 1) expect(Number(await connection().raw(keys.leased, ['HGET', inFlightKey(queue.name), 'x']))).toBe(k);
     });
 
+    it(`${mode}: a receive of max 1 behind a group whose every message was deleted takes the next ready group's head in the same call`, async () => {
+      const queue = queueOf<string>({ groups });
+      const sent = await queue.sendMany(['a/1', 'a/2', 'b/1', 'c/1'].map((payload) => ({ payload, groupId: payload[0]! })));
+      await xdel(connection(), queue.name, [sent[0]!.id, sent[1]!.id]);
+      const first = await queue.receive(60_000, { max: 1 });
+      expect(first.map((m) => m.payload)).toEqual(['b/1']);
+      expect((await queue.receive(60_000, { max: 1 })).map((m) => m.payload)).toEqual(['c/1']);
+      expect(await queue.receive(60_000, { max: 1 })).toEqual([]);
+    });
+
     it(`${mode}: a waiting receive behind a group whose every message was deleted gets the next ready group's head at once`, async () => {
       const queue = queueOf<string>({ groups });
       const sent = await queue.sendMany(['a/1', 'a/2', 'b/1'].map((payload) => ({ payload, groupId: payload[0]! })));

@@ -35,7 +35,10 @@ queue's stream exists (an instance without `groups` used the name) every grouped
   respire_source_body(source, id)       -> the field list of entry `id`, or nil when it is gone
   respire_source_allow_take(source)     RESPIRE_NOPERM unless the user may take heads
   respire_source_take(source, count)    -> the heads of up to `count` groups from the front of the
-                                           ring { { id, fields }, ... }; reads first, then writes
+                                           ring { { id, fields }, ... }, and true when it passed over
+                                           `count` groups (a group whose messages were all deleted
+                                           yields none, and the ring may hold more); reads first,
+                                           then writes
   respire_source_due(fields)            -> nil: a grouped queue takes no delayed sends, so a head is
                                            due at once
   respire_source_headers(fields)       -> the message's encoded headers as a queue entry keeps them
@@ -144,7 +147,7 @@ end
 -- Fair groups: a group's next message leaves its backlog when taken; the group goes back to the
 -- end of the ring while it has more and fewer than `concurrency` in flight. The front two of each
 -- backlog are read first, then the heads' bodies in one read (as the ordered take does).
-local function respire_grouped_take_fair(source, groups)
+local function respire_grouped_take_fair(source, groups, count)
   local n, prefix = #groups, source.prefix
   local counts = n > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(groups)) or {}
   local backlogs, fronts, present, found = {}, {}, {}, 0
@@ -188,7 +191,7 @@ local function respire_grouped_take_fair(source, groups)
   for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
   for f = 2, l, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
   respire_grouped_join(source, tail, again)
-  return taken
+  return taken, n == count
 end
 
 
@@ -204,7 +207,7 @@ end
 -- runs once per message, and each ipairs step is a function call.
 local function respire_source_take(source, count)
   local groups = redis.call('ZRANGE', source.ready, 0, count - 1)
-  if source.concurrency > 1 then return respire_grouped_take_fair(source, groups) end
+  if source.concurrency > 1 then return respire_grouped_take_fair(source, groups, count) end
   local n, prefix = #groups, source.prefix
   local backlogs, heads, present, found = {}, {}, {}, 0
   for g = 1, n do
@@ -240,7 +243,7 @@ local function respire_source_take(source, count)
   if n > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
   if l > 0 then redis.call('HSET', source.leased, unpack(leased)) end
   for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
-  return taken
+  return taken, n == count
 end
 
 -- The groups of leased `ids` (false where an ID is not leased), as HMGET gives them. A leased hash

@@ -75,7 +75,7 @@ local room, takes = slots, 0
 while room > 0 do
   local want = room
   takes = takes + 1
-  local taken = respire_source_take(source, want)
+  local taken, more = respire_source_take(source, want)
   for _, entry in ipairs(taken) do
     local due = respire_source_due(entry[2])
     if due and due > now then
@@ -86,8 +86,10 @@ while room > 0 do
       room = room - 1
     end
   end
-  -- Parked entries take no slot: take again, up to RESPIRE_MAX_PARKED parked or RESPIRE_MAX_TAKES takes per call.
-  if #taken < want or #parked >= 2 * RESPIRE_MAX_PARKED or takes >= RESPIRE_MAX_TAKES then break end
+  -- Parked entries take no slot, and a source may yield fewer than it passed over (`more`: a grouped
+  -- queue's group whose messages were all deleted): take again, up to RESPIRE_MAX_PARKED parked or
+  -- RESPIRE_MAX_TAKES takes per call.
+  if (#taken < want and not more) or #parked >= 2 * RESPIRE_MAX_PARKED or takes >= RESPIRE_MAX_TAKES then break end
 end
 
 for _, entry in ipairs(exhausted) do

@@ -17,7 +17,8 @@ calls with the source's keys (a table the source makes):
   respire_source_check(source)            checks the source's key types, before anything else
   respire_source_body(source, id)         -> the field list of message `id`, or nil when it is gone
   respire_source_allow_take(source)       checks the permissions that taking new messages needs
-  respire_source_take(source, count)      -> up to `count` new messages { { id, fields }, ... };
+  respire_source_take(source, count)      -> up to `count` new messages { { id, fields }, ... }, and
+                                             true when fewer came although the source may have more;
                                              may be the first write
   respire_source_due(fields)              -> when a new message may first be delivered (ms, server
                                              clock), or nil: at once
