@@ -8,13 +8,19 @@ import { queueRecord } from './records.js';
 import { queueKeys } from './redis.js';
 import { toEntryId } from './validate.js';
 
+/** The most bytes of a group ID (the queue's `MAX_GROUP_ID_BYTES`, queue README "Message groups"). */
+const MAX_GROUP_ID_BYTES = 1024;
+
 /**
  * Reads a grouped queue's dead-letter record: the queue's format with its `group` (core-scripts'
  * queue dead-letter format). A record without a group (or with an empty one) names no group to retry into: foreign.
+ * So is one whose group is longer than a send accepts: no grouped queue wrote it, and the retry
+ * (admin-retry-grouped-dead-letters) refuses it. The length is of the stored bytes, not of the decoded text.
  */
 export function groupedRecord(id: string, fields: readonly (readonly [Buffer, Buffer])[]): DeadLetterRecord {
   const record = queueRecord(id, fields);
-  return record.kind === 'queue' && (record.group === undefined || record.group === '') ? { kind: 'foreign', id, fields } : record;
+  if (record.kind !== 'queue' || record.group === undefined || record.group === '') return record.kind === 'queue' ? { kind: 'foreign', id, fields } : record;
+  return fields[fields.length - 1]![1].length > MAX_GROUP_ID_BYTES ? { kind: 'foreign', id, fields } : record;
 }
 
 /** One page of a grouped queue's dead letters (see `RespireAdmin.groupedDeadLetters`). */

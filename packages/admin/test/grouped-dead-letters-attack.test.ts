@@ -288,6 +288,34 @@ describe.each(targets)('grouped dead-letter retry under attack on $name', (targe
     expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['good']);
   });
 
+  it('a crafted group over the 1,024-byte limit of a group ID: listed foreign, refused, nothing changed; one at the limit is retried', async () => {
+    const name = uniqueQueue('gdla');
+    const queue = grouped(name);
+    const k = keysOf(name);
+    const craft = async (group: string) =>
+      String(await conn.raw(k.dead, ['XADD', k.dead, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '1', 'group', group]));
+    // 1,025 bytes: a group no send can name (queue README "Message groups"), so not one the queue wrote.
+    const over = [await craft('x'.repeat(1025)), await craft('é'.repeat(512) + 'x')];
+    const limit = await craft('é'.repeat(511) + 'xx');
+    const admin = adminOf(name);
+    expect((await admin.groupedDeadLetters(k.id, { order: 'oldest' })).items.map((r) => [r.id, r.kind])).toEqual([
+      [over[0], 'foreign'],
+      [over[1], 'foreign'],
+      [limit, 'queue'],
+    ]);
+    const before = await snapshot(name);
+    for (const id of over) {
+      expect(await admin.retryGroupedDeadLetter(operator, k.id, id)).toEqual({ status: 'refused', reason: expect.stringContaining('1,024 bytes') });
+    }
+    expect(await snapshot(name)).toBe(before);
+    expect(await admin.retryAllGroupedDeadLetters(operator, k.id)).toEqual({ done: 1, failed: 2, aborted: false });
+    expect(await recordIds(k.dead)).toEqual(over);
+    const batch = await queue.receive(60_000, { max: 10 });
+    expect(batch.map((m) => [m.payload, m.groupId])).toEqual([['p', 'é'.repeat(511) + 'xx']]);
+    await queue.ack(batch[0]!);
+    expect(await existingKeys(name)).toEqual([k.id, k.dead, k.wake].sort());
+  });
+
   it('group IDs at the byte limit, with multi-byte UTF-8, braces and colons, and headers: retried into the same group, received, acked, no key left', async () => {
     const name = uniqueQueue('gdla');
     const queue = grouped(name);

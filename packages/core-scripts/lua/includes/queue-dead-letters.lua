@@ -20,7 +20,7 @@ agree).
                                             is wrong (a grouped record is refused: it has a group)
   respire_queue_dead_letter_grouped_problem(fields)
                                          -> nil for a grouped record of this format with a nonempty
-                                            group, else what is wrong
+                                            group of at most 1,024 bytes, else what is wrong
   respire_queue_dead_letter_payload(fields) -> the payload of a record of this format
   respire_queue_dead_letter_headers(fields) -> the headers of a record of this format ('' for none)
   respire_queue_dead_letter_group(fields)   -> the group of a record of this format (nil for none)
@@ -74,13 +74,20 @@ local function respire_queue_dead_letter_ungrouped_problem(fields)
   return nil
 end
 
+-- The most bytes of a group ID (the queue's MAX_GROUP_ID_BYTES: queue README "Message groups").
+local RESPIRE_MAX_GROUP_ID_BYTES = 1024
+
 local function respire_queue_dead_letter_grouped_problem(fields)
   local problem = respire_queue_dead_letter_problem(fields)
   if problem then return problem end
-  if not respire_queue_dead_letter_group(fields) then
+  local group = respire_queue_dead_letter_group(fields)
+  if not group then
     return "an ungrouped queue's record (it has no group field): it names no group to retry it into"
   end
-  if respire_queue_dead_letter_group(fields) == '' then return 'group is empty: it names no group to retry it into' end
+  if group == '' then return 'group is empty: it names no group to retry it into' end
+  -- A longer group is none a send accepts, so no grouped queue wrote the record: retrying it would
+  -- make a group that no send can name (grouped-send.lua takes 1..1024 bytes).
+  if #group > RESPIRE_MAX_GROUP_ID_BYTES then return 'group is longer than 1,024 bytes: not a group ID a send accepts' end
   return nil
 end
 

@@ -311,6 +311,8 @@ return out`,
       await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-11', deliveryCount: 2 })]);
       await raw.send(['XADD', key2, '*', ...queueDeadLetterFields({ payload, sourceId: '9-12', deliveryCount: 2, group: '' })]);
       await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-13', 'delivery_count', '2', 'group', '']);
+      await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-14', 'delivery_count', '2', 'group', 'g'.repeat(1025)]);
+      await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-15', 'delivery_count', '2', 'group', 'g'.repeat(1024)]);
       const fromLua = (await evalLua(read, [key2], [])) as unknown[][];
       const norm = (v: unknown) => (v === null ? false : v);
       expect(fromLua.map((r) => r.map(norm))).toEqual([
@@ -319,6 +321,8 @@ return out`,
         [false, '', false, expect.stringContaining('no group field'), false],
         [false, '', false, expect.stringContaining('no group field'), false],
         [false, '', '', 'group is empty: it names no group to retry it into', expect.stringContaining('group field')],
+        [false, '', 'g'.repeat(1025), 'group is longer than 1,024 bytes: not a group ID a send accepts', expect.stringContaining('group field')],
+        [false, '', 'g'.repeat(1024), false, expect.stringContaining('group field')],
       ]);
     });
 
