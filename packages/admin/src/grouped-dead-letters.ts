@@ -14,13 +14,15 @@ const MAX_GROUP_ID_BYTES = 1024;
 /**
  * Reads a grouped queue's dead-letter record: the queue's format with its `group` (core-scripts'
  * queue dead-letter format). A record without a group (or with an empty one) names no group to retry into: foreign.
- * So is one whose group is longer than a send accepts: no grouped queue wrote it, and the retry
- * (admin-retry-grouped-dead-letters) refuses it. The length is of the stored bytes, not of the decoded text.
+ * So is one whose group no send accepts (more than 1,024 bytes, or not well-formed UTF-8): no
+ * grouped queue wrote it, and the retry (admin-retry-grouped-dead-letters) refuses it. Both are
+ * checked on the stored bytes, not on the decoded text (which replaces what is not UTF-8).
  */
 export function groupedRecord(id: string, fields: readonly (readonly [Buffer, Buffer])[]): DeadLetterRecord {
   const record = queueRecord(id, fields);
   if (record.kind !== 'queue' || record.group === undefined || record.group === '') return record.kind === 'queue' ? { kind: 'foreign', id, fields } : record;
-  return fields[fields.length - 1]![1].length > MAX_GROUP_ID_BYTES ? { kind: 'foreign', id, fields } : record;
+  const stored = fields[fields.length - 1]![1];
+  return stored.length > MAX_GROUP_ID_BYTES || !Buffer.from(record.group, 'utf8').equals(stored) ? { kind: 'foreign', id, fields } : record;
 }
 
 /** One page of a grouped queue's dead letters (see `RespireAdmin.groupedDeadLetters`). */

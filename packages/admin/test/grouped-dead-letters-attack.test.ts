@@ -288,27 +288,37 @@ describe.each(targets)('grouped dead-letter retry under attack on $name', (targe
     expect((await queue.receive(60_000, { max: 10 })).map((m) => m.payload)).toEqual(['good']);
   });
 
-  it('a crafted group over the 1,024-byte limit of a group ID: listed foreign, refused, nothing changed; one at the limit is retried', async () => {
+  it('a crafted group no send accepts (over 1,024 bytes, or not UTF-8): listed foreign, refused, nothing changed; one at the limit is retried', async () => {
     const name = uniqueQueue('gdla');
     const queue = grouped(name);
     const k = keysOf(name);
-    const craft = async (group: string) =>
+    const craft = async (group: string | Buffer) =>
       String(await conn.raw(k.dead, ['XADD', k.dead, '*', 'payload', 'p', 'source_id', '1-1', 'delivery_count', '1', 'group', group]));
-    // 1,025 bytes: a group no send can name (queue README "Message groups"), so not one the queue wrote.
-    const over = [await craft('x'.repeat(1025)), await craft('é'.repeat(512) + 'x')];
+    // Groups no send can name (queue README "Message groups": 1..1,024 bytes of well-formed text), so
+    // not ones the queue wrote: 1,025 bytes; a stray byte, a truncated sequence, an overlong form, a surrogate.
+    const over = [
+      await craft('x'.repeat(1025)),
+      await craft('é'.repeat(512) + 'x'),
+      await craft(Buffer.from([0x61, 0xff, 0x62])),
+      await craft(Buffer.from([0x61, 0xe2, 0x82])),
+      await craft(Buffer.from([0xc0, 0xaf])),
+      await craft(Buffer.from([0xed, 0xa0, 0x80])),
+    ];
     const limit = await craft('é'.repeat(511) + 'xx');
     const admin = adminOf(name);
     expect((await admin.groupedDeadLetters(k.id, { order: 'oldest' })).items.map((r) => [r.id, r.kind])).toEqual([
-      [over[0], 'foreign'],
-      [over[1], 'foreign'],
+      ...over.map((id) => [id, 'foreign']),
       [limit, 'queue'],
     ]);
     const before = await snapshot(name);
     for (const id of over) {
-      expect(await admin.retryGroupedDeadLetter(operator, k.id, id)).toEqual({ status: 'refused', reason: expect.stringContaining('1,024 bytes') });
+      expect(await admin.retryGroupedDeadLetter(operator, k.id, id)).toEqual({
+        status: 'refused',
+        reason: expect.stringContaining('not a group ID a send accepts'),
+      });
     }
     expect(await snapshot(name)).toBe(before);
-    expect(await admin.retryAllGroupedDeadLetters(operator, k.id)).toEqual({ done: 1, failed: 2, aborted: false });
+    expect(await admin.retryAllGroupedDeadLetters(operator, k.id)).toEqual({ done: 1, failed: over.length, aborted: false });
     expect(await recordIds(k.dead)).toEqual(over);
     const batch = await queue.receive(60_000, { max: 10 });
     expect(batch.map((m) => [m.payload, m.groupId])).toEqual([['p', 'é'.repeat(511) + 'xx']]);

@@ -3,8 +3,8 @@ A grouped queue's dead-letter record has the queue's format with its group (fiel
 source_id, delivery_count, headers when any, group: includes/queue-dead-letters.lua; queue README
 "Message groups", "Dead letters of a grouped queue"). For each record ID, in order: a missing record
 (or an ID repeated in this call) is "missing"; a record of another shape, one without a group (an
-ungrouped queue's), or one whose group is longer than a send accepts (1,024 bytes), is "foreign" and
-left alone; otherwise its message is appended to the back of its
+ungrouped queue's), or one whose group no send accepts (more than 1,024 bytes, or not well-formed
+UTF-8), is "foreign" and left alone; otherwise its message is appended to the back of its
 group as a send appends one (grouped-send.lua, without a deduplication ID): a new entry of the grouped
 stream with the same payload, group and headers, its ID pushed onto the group's backlog (RPUSH), so
 it goes behind everything the group already has and its delivery count starts again; then the

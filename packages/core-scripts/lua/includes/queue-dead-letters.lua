@@ -20,7 +20,8 @@ agree).
                                             is wrong (a grouped record is refused: it has a group)
   respire_queue_dead_letter_grouped_problem(fields)
                                          -> nil for a grouped record of this format with a nonempty
-                                            group of at most 1,024 bytes, else what is wrong
+                                            group of at most 1,024 bytes of well-formed UTF-8, else
+                                            what is wrong
   respire_queue_dead_letter_payload(fields) -> the payload of a record of this format
   respire_queue_dead_letter_headers(fields) -> the headers of a record of this format ('' for none)
   respire_queue_dead_letter_group(fields)   -> the group of a record of this format (nil for none)
@@ -77,6 +78,41 @@ end
 -- The most bytes of a group ID (the queue's MAX_GROUP_ID_BYTES: queue README "Message groups").
 local RESPIRE_MAX_GROUP_ID_BYTES = 1024
 
+-- Whether `s` is well-formed UTF-8 (no stray, overlong or surrogate sequences), as every group ID a
+-- send accepts is: JavaScript text without lone surrogates, sent as UTF-8. ASCII needs no walk.
+local function respire_utf8_well_formed(s)
+  if not string.find(s, '[\128-\255]') then return true end
+  local i, n = 1, #s
+  while i <= n do
+    local c = string.byte(s, i)
+    local more, low, high = 0, 0x80, 0xBF
+    if c < 0x80 then
+      more = 0
+    elseif c >= 0xC2 and c <= 0xDF then
+      more = 1
+    elseif c >= 0xE0 and c <= 0xEF then
+      more = 2
+      if c == 0xE0 then low = 0xA0 elseif c == 0xED then high = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      more = 3
+      if c == 0xF0 then low = 0x90 elseif c == 0xF4 then high = 0x8F end
+    else
+      return false
+    end
+    if i + more > n then return false end
+    for j = 1, more do
+      local b = string.byte(s, i + j)
+      if j == 1 then
+        if b < low or b > high then return false end
+      elseif b < 0x80 or b > 0xBF then
+        return false
+      end
+    end
+    i = i + more + 1
+  end
+  return true
+end
+
 local function respire_queue_dead_letter_grouped_problem(fields)
   local problem = respire_queue_dead_letter_problem(fields)
   if problem then return problem end
@@ -85,9 +121,11 @@ local function respire_queue_dead_letter_grouped_problem(fields)
     return "an ungrouped queue's record (it has no group field): it names no group to retry it into"
   end
   if group == '' then return 'group is empty: it names no group to retry it into' end
-  -- A longer group is none a send accepts, so no grouped queue wrote the record: retrying it would
-  -- make a group that no send can name (grouped-send.lua takes 1..1024 bytes).
+  -- A longer group, or one of bytes that are not UTF-8 text, is none a send accepts, so no grouped
+  -- queue wrote the record: retrying it would make a group that no send can name (the queue's
+  -- groupId: 1..1024 bytes of well-formed text).
   if #group > RESPIRE_MAX_GROUP_ID_BYTES then return 'group is longer than 1,024 bytes: not a group ID a send accepts' end
+  if not respire_utf8_well_formed(group) then return 'group is not well-formed UTF-8: not a group ID a send accepts' end
   return nil
 end
 

@@ -313,6 +313,8 @@ return out`,
       await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-13', 'delivery_count', '2', 'group', '']);
       await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-14', 'delivery_count', '2', 'group', 'g'.repeat(1025)]);
       await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-15', 'delivery_count', '2', 'group', 'g'.repeat(1024)]);
+      await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-16', 'delivery_count', '2', 'group', Buffer.from([0xed, 0xa0, 0x80])]);
+      await raw.send(['XADD', key2, '*', 'payload', payload, 'source_id', '9-17', 'delivery_count', '2', 'group', '\u00e9\u{1f600}']);
       const fromLua = (await evalLua(read, [key2], [])) as unknown[][];
       const norm = (v: unknown) => (v === null ? false : v);
       expect(fromLua.map((r) => r.map(norm))).toEqual([
@@ -323,7 +325,58 @@ return out`,
         [false, '', '', 'group is empty: it names no group to retry it into', expect.stringContaining('group field')],
         [false, '', 'g'.repeat(1025), 'group is longer than 1,024 bytes: not a group ID a send accepts', expect.stringContaining('group field')],
         [false, '', 'g'.repeat(1024), false, expect.stringContaining('group field')],
+        [false, '', expect.anything(), 'group is not well-formed UTF-8: not a group ID a send accepts', expect.stringContaining('group field')],
+        [false, '', '\u00e9\u{1f600}', false, expect.stringContaining('group field')],
       ]);
+    });
+
+    it("a grouped record's group is well-formed UTF-8 in Lua exactly when Node's decoder keeps its bytes", async () => {
+      // Edges of every sequence length (stray, overlong, surrogate, past U+10FFFF, truncated), then random bytes biased high.
+      const groups = [
+        [0x7f],
+        [0x80],
+        [0xc1, 0xbf],
+        [0xc2, 0x80],
+        [0xdf, 0xbf],
+        [0xe0, 0x9f, 0xbf],
+        [0xe0, 0xa0, 0x80],
+        [0xed, 0x9f, 0xbf],
+        [0xed, 0xa0, 0x80],
+        [0xee, 0x80, 0x80],
+        [0xef, 0xbf, 0xbf],
+        [0xf0, 0x8f, 0xbf, 0xbf],
+        [0xf0, 0x90, 0x80, 0x80],
+        [0xf4, 0x8f, 0xbf, 0xbf],
+        [0xf4, 0x90, 0x80, 0x80],
+        [0xf5, 0x80, 0x80, 0x80],
+        [0xe2, 0x82],
+        [0x61, 0xf0, 0x9f, 0x98],
+      ].map((b) => Buffer.from(b));
+      let seed = 7;
+      const next = () => (seed = (seed * 48_271) % 2_147_483_647);
+      for (let i = 0; i < 400; i++)
+        groups.push(Buffer.from(Array.from({ length: 1 + (next() % 6) }, () => (next() % 4 === 0 ? next() % 128 : 128 + (next() % 128)))));
+      // Random text (code points of every length, no surrogates), then its bytes cut short or with a byte more.
+      for (let i = 0; i < 100; i++) {
+        const points = Array.from(
+          { length: 1 + (next() % 4) },
+          () => [next() % 0x80, 0x80 + (next() % 0x780), 0xe000 + (next() % 0x2000), 0x10000 + (next() % 0x100000)][next() % 4]!,
+        );
+        const bytes = Buffer.from(String.fromCodePoint(...points), 'utf8');
+        groups.push(bytes, Buffer.concat([bytes, Buffer.from([next() % 256])]));
+        if (bytes.length > 1) groups.push(bytes.subarray(0, bytes.length - 1));
+      }
+      const lua = program(
+        ['queue-dead-letters'],
+        `local out = {}
+for i = 1, #ARGV do out[i] = respire_queue_dead_letter_grouped_problem({ 'payload', 'x', 'source_id', '1-1', 'delivery_count', '1', 'group', ARGV[i] }) or false end
+return out`,
+      );
+      const fromLua = ((await evalLua(lua, ['{f}'], groups)) as unknown[]).map((v) => v ?? false);
+      const wellFormed = groups.map((g) => Buffer.from(g.toString('utf8'), 'utf8').equals(g));
+      expect(wellFormed.filter(Boolean).length).toBeGreaterThan(100);
+      expect(wellFormed.filter((w) => !w).length).toBeGreaterThan(100);
+      expect(fromLua).toEqual(wellFormed.map((w) => (w ? false : 'group is not well-formed UTF-8: not a group ID a send accepts')));
     });
 
     it('foreign records get the same problem from both', async () => {
