@@ -2,7 +2,7 @@
 import { ReliableQueue, utf8Codec } from '@respire/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireAdmin } from '../src/index.js';
-import { operator, range, recordingAudit, targets, uniqueQueue, type Connection } from './support.js';
+import { eventually, operator, range, recordingAudit, targets, uniqueQueue, type Connection } from './support.js';
 
 describe.each(targets)('grouped dead-letter retry under attack on $name', (target) => {
   let conn: Connection;
@@ -102,6 +102,27 @@ describe.each(targets)('grouped dead-letter retry under attack on $name', (targe
     expect(order).toEqual(['a2:1', 'a3:1', 'd1:1', 'd2:1']);
     // Nothing of the group is left behind: only the (empty) stream and the wake stream.
     expect(await existingKeys(name)).toEqual([k.id, k.dead, k.wake].sort());
+  });
+
+  it("ordered: the leased head's lease runs out and it is dead-lettered; the retried message behind it then comes, and the new record retries in turn", async () => {
+    const name = uniqueQueue('gdla');
+    const queue = grouped(name);
+    const k = keysOf(name);
+    await deadLettered(queue, [['d', 'a']]);
+    const [record] = await recordIds(k.dead);
+    await queue.send('a1', { groupId: 'a' });
+    const [head] = await queue.receive(100);
+    expect(head!.payload).toBe('a1');
+    expect(await adminOf(name).retryGroupedDeadLetter(operator, k.id, record!)).toMatchObject({ status: 'retried' });
+    expect(await queue.receive(60_000, { max: 10 })).toEqual([]);
+    // Once the lease is due, a receive dead-letters a1 (deliveryLimit 1); then d, and only d, comes.
+    let got: Awaited<ReturnType<typeof queue.receive>> = [];
+    await eventually(async () => (got = await queue.receive(60_000, { max: 10 })).length > 0);
+    expect(got.map((m) => [m.payload, m.deliveryCount])).toEqual([['d', 1]]);
+    expect((await range(conn, k.dead)).map(([, fields]) => fields.slice(0, 2).concat(fields.slice(-2)))).toEqual([['payload', 'a1', 'group', 'a']]);
+    expect(await queue.ack(got[0]!)).toBe(true);
+    expect(await adminOf(name).retryAllGroupedDeadLetters(operator, k.id)).toEqual({ done: 1, failed: 0, aborted: false });
+    expect((await queue.receive(60_000, { max: 10 })).map((m) => [m.payload, m.deliveryCount])).toEqual([['a1', 1]]);
   });
 
   it('two admins retry the same record at once: exactly one retries it, the other finds it missing; one message, delivered once', async () => {
