@@ -167,7 +167,11 @@ export class GroupedQueues {
     }
   }
 
-  /** Configured grouped queues, then those the bounded SCAN finds, each with its counts. */
+  /**
+   * Configured grouped queues, then those the bounded SCAN finds, each with its counts. A discovered
+   * stream whose grouped keys hold other types (a key that only looks like a grouped queue's, or a
+   * damaged queue) is left out rather than failing the whole list; a configured one still throws.
+   */
   async list(): Promise<{ readonly groupedQueues: readonly GroupedQueueSummary[]; readonly discoveryTruncated: boolean }> {
     const resources = [...this.#configured.values()];
     let truncated = false;
@@ -179,8 +183,15 @@ export class GroupedQueues {
         if (r && !this.#configured.has(r.id)) resources.push(r);
       }
     }
+    const summaryOf = (r: GroupedQueueResource): Promise<GroupedQueueSummary | null> =>
+      this.#summary(r).catch((error: unknown) => {
+        if (this.#configured.has(r.id) || !isRespireError(error, 'WRONG_TYPE')) throw error;
+        return null;
+      });
     const out: GroupedQueueSummary[] = [];
-    for (let i = 0; i < resources.length; i += 32) out.push(...(await Promise.all(resources.slice(i, i + 32).map((r) => this.#summary(r)))));
+    for (let i = 0; i < resources.length; i += 32) {
+      for (const summary of await Promise.all(resources.slice(i, i + 32).map(summaryOf))) if (summary) out.push(summary);
+    }
     return { groupedQueues: out, discoveryTruncated: truncated };
   }
 

@@ -122,6 +122,21 @@ describe.each(targets)('RespireAdmin grouped queues on $name', (target) => {
     expect(isNotFound(unknown)).toMatchObject({ kind: 'resource', known: expect.arrayContaining([id]) });
   });
 
+  it('leaves a discovered grouped queue whose keys hold other types out of the list, and lists the rest', async () => {
+    const { name } = await world('app:');
+    const damaged = await world('app:');
+    const ready = `app:{respire-queue:${damaged.name}}:groups:ready`;
+    await conn.raw(ready, ['DEL', ready]);
+    await conn.raw(ready, ['SET', ready, 'x']);
+    const admin = new RespireAdmin(conn.client, { discoverGroupedQueues: true });
+    const ids = (await admin.groupedQueues()).groupedQueues.map((q) => q.id);
+    expect(ids).toContain(`app:{respire-queue:${name}}:groups:stream`);
+    expect(ids).not.toContain(`app:{respire-queue:${damaged.name}}:groups:stream`);
+    // Configured, the same queue's damage is reported, not hidden.
+    const configured = new RespireAdmin(conn.client, { groupedQueues: [{ name: damaged.name, keyPrefix: 'app:' }] });
+    await expect(configured.groupedQueues()).rejects.toSatisfy((e: unknown) => isRespireError(e, 'WRONG_TYPE'));
+  });
+
   it('refuses bad input before any I/O', async () => {
     const { name } = await world();
     const admin = new RespireAdmin(conn.client, { groupedQueues: [{ name }] });
