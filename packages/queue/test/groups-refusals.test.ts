@@ -76,6 +76,33 @@ describeOnTargets('ReliableQueue with groups: key types', targets, (_target, con
     await expect(queue.sendMany(batch)).rejects.toThrow(RespireKeyTypeError);
     expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
   });
+
+  // The backlog's type is found by its RPUSH, after earlier items were written: the call removes
+  // them, and the stream it created, before the error.
+  it("a string at the last item's backlog of a new queue: sendMany throws RespireKeyTypeError naming it, and creates no key", async () => {
+    const queue = queueOf<string>({ groups: {} });
+    const keys = groupedKeys(queue.name);
+    await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}c`, 'x']);
+    const before = await groupedSnapshot(connection(), queue.name);
+    const batch = [
+      { payload: 'a1', groupId: 'a', deduplicationId: 'd1' },
+      { payload: 'a2', groupId: 'a' },
+      { payload: 'b1', groupId: 'b', deduplicationId: 'd2' },
+      { payload: 'c1', groupId: 'c' },
+    ];
+    const error = await queue.sendMany(batch).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RespireKeyTypeError);
+    expect((error as Error).message).toContain(`${keys.backlogPrefix}c holds a string`);
+    expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+    // Repaired, the same batch is appended in full (its deduplication IDs were not recorded).
+    await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}c`]);
+    expect((await queue.sendMany(batch)).map((r) => r.duplicate)).toEqual([false, false, false, false]);
+    const received = await queue.receive(30_000, { max: 10 });
+    expect(received.map((m) => m.payload).sort()).toEqual(['a1', 'b1', 'c1']);
+  });
 });
 
 describe('ReliableQueue with groups: permissions', () => {
@@ -148,6 +175,35 @@ describe('ReliableQueue with groups: permissions', () => {
     expect((error as Error).message).toContain('XADD');
     expect(await groupedSnapshot(admin, name)).toBe(before);
     expect(await owner.nack(head!)).toBe(true);
+  });
+
+  it('a user without RPUSH cannot sendMany: a typed error naming RPUSH, nothing appended', async () => {
+    const name = uniqueName();
+    const batch = [
+      { payload: 'a1', groupId: 'a' },
+      { payload: 'b1', groupId: 'b' },
+    ];
+    const error = await restricted(name, ['~*', '+@all', '-rpush'], (queue) => refusal(queue.sendMany(batch)));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('RPUSH');
+    expect(await groupedSnapshot(admin, name)).toBe('[]');
+  });
+
+  it("a user whose key patterns leave out one group's backlog cannot sendMany to it: a typed error, nothing appended", async () => {
+    const name = uniqueName();
+    const keys = groupedKeys(name);
+    const base = keys.pattern.slice(0, -2);
+    const patterns = [keys.stream, keys.ready, keys.ungroupedStream, `${base}:groups:in-flight`, `${keys.backlogPrefix}a`].map((key) => `~${key}`);
+    const batch = [
+      { payload: 'a1', groupId: 'a' },
+      { payload: 'b1', groupId: 'b' },
+    ];
+    const error = await restricted(name, [...patterns, '+@all'], (queue) => refusal(queue.sendMany(batch)));
+    expect(isRespireError(error, 'PERMISSION_DENIED'), String(error)).toBe(true);
+    expect(await groupedSnapshot(admin, name)).toBe('[]');
+    // Its own group's messages go through.
+    const sent = await restricted(name, [...patterns, '+@all'], (queue) => queue.sendMany([{ payload: 'a1', groupId: 'a' }]));
+    expect(sent.map((r) => r.duplicate)).toEqual([false]);
   });
 
   it('a user without XADD cannot send: nothing is appended to the stream, the backlog or the ring', async () => {
