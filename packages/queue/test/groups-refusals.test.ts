@@ -79,30 +79,36 @@ describeOnTargets('ReliableQueue with groups: key types', targets, (_target, con
 
   // The backlog's type is found by its RPUSH, after earlier items were written: the call removes
   // them, and the stream it created, before the error.
-  it("a string at the last item's backlog of a new queue: sendMany throws RespireKeyTypeError naming it, and creates no key", async () => {
-    const queue = queueOf<string>({ groups: {} });
-    const keys = groupedKeys(queue.name);
-    await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}c`, 'x']);
-    const before = await groupedSnapshot(connection(), queue.name);
-    const batch = [
-      { payload: 'a1', groupId: 'a', deduplicationId: 'd1' },
-      { payload: 'a2', groupId: 'a' },
-      { payload: 'b1', groupId: 'b', deduplicationId: 'd2' },
-      { payload: 'c1', groupId: 'c' },
-    ];
-    const error = await queue.sendMany(batch).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RespireKeyTypeError);
-    expect((error as Error).message).toContain(`${keys.backlogPrefix}c holds a string`);
-    expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
-    // Repaired, the same batch is appended in full (its deduplication IDs were not recorded).
-    await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}c`]);
-    expect((await queue.sendMany(batch)).map((r) => r.duplicate)).toEqual([false, false, false, false]);
-    const received = await queue.receive(30_000, { max: 10 });
-    expect(received.map((m) => m.payload).sort()).toEqual(['a1', 'b1', 'c1']);
-  });
+  it.each([
+    ['ordered', {}],
+    ['fair', { groupConcurrency: 2 }],
+  ] as const)(
+    "%s: a string at the last item's backlog of a new queue: sendMany throws RespireKeyTypeError naming it, and creates no key",
+    async (_mode, groups) => {
+      const queue = queueOf<string>({ groups });
+      const keys = groupedKeys(queue.name);
+      await connection().raw(keys.ready, ['SET', `${keys.backlogPrefix}c`, 'x']);
+      const before = await groupedSnapshot(connection(), queue.name);
+      const batch = [
+        { payload: 'a1', groupId: 'a', deduplicationId: 'd1' },
+        { payload: 'a2', groupId: 'a' },
+        { payload: 'b1', groupId: 'b', deduplicationId: 'd2' },
+        { payload: 'c1', groupId: 'c' },
+      ];
+      const error = await queue.sendMany(batch).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RespireKeyTypeError);
+      expect((error as Error).message).toContain(`${keys.backlogPrefix}c holds a string`);
+      expect(await groupedSnapshot(connection(), queue.name)).toBe(before);
+      // Repaired, the same batch is appended in full (its deduplication IDs were not recorded).
+      await connection().raw(keys.ready, ['DEL', `${keys.backlogPrefix}c`]);
+      expect((await queue.sendMany(batch)).map((r) => r.duplicate)).toEqual([false, false, false, false]);
+      const received = await queue.receive(30_000, { max: 10 });
+      expect(received.map((m) => m.payload).sort()).toEqual(['a1', 'b1', 'c1']);
+    },
+  );
 });
 
 describe('ReliableQueue with groups: permissions', () => {
