@@ -66,17 +66,17 @@ end
 -- What this call wrote, for respire_undo_sends: the appended entry IDs, the backlogs pushed to
 -- (one ID each, at the back), the groups that joined the ring and the deduplication keys set.
 local appended, pushed, joined, set, w, jn, sn = {}, {}, {}, {}, 0, 0, 0
-local function respire_undo_sends(failed, reply)
+local function respire_undo_sends(failed, failure)
   for k = w - 1, 1, -1 do redis_call('RPOP', pushed[k]) end
   if jn > 0 then redis_call('ZREM', ready, unpack(joined, 1, jn)) end
   if sn > 0 then redis_call('DEL', unpack(set, 1, sn)) end
   redis_call('XDEL', stream, unpack(appended, 1, w))
   if streamType == 'none' then redis_call('DEL', stream) end
-  if string.find(reply.err, 'WRONGTYPE', 1, true) then respire_typed_call(failed, 'list', 'RPUSH', failed, 'x') end
-  if string.find(reply.err, 'NOPERM', 1, true) then
+  if string.find(failure.err, 'WRONGTYPE', 1, true) then respire_typed_call(failed, 'list', 'RPUSH', failed, 'x') end
+  if string.find(failure.err, 'NOPERM', 1, true) then
     error({ err = 'RESPIRE_NOPERM RPUSH on ' .. failed .. ' is not permitted for this user' })
   end
-  error(reply)
+  error(failure)
 end
 
 local reply, r, ringTail = {}, 0, nil
