@@ -29,6 +29,24 @@ describeOnTargets('ReliableQueue with fair groups', targets, (target, connection
     expect(again).toMatchObject({ payload: 'a/1', deliveryCount: 2 });
   });
 
+  it('takes nothing from a group already at groupConcurrency that was put on the ring (a caller assuming a larger limit), and serves it again once one settles', async () => {
+    const queue = queueOf<string>({ groups: { groupConcurrency: 2 } });
+    for (let i = 0; i < 4; i++) await queue.send(`a/${i}`, { groupId: 'a' });
+    const first = await queue.receive(30_000, { max: 10 });
+    const second = await queue.receive(30_000, { max: 10 });
+    expect([...first, ...second].map((m) => m.payload)).toEqual(['a/0', 'a/1']);
+    // What an admin retry configured with groupConcurrency 5 does to this group: it joins the ring.
+    const { ready } = groupedKeys(queue.name);
+    expect(await connection().raw(ready, ['ZSCORE', ready, 'a'])).toBeNull();
+    await connection().raw(ready, ['ZADD', ready, '1000', 'a']);
+    expect(await queue.receive(30_000, { max: 10 })).toEqual([]);
+    expect(await connection().raw(ready, ['ZSCORE', ready, 'a'])).toBeNull();
+    // Settling one of the two lets the group take its next message, in order.
+    expect(await queue.ack(first[0]!)).toBe(true);
+    expect((await queue.receive(30_000, { max: 10 })).map((m) => m.payload)).toEqual(['a/2']);
+    expect(await queue.receive(30_000, { max: 10 })).toEqual([]);
+  });
+
   it(`keeps at most k in flight per group, loses nothing and leaves no key over random steps (seeded)`, { timeout: 60_000 }, async () => {
     const seed = Number(process.env.RESPIRE_GROUPS_SEED ?? Math.floor(Math.random() * 2 ** 31));
     try {

@@ -146,14 +146,20 @@ end
 
 -- Fair groups: a group's next message leaves its backlog when taken; the group goes back to the
 -- end of the ring while it has more and fewer than `concurrency` in flight. The front two of each
--- backlog are read first, then the heads' bodies in one read (as the ordered take does).
+-- backlog are read first, then the heads' bodies in one read (as the ordered take does). A group on
+-- the ring that already has `concurrency` in flight (put there by a caller that assumed a larger
+-- limit: an admin retry with a wrong configured `groupConcurrency`) yields nothing and leaves the
+-- ring; settling one of its messages puts it back.
 local function respire_grouped_take_fair(source, groups, count)
   local n, prefix = #groups, source.prefix
   local counts = n > 0 and respire_typed_call(source.inflight, 'hash', 'HMGET', source.inflight, unpack(groups)) or {}
   local backlogs, fronts, present, found = {}, {}, {}, 0
   for g = 1, n do
     local backlog = prefix .. groups[g]
-    local front = respire_typed_call(backlog, 'list', 'LRANGE', backlog, '0', '1')
+    local front = {}
+    if (tonumber(counts[g]) or 0) < source.concurrency then
+      front = respire_typed_call(backlog, 'list', 'LRANGE', backlog, '0', '1')
+    end
     backlogs[g], fronts[g] = backlog, front
     if front[1] then
       found = found + 1
