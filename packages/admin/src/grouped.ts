@@ -2,7 +2,17 @@
 import type { Page, ResourceId } from './api.js';
 import type { AdminContext } from './context.js';
 import { RespireNotFoundError, nearest } from './not-found.js';
-import { RespireValidationError, isRespireError, isWellFormedText, parseLeaseMember, parseWithScores, queueKeys, text, toKeyPrefix } from './redis.js';
+import {
+  GROUPED_LEASED_MARK,
+  RespireValidationError,
+  isRespireError,
+  isWellFormedText,
+  parseLeaseMember,
+  parseWithScores,
+  queueKeys,
+  text,
+  toKeyPrefix,
+} from './redis.js';
 import type { DiscoveryOptions, QueueConfig } from './resources.js';
 import { toCount, toOptions, toResourceId } from './validate.js';
 
@@ -50,7 +60,7 @@ export interface GroupedQueueSummary extends GroupedQueueResource {
   readonly messages: number;
   /** Groups in the ready ring: a message waiting and (ordered groups) none in flight (ZCARD). */
   readonly readyGroups: number;
-  /** Messages in flight, leased or due for redelivery (HLEN of its leased hash); for ordered groups, the number of blocked groups. */
+  /** Messages in flight, leased or due for redelivery (HLEN of its leased hash, less its mark field); for ordered groups, the number of blocked groups. */
   readonly inFlight: number;
   /**
    * Fair groups (`groupConcurrency` above 1) are detected by their in-flight counts: true while
@@ -411,7 +421,8 @@ export class GroupedQueues {
       const reply = (await redis.send(hash, ['HSCAN', hash, cursor, 'COUNT', String(step.budget)], op)) as unknown[];
       cursor = text(reply[0]);
       const flat = ((reply[1] as unknown[]) ?? []).map(text);
-      groups = flat.filter((_, i) => i % 2 === (fair ? 0 : 1));
+      // The leased hash's mark field names no group.
+      groups = flat.filter((_, i) => i % 2 === (fair ? 0 : 1) && (fair || flat[i - 1] !== GROUPED_LEASED_MARK));
       if (cursor === '0') phase = 2;
     }
     const sizes = await Promise.all(groups.map((g) => redis.send(k.ready, ['LLEN', k.backlogPrefix + g], op)));
@@ -429,7 +440,7 @@ export async function groupedSummary(ctx: AdminContext, r: GroupedQueueResource)
   const op = 'RespireAdmin groupedQueues';
   const { redis } = ctx;
   const k = r.keys;
-  const [messages, readyGroups, inFlight, fairGroups, deadLetters] = (
+  const [messages, readyGroups, leasedFields, fairGroups, deadLetters] = (
     await Promise.all([
       redis.send(k.stream, ['XLEN', k.stream], op),
       redis.send(k.ready, ['ZCARD', k.ready], op),
@@ -439,6 +450,8 @@ export async function groupedSummary(ctx: AdminContext, r: GroupedQueueResource)
     ])
   ).map(Number) as [number, number, number, number, number];
   const fair = fairGroups > 0;
+  // Past the leased hash's mark field, which it has whenever it exists.
+  const inFlight = Math.max(leasedFields - 1, 0);
   return { ...r, messages, readyGroups, inFlight, fair, groups: fair ? null : readyGroups + inFlight, deadLetters };
 }
 

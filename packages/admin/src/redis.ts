@@ -51,6 +51,7 @@ export {
 export type { CommandTarget, RedisArg, RedisClientLike };
 // The stored formats and the option validator, read and used as every package does.
 export {
+  GROUPED_LEASED_MARK,
   isEntryId,
   nextEntryId,
   parseLeaseMember,

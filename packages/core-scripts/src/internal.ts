@@ -35,7 +35,7 @@ export {
 export type { WorkerDeadLetter } from './formats/worker-dead-letters.js';
 export { MAX_INT32, toDurationMs, toIntegerInRange, toOptions } from './options.js';
 export { keySlot } from './slots.js';
-export { assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
+export { GROUPED_LEASED_MARK, assertSameSlot, isWellFormedText, queueKeys, toKeyPrefix } from './keys.js';
 export type { QueueKeys } from './keys.js';
 export { subscriptionKeys, topicKeys } from './topic-keys.js';
 export type { SubscriptionKeys, TopicKeys } from './topic-keys.js';

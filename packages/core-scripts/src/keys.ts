@@ -3,6 +3,14 @@ import { RespireCrossSlotError, RespireValidationError } from './errors.js';
 import { keySlot } from './slots.js';
 
 /**
+ * The one field of a grouped queue's leased hash (entry ID to group ID) that is not an entry ID,
+ * written with every take (`includes/leases-grouped.lua`): its value, longer than the server's
+ * `hash-max-listpack-value`, keeps the hash a hashtable. Readers of the hash skip it; the hash is
+ * deleted when the mark is all that is left.
+ */
+export const GROUPED_LEASED_MARK = 'respire:hashtable';
+
+/**
  * Checks that the keys of one unit of work are distinct and share one Cluster slot (also on
  * standalone Redis, so a move to Cluster never splits them).
  * @throws {@link RespireCrossSlotError} naming the keys that differ.

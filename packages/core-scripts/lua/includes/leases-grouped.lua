@@ -5,7 +5,7 @@ the message has any, as a queue entry keeps them: queue-entries.lua). Per group,
 backlog is a list of its entry IDs in send order (a list key is gone when empty, so an empty group
 leaves no key; RPUSH's reply tells a send whether the group was empty); the ready ring is a sorted set of the group IDs whose head may be taken,
 scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
-group ID) and its group leaves the ring, so at most one message of a group is in flight; the head
+group ID, and one mark field that keeps it a hashtable: RESPIRE_LEASED_MARK) and its group leaves the ring, so at most one message of a group is in flight; the head
 stays in its backlog until it is settled, and a redelivery comes from the deadlines index, so it
 goes before anything later of its group. Settling a head removes it from its backlog and the
 stream and puts its group, when it has more, at the back of the ring (round robin). Every
@@ -55,6 +55,14 @@ queue's stream exists (an instance without `groups` used the name) every grouped
 --@include server
 --@include queue-entries
 --@include entry-ids
+
+-- The leased hash's one field that is not an entry ID, written with every take: a value longer than
+-- hash-max-listpack-value (64 bytes by default) makes the server keep the hash as a hashtable from
+-- its first write, where a listpack (any hash of up to 128 short fields) is scanned once per field
+-- set, read or removed, about 3% of a grouped message's server work in batches of 100. Settling
+-- deletes the hash when the mark is all that is left, so an idle queue keeps no leased hash.
+local RESPIRE_LEASED_MARK, RESPIRE_LEASED_MARK_VALUE = 'respire:hashtable',
+  'a value over 64 bytes keeps this hash a hashtable: no scan per field set or removed'
 
 -- A message's group: its entry's `group` field (the second, after `payload`).
 local function respire_grouped_group(fields)
@@ -193,7 +201,7 @@ local function respire_grouped_take_fair(source, groups, count)
   end
   local tail = a > 0 and (respire_grouped_tail(source.ready) or 0) or 0
   if n > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
-  if l > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  if l > 0 then redis.call('HSET', source.leased, RESPIRE_LEASED_MARK, RESPIRE_LEASED_MARK_VALUE, unpack(leased)) end
   for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
   for f = 2, l, 2 do redis.call('HINCRBY', source.inflight, leased[f], 1) end
   respire_grouped_join(source, tail, again)
@@ -247,27 +255,22 @@ local function respire_source_take(source, count)
     end
   end
   if n > 0 then redis.call('ZREM', source.ready, unpack(groups)) end
-  if l > 0 then redis.call('HSET', source.leased, unpack(leased)) end
+  if l > 0 then redis.call('HSET', source.leased, RESPIRE_LEASED_MARK, RESPIRE_LEASED_MARK_VALUE, unpack(leased)) end
   for backlog, k in pairs(gone) do redis.call('LTRIM', backlog, k, -1) end
   return taken, n == count
 end
 
--- The groups of leased `ids` (false where an ID is not leased), as HMGET gives them. A leased hash
--- of at most 128 fields is usually a listpack (hash-max-listpack-entries), where HMGET scans it once
--- per field: when `ids` are a good part of it (an ackMany of a received batch), one HGETALL pass is
--- several times cheaper.
+-- The groups of leased `ids` (false where an ID is not leased): one HMGET, O(1) a field in a
+-- hashtable (RESPIRE_LEASED_MARK).
 local function respire_grouped_groups_of(source, ids)
-  local n, leased = #ids, source.leased
-  if n >= 16 then
-    local size = respire_typed_call(leased, 'hash', 'HLEN', leased)
-    if size <= 128 and n * 4 >= size then
-      local all, map, groups = redis.call('HGETALL', leased), {}, {}
-      for f = 1, #all, 2 do map[all[f]] = all[f + 1] end
-      for i = 1, n do groups[i] = map[ids[i]] or false end
-      return groups
-    end
-  end
-  return respire_typed_call(leased, 'hash', 'HMGET', leased, unpack(ids))
+  return respire_typed_call(source.leased, 'hash', 'HMGET', source.leased, unpack(ids))
+end
+
+-- Settled `ids` leave the leased hash, and the hash goes when only its mark is left.
+local function respire_grouped_unlease(source, ids)
+  local leased = source.leased
+  redis.call('HDEL', leased, unpack(ids))
+  if redis.call('HLEN', leased) == 1 and redis.call('HEXISTS', leased, RESPIRE_LEASED_MARK) == 1 then redis.call('DEL', leased) end
 end
 
 local function respire_source_due(_fields)
@@ -288,6 +291,7 @@ local function respire_source_plan_settle(source, ids)
   respire_allow(source.wake, 'XADD', source.wake, 'MAXLEN', '1', '*', 'wake', '1')
   respire_allow(source.stream, 'XDEL', source.stream, '0-1')
   respire_allow(source.leased, 'HDEL', source.leased, 'x')
+  respire_allow(source.leased, 'DEL', source.leased)
   respire_allow(source.prefix, 'LREM', source.prefix, '1', 'x')
   respire_allow(source.ready, 'ZADD', source.ready, '1', 'x')
   if source.concurrency > 1 then respire_allow(source.inflight, 'HSET', source.inflight, 'x', '1') end
@@ -317,7 +321,7 @@ local function respire_grouped_settle_fair(source, ids)
   end
   local tail = #join > 0 and (respire_grouped_tail(source.ready) or 0) or 0
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
-  redis.call('HDEL', source.leased, unpack(ids))
+  respire_grouped_unlease(source, ids)
   for g, group in ipairs(order) do
     if left[g] == 0 then
       redis.call('HDEL', source.inflight, group)
@@ -354,7 +358,7 @@ local function respire_source_settle(source, ids)
   end
   if o > 0 then respire_expect_type(source.ready, 'zset') end
   respire_typed_call(source.stream, 'stream', 'XDEL', source.stream, unpack(ids))
-  redis.call('HDEL', source.leased, unpack(ids))
+  respire_grouped_unlease(source, ids)
   for i = 1, n do
     local backlog = backlogs[i]
     if backlog then left[backlog] = left[backlog] - redis.call('LREM', backlog, '1', ids[i]) end
