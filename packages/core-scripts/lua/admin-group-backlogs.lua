@@ -20,6 +20,7 @@ Reply    { phase: int, cursor: string, read: int, ...largest: { group: string, b
 Errors   RESPIRE_WRONGTYPE
 ]]
 --@include types
+--@include leased-mark
 
 local ready, leased, inflight = KEYS[1], KEYS[2], KEYS[3]
 local prefix, phase, cursor = ARGV[1], tonumber(ARGV[2]), ARGV[3]
@@ -43,8 +44,8 @@ elseif phase == 1 then
   local reply = respire_typed_call(hash, 'hash', 'HSCAN', hash, cursor, 'COUNT', budget)
   cursor = reply[1]
   for i = 1, #reply[2], 2 do
-    -- The leased hash's mark field (includes/leases-grouped.lua) names no group.
-    if fair or reply[2][i] ~= 'respire:hashtable' then measure(fair and reply[2][i] or reply[2][i + 1]) end
+    -- The leased hash's mark field names no group.
+    if fair or reply[2][i] ~= RESPIRE_LEASED_MARK then measure(fair and reply[2][i] or reply[2][i + 1]) end
   end
   if cursor == '0' then phase = 2 end
 end

@@ -4,7 +4,7 @@ import { keySlot } from './slots.js';
 
 /**
  * The one field of a grouped queue's leased hash (entry ID to group ID) that is not an entry ID,
- * written with every take (`includes/leases-grouped.lua`): its value, longer than the server's
+ * written with every take (`lua/includes/leased-mark.lua`): its value, longer than the server's
  * `hash-max-listpack-value`, keeps the hash a hashtable. Readers of the hash skip it; the hash is
  * deleted when the mark is all that is left.
  */

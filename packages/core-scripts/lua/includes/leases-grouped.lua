@@ -5,9 +5,10 @@ the message has any, as a queue entry keeps them: queue-entries.lua). Per group,
 backlog is a list of its entry IDs in send order (a list key is gone when empty, so an empty group
 leaves no key; RPUSH's reply tells a send whether the group was empty); the ready ring is a sorted set of the group IDs whose head may be taken,
 scored by the position they joined it. A taken head is recorded in the leased hash (entry ID ->
-group ID, and one mark field that keeps it a hashtable: RESPIRE_LEASED_MARK) and its group leaves the ring, so at most one message of a group is in flight; the head
-stays in its backlog until it is settled, and a redelivery comes from the deadlines index, so it
-goes before anything later of its group. Settling a head removes it from its backlog and the
+group ID, plus one mark field that keeps it a hashtable: leased-mark.lua) and its group leaves the
+ring, so at most one message of a group is in flight; the head stays in its backlog until it is
+settled, and a redelivery comes from the deadlines index, so it goes before anything later of its
+group. Settling a head removes it from its backlog and the
 stream and puts its group, when it has more, at the back of the ring (round robin). Every
 operation is O(log n) in the ring and O(1) in the backlog and the leased hash; nothing scans groups
 or a backlog (except past heads whose stream entries were deleted behind the queue's back).
@@ -55,14 +56,7 @@ queue's stream exists (an instance without `groups` used the name) every grouped
 --@include server
 --@include queue-entries
 --@include entry-ids
-
--- The leased hash's one field that is not an entry ID, written with every take: a value longer than
--- hash-max-listpack-value (64 bytes by default) makes the server keep the hash as a hashtable from
--- its first write, where a listpack (any hash of up to 128 short fields) is scanned once per field
--- set, read or removed, about 3% of a grouped message's server work in batches of 100. Settling
--- deletes the hash when the mark is all that is left, so an idle queue keeps no leased hash.
-local RESPIRE_LEASED_MARK, RESPIRE_LEASED_MARK_VALUE = 'respire:hashtable',
-  'a value over 64 bytes keeps this hash a hashtable: no scan per field set or removed'
+--@include leased-mark
 
 -- A message's group: its entry's `group` field (the second, after `payload`).
 local function respire_grouped_group(fields)
